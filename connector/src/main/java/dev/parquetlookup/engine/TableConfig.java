@@ -1,0 +1,83 @@
+package dev.parquetlookup.engine;
+
+import dev.parquetlookup.metadata.MetadataCache;
+
+import javax.annotation.Nullable;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a {@link DimensionTable} is opened with.
+ *
+ * <p>Example: {@code TableConfig.builder("file:///data/customers/").sortKey(List.of("id"))
+ * .build()}.
+ *
+ * @param path a Parquet file or a directory of them, as a Hadoop URI or a plain local path
+ * @param sortKey the columns the files are sorted by, or empty to take the files' {@code
+ *     sorting_columns}; when both exist they must agree
+ * @param hadoopOptions Hadoop configuration entries (e.g. {@code fs.s3a.endpoint})
+ * @param metadataCache where parsed footers and page indexes are kept (share one per JVM)
+ * @param pageCache decompressed hot pages, or {@code null} for none
+ */
+public record TableConfig(
+        String path,
+        List<String> sortKey,
+        Map<String, String> hadoopOptions,
+        MetadataCache metadataCache,
+        @Nullable PageCache pageCache) {
+
+    public TableConfig {
+        Objects.requireNonNull(path, "path");
+        sortKey = List.copyOf(sortKey);
+        hadoopOptions = Map.copyOf(hadoopOptions);
+        Objects.requireNonNull(metadataCache, "metadataCache");
+    }
+
+    public static Builder builder(String path) {
+        return new Builder(path);
+    }
+
+    /** Builder with defaults: sort key from the files, no Hadoop options, JVM-wide cache. */
+    public static final class Builder {
+        private final String path;
+        private List<String> sortKey = List.of();
+        private Map<String, String> hadoopOptions = Map.of();
+        private MetadataCache metadataCache;
+        private PageCache pageCache;
+
+        private Builder(String path) {
+            this.path = path;
+        }
+
+        public Builder sortKey(List<String> sortKey) {
+            this.sortKey = sortKey;
+            return this;
+        }
+
+        public Builder hadoopOptions(Map<String, String> hadoopOptions) {
+            this.hadoopOptions = hadoopOptions;
+            return this;
+        }
+
+        public Builder metadataCache(MetadataCache metadataCache) {
+            this.metadataCache = metadataCache;
+            return this;
+        }
+
+        public Builder pageCache(@Nullable PageCache pageCache) {
+            this.pageCache = pageCache;
+            return this;
+        }
+
+        public TableConfig build() {
+            return new TableConfig(
+                    path,
+                    sortKey,
+                    hadoopOptions,
+                    metadataCache != null ? metadataCache : MetadataCache.defaultShared(),
+                    pageCache);
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package dev.parquetlookup.io;
+
+import org.apache.hadoop.fs.FSDataInputStream;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * {@link RangeSource} over one Hadoop stream. Only positioned reads ({@code readFully(position,
+ * ...)}) are used, so one stream serves every thread without a lock of ours.
+ */
+final class HadoopRangeSource implements RangeSource {
+
+    private final FileId file;
+    private final FSDataInputStream in;
+
+    /** Local files: several preads beat the asynchronous channel of vectored reads. */
+    private final boolean local;
+
+    HadoopRangeSource(FileId file, FSDataInputStream in, boolean local) {
+        this.file = file;
+        this.in = in;
+        this.local = local;
+    }
+
+    @Override
+    public FileId file() {
+        return file;
+    }
+
+    @Override
+    public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+        if (position + length > file.length()) {
+            throw new EOFException(
+                    String.format(
+                            "read of %d bytes at %d is past the end of %s (%d bytes): the file is"
+                                    + " truncated or was rewritten",
+                            length, position, file.path(), file.length()));
+        }
+        try {
+            in.readFully(position, buffer, offset, length);
+        } catch (IOException e) {
+            throw rangeError(position, length, e);
+        }
+    }
+
+    @Override
+    public byte[][] readAll(List<FileRange> ranges) throws IOException {
+        if (local || ranges.size() < 2) {
+            return RangeSource.super.readAll(ranges);
+        }
+        List<org.apache.hadoop.fs.FileRange> hadoopRanges = new ArrayList<>(ranges.size());
+        for (FileRange range : ranges) {
+            if (range.end() > file.length()) {
+                throw new EOFException(
+                        "range "
+                                + range
+                                + " is past the end of "
+                                + file.path()
+                                + " ("
+                                + file.length()
+                                + " bytes)");
+            }
+            hadoopRanges.add(
+                    org.apache.hadoop.fs.FileRange.createFileRange(range.offset(), range.length()));
+        }
+        in.readVectored(hadoopRanges, ByteBuffer::allocate);
+        byte[][] result = new byte[ranges.size()][];
+        for (int i = 0; i < result.length; i++) {
+            org.apache.hadoop.fs.FileRange range = hadoopRanges.get(i);
+            try {
+                ByteBuffer data = range.getData().get();
+                byte[] bytes = new byte[range.getLength()];
+                data.get(bytes);
+                result[i] = bytes;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted reading " + file.path());
+            } catch (ExecutionException e) {
+                throw rangeError(range.getOffset(), range.getLength(), e.getCause());
+            }
+        }
+        return result;
+    }
+
+    private IOException rangeError(long position, int length, Throwable cause) {
+        return new IOException(
+                String.format(
+                        "cannot read %d bytes at offset %d of %s: %s",
+                        length, position, file.path(), cause.getMessage()),
+                cause);
+    }
+
+    @Override
+    public void close() throws IOException {
+        in.close();
+    }
+}

@@ -1,0 +1,40 @@
+package dev.parquetlookup.io;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * The only way bytes of a file come in: positioned reads, never a shared seek position.
+ *
+ * <p>Implementations are thread-safe: one instance per file is shared by every concurrent lookup. A
+ * read either returns exactly the requested bytes or throws an {@link IOException} that names the
+ * file and the range.
+ */
+public interface RangeSource extends Closeable {
+
+    /** The file version this source reads. */
+    FileId file();
+
+    /** Reads {@code length} bytes at {@code position} into {@code buffer} at {@code offset}. */
+    void readFully(long position, byte[] buffer, int offset, int length) throws IOException;
+
+    /** Reads one range into a new array. */
+    default byte[] read(FileRange range) throws IOException {
+        byte[] bytes = new byte[range.length()];
+        readFully(range.offset(), bytes, 0, range.length());
+        return bytes;
+    }
+
+    /**
+     * Reads several ranges, in parallel or coalesced where the file system supports it (Hadoop
+     * vectored reads). The result has one array per range, in the order given.
+     */
+    default byte[][] readAll(List<FileRange> ranges) throws IOException {
+        byte[][] result = new byte[ranges.size()][];
+        for (int i = 0; i < result.length; i++) {
+            result[i] = read(ranges.get(i));
+        }
+        return result;
+    }
+}
