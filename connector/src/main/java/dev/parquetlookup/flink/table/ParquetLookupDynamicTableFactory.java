@@ -19,6 +19,7 @@ import org.apache.flink.table.types.logical.RowType;
 
 import javax.annotation.Nullable;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -109,9 +110,9 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                     }
                 });
         List<String> sortKey =
-                options.getOptional(ParquetLookupOptions.SORT_KEY).orElse(List.of()).stream()
-                        .map(String::trim)
-                        .toList();
+                options.getOptional(ParquetLookupOptions.SORT_KEY)
+                        .map(ParquetLookupDynamicTableFactory::splitColumns)
+                        .orElse(List.of());
         int threads = options.get(ParquetLookupOptions.LOOKUP_ASYNC_THREADS);
         if (threads < 1) {
             throw new ValidationException(
@@ -136,6 +137,23 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 options.get(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES).getBytes(),
                 options.get(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES).getBytes(),
                 retries);
+    }
+
+    /** {@code "g, name"} -> {@code [g, name]}; empty items are an error. */
+    static List<String> splitColumns(String value) {
+        List<String> columns = new ArrayList<>();
+        for (String item : value.split(",", -1)) {
+            String column = item.trim();
+            if (column.isEmpty()) {
+                throw new ValidationException(
+                        "'sort-key' = '"
+                                + value
+                                + "' has an empty column name; write column names separated by"
+                                + " commas, e.g. 'g,name'.");
+            }
+            columns.add(column);
+        }
+        return columns;
     }
 
     @Nullable

@@ -5,8 +5,6 @@ import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.table.connector.source.lookup.LookupOptions;
 
-import java.util.List;
-
 /**
  * Options of the {@code 'parquet-lookup'} SQL connector.
  *
@@ -39,10 +37,10 @@ public final class ParquetLookupOptions {
                                     + " plain local path. Hidden ('.') and '_'-prefixed files are"
                                     + " skipped.");
 
-    public static final ConfigOption<List<String>> SORT_KEY =
+    // A plain string split on commas: Flink's list options separate items with ';'.
+    public static final ConfigOption<String> SORT_KEY =
             ConfigOptions.key("sort-key")
                     .stringType()
-                    .asList()
                     .noDefaultValue()
                     .withDescription(
                             "The columns the files are sorted by, comma-separated (e.g."
