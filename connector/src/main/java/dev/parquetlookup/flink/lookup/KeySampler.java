@@ -26,7 +26,7 @@ public final class KeySampler {
         this.target = target;
     }
 
-    /** Offers the next key (in sort order). */
+    /** Offers the next key. */
     public void offer(Object[] key) {
         if (seen++ % stride != 0) {
             return;
@@ -48,7 +48,7 @@ public final class KeySampler {
         return seen;
     }
 
-    /** At most {@code target} of the kept keys, evenly spread, in sort order. */
+    /** At most {@code target} of the kept keys, evenly spread, in arrival order. */
     public List<Object[]> samples() {
         if (kept.size() <= target) {
             return new ArrayList<>(kept);

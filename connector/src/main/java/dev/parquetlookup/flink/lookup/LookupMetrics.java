@@ -1,6 +1,8 @@
 package dev.parquetlookup.flink.lookup;
 
+import dev.parquetlookup.engine.PageCache;
 import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.metadata.MetadataCache;
 
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -8,6 +10,9 @@ import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 
+import javax.annotation.Nullable;
+
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -22,9 +27,17 @@ import java.util.function.Supplier;
  * lookupLatencyMicros  histogram  time of one lookup in the engine, microseconds (last 1024)
  * bytesRead            gauge      bytes read from the files by this function's table
  * readRequests         gauge      read requests (positioned reads, vectored-read ranges)
+ * metadataCacheHits    gauge      hits of the TaskManager-wide metadata cache (footers, indexes)
+ * metadataCacheMisses  gauge      its misses (a file's metadata parsed)
+ * metadataCacheBytes   gauge      bytes it holds
+ * pageCacheHits        gauge      hits of the TaskManager-wide page cache (only when enabled)
+ * pageCacheMisses      gauge      its misses
+ * pageCacheBytes       gauge      bytes it holds
  * </pre>
  *
- * Counters are thread-safe (asynchronous lookups update them from several threads).
+ * The cache gauges report the shared caches, so every function of the job in one TaskManager shows
+ * the same values. Counters are thread-safe (asynchronous lookups update them from several
+ * threads).
  */
 public final class LookupMetrics {
 
@@ -37,6 +50,12 @@ public final class LookupMetrics {
     static final String LATENCY = "lookupLatencyMicros";
     static final String BYTES_READ = "bytesRead";
     static final String READ_REQUESTS = "readRequests";
+    static final String METADATA_HITS = "metadataCacheHits";
+    static final String METADATA_MISSES = "metadataCacheMisses";
+    static final String METADATA_BYTES = "metadataCacheBytes";
+    static final String PAGE_HITS = "pageCacheHits";
+    static final String PAGE_MISSES = "pageCacheMisses";
+    static final String PAGE_BYTES = "pageCacheBytes";
 
     private static final int LATENCY_WINDOW = 1024;
 
@@ -46,7 +65,11 @@ public final class LookupMetrics {
     private final Counter failures;
     private final Histogram latency;
 
-    public LookupMetrics(MetricGroup functionGroup, Supplier<ReadStatistics> readStatistics) {
+    public LookupMetrics(
+            MetricGroup functionGroup,
+            Supplier<ReadStatistics> readStatistics,
+            MetadataCache metadataCache,
+            @Nullable PageCache pageCache) {
         MetricGroup group = functionGroup.addGroup(GROUP);
         lookups = group.counter(LOOKUPS, new ThreadSafeCounter());
         rows = group.counter(ROWS, new ThreadSafeCounter());
@@ -55,6 +78,14 @@ public final class LookupMetrics {
         latency = group.histogram(LATENCY, new DescriptiveStatisticsHistogram(LATENCY_WINDOW));
         group.gauge(BYTES_READ, (Gauge<Long>) () -> readStatistics.get().bytesRead());
         group.gauge(READ_REQUESTS, (Gauge<Long>) () -> readStatistics.get().readRequests());
+        group.gauge(METADATA_HITS, (Gauge<Long>) () -> metadataCache.stats().hits());
+        group.gauge(METADATA_MISSES, (Gauge<Long>) () -> metadataCache.stats().misses());
+        group.gauge(METADATA_BYTES, (Gauge<Long>) () -> metadataCache.stats().bytes());
+        if (pageCache != null) {
+            group.gauge(PAGE_HITS, (Gauge<Long>) () -> pageCache.stats().hits());
+            group.gauge(PAGE_MISSES, (Gauge<Long>) () -> pageCache.stats().misses());
+            group.gauge(PAGE_BYTES, (Gauge<Long>) () -> pageCache.stats().bytes());
+        }
     }
 
     /** Records one completed lookup. */
@@ -76,8 +107,7 @@ public final class LookupMetrics {
 
     /** Flink's {@code SimpleCounter} is not thread-safe; lookups run on several threads. */
     private static final class ThreadSafeCounter implements Counter {
-        private final java.util.concurrent.atomic.LongAdder count =
-                new java.util.concurrent.atomic.LongAdder();
+        private final LongAdder count = new LongAdder();
 
         @Override
         public void inc() {

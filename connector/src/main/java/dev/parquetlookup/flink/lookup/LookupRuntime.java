@@ -60,7 +60,12 @@ public final class LookupRuntime implements Closeable {
         this.table = table;
         this.plan = table.plan(spec.normalizer().keyColumns(), spec.projectedNames());
         this.converter = new RowDataConverter(spec.projectedTypes());
-        this.metrics = new LookupMetrics(metricGroup, table::readStatistics);
+        this.metrics =
+                new LookupMetrics(
+                        metricGroup,
+                        table::readStatistics,
+                        caches.metadataCache(),
+                        caches.pageCache());
     }
 
     /** Opens the table on the JVM-wide shared caches. */

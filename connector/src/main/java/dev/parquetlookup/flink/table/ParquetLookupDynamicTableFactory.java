@@ -127,6 +127,14 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                             "Table '%s': 'lookup.max-retries' must not be negative, got %d.",
                             tableName, retries));
         }
+        long metadataBytes = options.get(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES).getBytes();
+        if (metadataBytes <= 0) {
+            throw new ValidationException(
+                    String.format(
+                            "Table '%s': 'metadata-cache.max-bytes' must be positive, got %d"
+                                    + " (footers and page indexes must be kept to serve lookups).",
+                            tableName, metadataBytes));
+        }
         return new ParquetLookupConfig(
                 tableName,
                 options.get(ParquetLookupOptions.PATH),
@@ -134,7 +142,7 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 hadoop,
                 options.get(ParquetLookupOptions.LOOKUP_ASYNC),
                 threads,
-                options.get(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES).getBytes(),
+                metadataBytes,
                 options.get(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES).getBytes(),
                 retries);
     }

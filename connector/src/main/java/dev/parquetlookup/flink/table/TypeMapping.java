@@ -22,7 +22,8 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
  * TIME(p)                                        TIME(q) (Flink keeps milliseconds)
  * TIMESTAMP(p)                                   TIMESTAMP(q), truncated to q digits
  * TIMESTAMP_LTZ(p)                               TIMESTAMP_LTZ(q), truncated to q digits
- * NESTED (LIST, MAP, group)                      none: leave the column out of the table
+ * NESTED (LIST, MAP, group), UNSUPPORTED        none: leave the column out of the table
+ *   (INTERVAL, FLOAT16, unsigned 64-bit)
  * </pre>
  *
  * Example: {@code TypeMapping.accepts(new ValueType(DECIMAL, 12, 2), new DecimalType(10, 2))} is
@@ -54,7 +55,7 @@ public final class TypeMapping {
             case TIME -> is(declared, LogicalTypeRoot.TIME_WITHOUT_TIME_ZONE);
             case TIMESTAMP -> is(declared, LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE);
             case TIMESTAMP_LTZ -> is(declared, LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE);
-            case NESTED -> false;
+            case NESTED, UNSUPPORTED -> false;
         };
     }
 
@@ -75,7 +76,7 @@ public final class TypeMapping {
             case TIME -> "TIME(" + Math.min(fileType.precision(), 3) + ")";
             case TIMESTAMP -> "TIMESTAMP(" + fileType.precision() + ")";
             case TIMESTAMP_LTZ -> "TIMESTAMP_LTZ(" + fileType.precision() + ")";
-            case NESTED -> null;
+            case NESTED, UNSUPPORTED -> null;
         };
     }
 

@@ -1,6 +1,8 @@
 package dev.parquetlookup.flink.lookup;
 
+import dev.parquetlookup.engine.PageCache;
 import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.metadata.MetadataCache;
 
 import org.apache.flink.metrics.testutils.MetricListener;
 
@@ -14,7 +16,11 @@ class LookupMetricsTest {
     void countsLookupsRowsMissesAndLatency() {
         MetricListener listener = new MetricListener();
         ReadStatistics statistics = new ReadStatistics();
-        LookupMetrics metrics = new LookupMetrics(listener.getMetricGroup(), () -> statistics);
+        MetadataCache metadataCache = new MetadataCache(1 << 20);
+        PageCache pageCache = new PageCache(1 << 20);
+        LookupMetrics metrics =
+                new LookupMetrics(
+                        listener.getMetricGroup(), () -> statistics, metadataCache, pageCache);
 
         metrics.recordLookup(12_000, 3);
         metrics.recordLookup(8_000, 0);
@@ -38,5 +44,27 @@ class LookupMetricsTest {
                 .isZero();
         assertThat(listener.<Long>getGauge(LookupMetrics.GROUP, "readRequests").get().getValue())
                 .isZero();
+        for (String gauge :
+                new String[] {
+                    "metadataCacheHits",
+                    "metadataCacheMisses",
+                    "metadataCacheBytes",
+                    "pageCacheHits",
+                    "pageCacheMisses",
+                    "pageCacheBytes"
+                }) {
+            assertThat(listener.<Long>getGauge(LookupMetrics.GROUP, gauge).get().getValue())
+                    .as(gauge)
+                    .isZero();
+        }
+    }
+
+    @Test
+    void pageCacheGaugesOnlyWhenThePageCacheIsOn() {
+        MetricListener listener = new MetricListener();
+        new LookupMetrics(
+                listener.getMetricGroup(), ReadStatistics::new, new MetadataCache(1 << 20), null);
+        assertThat(listener.getGauge(LookupMetrics.GROUP, "pageCacheHits")).isEmpty();
+        assertThat(listener.getGauge(LookupMetrics.GROUP, "metadataCacheHits")).isPresent();
     }
 }
