@@ -64,7 +64,7 @@ public record ColumnSpec(
             throw new IllegalArgumentException("column name must not be empty");
         }
         switch (type.kind()) {
-            case NESTED ->
+            case NESTED, UNSUPPORTED ->
                     throw new IllegalArgumentException(
                             "column '"
                                     + name

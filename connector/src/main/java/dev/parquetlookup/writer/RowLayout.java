@@ -183,7 +183,9 @@ final class RowLayout {
                                                     t.kind() == ValueType.Kind.TIMESTAMP_LTZ,
                                                     parquetUnit(c.timeUnit())))
                                     .named(c.name());
-            case NESTED -> throw new IllegalArgumentException("nested column " + c.name());
+            case NESTED, UNSUPPORTED ->
+                    throw new IllegalArgumentException(
+                            "cannot write column " + c.name() + " of type " + t);
         };
     }
 
@@ -269,7 +271,7 @@ final class RowLayout {
             case TIME -> "a Long (nanoseconds of the day) or a LocalTime";
             case TIMESTAMP -> "a TimestampValue or a LocalDateTime";
             case TIMESTAMP_LTZ -> "a TimestampValue or an Instant";
-            case NESTED -> "nothing (nested columns are not written)";
+            case NESTED, UNSUPPORTED -> "nothing (such columns are not written)";
         };
     }
 
@@ -295,7 +297,9 @@ final class RowLayout {
                             : intInRange(c, v, Integer.MIN_VALUE, Integer.MAX_VALUE);
             case TIME -> prepareTime(c, v instanceof LocalTime lt ? lt.toNanoOfDay() : integral(v));
             case TIMESTAMP, TIMESTAMP_LTZ -> prepareTimestamp(c, toTimestamp(v));
-            case NESTED -> throw new IllegalArgumentException("nested column " + c.name());
+            case NESTED, UNSUPPORTED ->
+                    throw new IllegalArgumentException(
+                            "cannot write column " + c.name() + " of type " + t);
         };
     }
 
