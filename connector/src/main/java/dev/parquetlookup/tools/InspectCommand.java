@@ -495,6 +495,7 @@ final class InspectCommand implements Callable<Integer> {
                     "Some column chunks have no page index: lookups there read whole chunks. Run"
                             + " prepare.");
         }
+        List<String> slowCodec = new ArrayList<>();
         for (ColumnStats c : stats.values()) {
             if (c.chunksWithDictionary > 0
                     && c.dictionaryBytes / c.chunksWithDictionary > LARGE_DICTIONARY) {
@@ -507,14 +508,15 @@ final class InspectCommand implements Callable<Integer> {
                                 + " Run prepare (dictionary off).");
             }
             if (c.codecs.contains("GZIP") || c.codecs.contains("BROTLI")) {
-                recommendations.add(
-                        "Column '"
-                                + c.name
-                                + "' uses "
-                                + String.join(",", c.codecs)
-                                + ", slow to decompress per lookup: run prepare --codec LZ4_RAW"
-                                + " (or ZSTD for size).");
+                slowCodec.add(c.name);
             }
+        }
+        if (!slowCodec.isEmpty()) {
+            recommendations.add(
+                    "Column(s) "
+                            + String.join(", ", slowCodec)
+                            + " are compressed with GZIP or BROTLI, slow to decompress per"
+                            + " lookup: run prepare --codec LZ4_RAW (or ZSTD for size).");
         }
         if (keyColumn != null && stats.containsKey(keyColumn)) {
             ColumnStats k = stats.get(keyColumn);
