@@ -2,6 +2,7 @@ package dev.parquetlookup.tools;
 
 import dev.parquetlookup.engine.ColumnSchema;
 import dev.parquetlookup.engine.DimensionTable;
+import dev.parquetlookup.engine.LookupFileException;
 import dev.parquetlookup.engine.LookupPlan;
 import dev.parquetlookup.engine.TableConfig;
 import dev.parquetlookup.engine.ValueType;
@@ -16,6 +17,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -82,7 +84,17 @@ final class GetCommand implements Callable<Integer> {
                         .metadataCache(new MetadataCache(64L << 20))
                         .build();
         long openStart = System.nanoTime();
-        try (DimensionTable table = DimensionTable.open(config)) {
+        DimensionTable opened;
+        try {
+            opened = DimensionTable.open(config);
+        } catch (LookupFileException e) {
+            if (e.getCause() instanceof FileNotFoundException) {
+                throw new ParameterException(
+                        spec.commandLine(), "PATH " + path + " does not exist: check the path");
+            }
+            throw e;
+        }
+        try (DimensionTable table = opened) {
             long openNanos = System.nanoTime() - openStart;
             ReadStatistics stats = table.readStatistics();
             long openBytes = stats.bytesRead();
