@@ -379,18 +379,20 @@ public final class DimensionTable implements Closeable {
         }
         List<Object[]> result = null;
         List<SortedFile.RowSpan> spans = new ArrayList<>(2);
+        List<SortedFile.LoadedPage> loaded = new ArrayList<>(2);
         for (int i = lo; i < files.length && lead.compare(files[i].minKey(), k0) <= 0; i++) {
             SortedFile file = files[i];
             if (lead.compare(file.maxKey(), k0) < 0) {
                 continue;
             }
             spans.clear();
-            file.findRows(comparable, spans);
+            loaded.clear();
+            file.findRows(comparable, spans, loaded);
             if (!spans.isEmpty()) {
                 if (result == null) {
                     result = new ArrayList<>();
                 }
-                file.readRows(spans, plan.projectedColumns(), result);
+                file.readRows(spans, plan.projectedColumns(), loaded, result);
             }
         }
         return result == null ? List.of() : result;
