@@ -90,7 +90,7 @@ final class ParquetTestFiles {
                         case NANOS -> TimestampValue.ofEpochNanos(g.getLong(i, 0));
                         case INT96 -> int96(g.getInt96(i, 0));
                     };
-            case NESTED -> throw new AssertionError();
+            case NESTED, UNSUPPORTED -> throw new AssertionError();
         };
     }
 
