@@ -40,7 +40,8 @@ class EngineRandomizedTest {
 
     private static final int LOOKUPS_PER_SEED = 150;
 
-    static final List<TableSpec.Writer> WRITERS = List.of(TableSpec.Writer.PARQUET_JAVA);
+    static final List<TableSpec.Writer> WRITERS =
+            List.of(TableSpec.Writer.PARQUET_JAVA, TableSpec.Writer.LOOKUP_FILE_WRITER);
 
     private static final AtomicLong HITS = new AtomicLong();
     private static final AtomicLong MISSES = new AtomicLong();

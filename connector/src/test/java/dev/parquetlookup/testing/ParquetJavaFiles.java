@@ -159,7 +159,7 @@ public final class ParquetJavaFiles {
                     default -> TimestampValue.ofEpochNanos(v);
                 };
             }
-            case NESTED -> throw new IllegalArgumentException("nested " + c);
+            case NESTED, UNSUPPORTED -> throw new IllegalArgumentException("not generated: " + c);
         };
     }
 
@@ -225,7 +225,8 @@ public final class ParquetJavaFiles {
                                                     t.kind() == ValueType.Kind.TIMESTAMP_LTZ,
                                                     unit(t.precision())))
                                     .named(c.name());
-            case NESTED -> throw new IllegalArgumentException("write nested columns as groups");
+            case NESTED, UNSUPPORTED ->
+                    throw new IllegalArgumentException("no generated column of kind " + t);
         };
     }
 
@@ -298,7 +299,7 @@ public final class ParquetJavaFiles {
                     }
                 }
             }
-            case NESTED -> throw new IllegalArgumentException("nested " + c);
+            case NESTED, UNSUPPORTED -> throw new IllegalArgumentException("not generated: " + c);
         }
     }
 

@@ -140,8 +140,12 @@ public final class TableGenerator {
                         ROWS_PER_PAGE[r.nextInt(ROWS_PER_PAGE.length)],
                         r.nextInt(4) == 0 ? 300 : 1 << 20,
                         r.nextInt(4) == 0 ? 200 : 1 << 20,
-                        ROWS_PER_ROW_GROUP[r.nextInt(ROWS_PER_ROW_GROUP.length)]);
+                        ROWS_PER_ROW_GROUP[r.nextInt(ROWS_PER_ROW_GROUP.length)],
+                        true);
         TableSpec.Writer writer = writers.get(r.nextInt(writers.size()));
+        if (writer == TableSpec.Writer.LOOKUP_FILE_WRITER && r.nextInt(6) == 0) {
+            options = options.withPageIndex(false);
+        }
         boolean sortKeyInConfig = writer == TableSpec.Writer.PARQUET_JAVA || r.nextBoolean();
         int fileCount = r.nextInt(2) == 0 ? 1 : 2 + r.nextInt(2);
         return new TableSpec(
@@ -195,8 +199,7 @@ public final class TableGenerator {
             throws IOException {
         switch (spec.writer()) {
             case PARQUET_JAVA -> ParquetJavaFiles.write(file, spec.columns(), spec.options(), rows);
-            case LOOKUP_FILE_WRITER ->
-                    throw new UnsupportedOperationException("LookupFileWriter has not landed");
+            case LOOKUP_FILE_WRITER -> LookupWriterFiles.write(file, spec, rows);
         }
     }
 
@@ -350,7 +353,7 @@ public final class TableGenerator {
                                             -4_000_000_000_000_000_000L,
                                             4_000_000_000_000_000_000L))
                             : randomTimestamp(t.precision(), r);
-            case NESTED -> throw new IllegalArgumentException("nested " + c);
+            case NESTED, UNSUPPORTED -> throw new IllegalArgumentException("not generated: " + c);
         };
     }
 

@@ -14,6 +14,8 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * @param pageBytes the page size limit in bytes (small values cut pages early)
  * @param dictionaryPageBytes the dictionary size limit before falling back to plain encoding
  * @param rowsPerRowGroup the row-group row-count limit
+ * @param pageIndex ColumnIndex and OffsetIndex written (only {@code LookupFileWriter} can leave
+ *     them out, like writers such as DuckDB do)
  */
 public record WriterOptions(
         CompressionCodecName codec,
@@ -23,12 +25,21 @@ public record WriterOptions(
         int rowsPerPage,
         int pageBytes,
         int dictionaryPageBytes,
-        int rowsPerRowGroup) {
+        int rowsPerRowGroup,
+        boolean pageIndex) {
 
     /** Point-read friendly defaults: no dictionary, 64-row pages, 1,000-row row groups. */
     public static WriterOptions defaults() {
         return new WriterOptions(
-                CompressionCodecName.UNCOMPRESSED, false, false, false, 64, 1 << 20, 1 << 20, 1000);
+                CompressionCodecName.UNCOMPRESSED,
+                false,
+                false,
+                false,
+                64,
+                1 << 20,
+                1 << 20,
+                1000,
+                true);
     }
 
     public WriterOptions withRowsPerPage(int rows) {
@@ -40,7 +51,8 @@ public record WriterOptions(
                 rows,
                 pageBytes,
                 dictionaryPageBytes,
-                rowsPerRowGroup);
+                rowsPerRowGroup,
+                pageIndex);
     }
 
     public WriterOptions withRowsPerRowGroup(int rows) {
@@ -52,7 +64,8 @@ public record WriterOptions(
                 rowsPerPage,
                 pageBytes,
                 dictionaryPageBytes,
-                rows);
+                rows,
+                pageIndex);
     }
 
     public WriterOptions withCodec(CompressionCodecName newCodec) {
@@ -64,7 +77,21 @@ public record WriterOptions(
                 rowsPerPage,
                 pageBytes,
                 dictionaryPageBytes,
-                rowsPerRowGroup);
+                rowsPerRowGroup,
+                pageIndex);
+    }
+
+    public WriterOptions withPageIndex(boolean on) {
+        return new WriterOptions(
+                codec,
+                dictionary,
+                v2,
+                byteStreamSplit,
+                rowsPerPage,
+                pageBytes,
+                dictionaryPageBytes,
+                rowsPerRowGroup,
+                on);
     }
 
     public WriterOptions withDictionary(boolean on) {
@@ -76,6 +103,7 @@ public record WriterOptions(
                 rowsPerPage,
                 pageBytes,
                 dictionaryPageBytes,
-                rowsPerRowGroup);
+                rowsPerRowGroup,
+                pageIndex);
     }
 }
