@@ -138,20 +138,6 @@ public final class MetadataReader {
                             + "). Name the columns it is sorted by with the 'sort-key' option, or"
                             + " rewrite it with 'prepare'.");
         }
-        if (!declared.isEmpty()
-                && !configuredSortKey.isEmpty()
-                && !isPrefix(configuredSortKey, declared)) {
-            throw new LookupFileException(
-                    "File "
-                            + file
-                            + " declares sort key "
-                            + declared
-                            + " but the table declares "
-                            + configuredSortKey
-                            + ". Set 'sort-key' to "
-                            + String.join(",", declared)
-                            + " (or a leading part of it), or remove the option.");
-        }
         int[] leaves = new int[sortKey.size()];
         List<KeyType> keyTypes = new ArrayList<>();
         for (int i = 0; i < sortKey.size(); i++) {
@@ -194,6 +180,20 @@ public final class MetadataReader {
             }
             keyTypes.add(keyType);
             leaves[i] = leafIndex(schema, name);
+        }
+        if (!declared.isEmpty()
+                && !configuredSortKey.isEmpty()
+                && !isPrefix(configuredSortKey, declared)) {
+            throw new LookupFileException(
+                    "File "
+                            + file
+                            + " declares sort key "
+                            + declared
+                            + " but the table declares "
+                            + configuredSortKey
+                            + ". Set 'sort-key' to "
+                            + String.join(",", declared)
+                            + " (or a leading part of it), or remove the option.");
         }
 
         byte[] indexRegion = null;
