@@ -135,14 +135,6 @@ public final class DimensionTable implements Closeable {
             FileMetadata first = opened.get(0).metadata();
             for (SortedFile f : opened) {
                 checkCompatible(first, f.metadata());
-                if (!f.metadata().hasPageIndex() && f.metadata().rowCount() > 0) {
-                    LOG.warn(
-                            "File {} has no page index for sort-key column '{}': lookups read whole"
-                                    + " column chunks of a row group. Rewrite it with 'prepare' for"
-                                    + " page-sized reads.",
-                            f.file(),
-                            first.sortKey().get(0));
-                }
             }
             LOG.info(
                     "Opened {} file(s) at {} sorted by {}",
