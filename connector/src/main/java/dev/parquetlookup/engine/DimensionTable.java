@@ -1,10 +1,26 @@
 package dev.parquetlookup.engine;
 
+import dev.parquetlookup.io.CountingRangeSource;
 import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.MetadataReader;
+
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
+import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -23,7 +39,53 @@ import java.util.List;
  */
 public final class DimensionTable implements Closeable {
 
-    private DimensionTable() {}
+    private static final Logger LOG = LoggerFactory.getLogger(DimensionTable.class);
+
+    private final TableConfig config;
+    private final FileStore store;
+    private final ReadStatistics statistics;
+    private final List<ColumnSchema> columns;
+    private final List<String> sortKey;
+    private final List<KeyType> keyTypes;
+
+    /** Files with keys, ordered by their smallest leading key. */
+    private final SortedFile[] files;
+
+    /** {@code maxUpTo[i]}: the largest leading key among files 0..i, for overlapping files. */
+    private final Object[] maxUpTo;
+
+    private final List<SortedFile> allFiles;
+
+    private DimensionTable(
+            TableConfig config,
+            FileStore store,
+            ReadStatistics statistics,
+            List<ColumnSchema> columns,
+            List<String> sortKey,
+            List<KeyType> keyTypes,
+            List<SortedFile> allFiles) {
+        this.config = config;
+        this.store = store;
+        this.statistics = statistics;
+        this.columns = columns;
+        this.sortKey = sortKey;
+        this.keyTypes = keyTypes;
+        this.allFiles = allFiles;
+        List<SortedFile> withKeys = new ArrayList<>();
+        for (SortedFile f : allFiles) {
+            if (f.minKey() != null) {
+                withKeys.add(f);
+            }
+        }
+        KeyType lead = keyTypes.get(0);
+        withKeys.sort((a, b) -> lead.compare(a.minKey(), b.minKey()));
+        this.files = withKeys.toArray(new SortedFile[0]);
+        this.maxUpTo = new Object[files.length];
+        for (int i = 0; i < files.length; i++) {
+            Object max = files[i].maxKey();
+            maxUpTo[i] = i == 0 || lead.compare(max, maxUpTo[i - 1]) > 0 ? max : maxUpTo[i - 1];
+        }
+    }
 
     /**
      * Lists the files at the configured path, reads (or takes from the metadata cache) their
@@ -33,27 +95,176 @@ public final class DimensionTable implements Closeable {
      * @throws IOException if the path cannot be listed or read
      */
     public static DimensionTable open(TableConfig config) throws IOException {
-        throw new UnsupportedOperationException("engine in progress");
+        return open(config, HadoopFileStore.create(config.hadoopOptions()));
+    }
+
+    /** Like {@link #open(TableConfig)} over a given store, which the table closes. */
+    public static DimensionTable open(TableConfig config, FileStore store) throws IOException {
+        ReadStatistics statistics = new ReadStatistics();
+        List<SortedFile> opened = new ArrayList<>();
+        try {
+            List<FileId> ids;
+            try {
+                ids = store.list(config.path());
+            } catch (FileNotFoundException e) {
+                throw new LookupFileException(
+                        "Path " + config.path() + " does not exist. Check the table's 'path'.", e);
+            }
+            if (ids.isEmpty()) {
+                throw new LookupFileException(
+                        "Path "
+                                + config.path()
+                                + " holds no Parquet files (hidden and '_' files are"
+                                + " skipped). Check the table's 'path'.");
+            }
+            for (FileId id : ids) {
+                RangeSource source = new CountingRangeSource(store.open(id), statistics);
+                try {
+                    FileMetadata meta =
+                            config.metadataCache()
+                                    .get(
+                                            id,
+                                            config.sortKey(),
+                                            () -> MetadataReader.read(source, config.sortKey()));
+                    opened.add(new SortedFile(meta, source, config.pageCache()));
+                } catch (IOException | RuntimeException e) {
+                    source.close();
+                    throw e;
+                }
+            }
+            FileMetadata first = opened.get(0).metadata();
+            for (SortedFile f : opened) {
+                checkCompatible(first, f.metadata());
+                if (!f.metadata().hasPageIndex() && f.metadata().rowCount() > 0) {
+                    LOG.warn(
+                            "File {} has no page index for sort-key column '{}': lookups read whole"
+                                    + " column chunks of a row group. Rewrite it with 'prepare' for"
+                                    + " page-sized reads.",
+                            f.file(),
+                            first.sortKey().get(0));
+                }
+            }
+            LOG.info(
+                    "Opened {} file(s) at {} sorted by {}",
+                    opened.size(),
+                    config.path(),
+                    first.sortKey());
+            return new DimensionTable(
+                    config,
+                    store,
+                    statistics,
+                    schemaOf(first.schema()),
+                    first.sortKey(),
+                    first.keyTypes(),
+                    List.copyOf(opened));
+        } catch (IOException | RuntimeException e) {
+            for (SortedFile f : opened) {
+                try {
+                    f.close();
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            store.close();
+            throw e;
+        }
+    }
+
+    private static void checkCompatible(FileMetadata first, FileMetadata other) {
+        if (!first.sortKey().equals(other.sortKey())) {
+            throw new LookupFileException(
+                    "Files of one table must share a sort key: "
+                            + first.file()
+                            + " is sorted by "
+                            + first.sortKey()
+                            + " but "
+                            + other.file()
+                            + " by "
+                            + other.sortKey()
+                            + ". Rewrite them with 'prepare', or set 'sort-key'.");
+        }
+        List<ColumnSchema> a = schemaOf(first.schema());
+        List<ColumnSchema> b = schemaOf(other.schema());
+        for (ColumnSchema column : a) {
+            ColumnSchema match =
+                    b.stream().filter(c -> c.name().equals(column.name())).findFirst().orElse(null);
+            if (match == null) {
+                throw new LookupFileException(
+                        "File "
+                                + other.file()
+                                + " has no column '"
+                                + column.name()
+                                + "', which "
+                                + first.file()
+                                + " has. Files of one table must have the same columns.");
+            }
+            if (!match.type().equals(column.type())
+                    || !match.parquetType().equals(column.parquetType())) {
+                throw new LookupFileException(
+                        "Column '"
+                                + column.name()
+                                + "' is "
+                                + column.parquetType()
+                                + " in "
+                                + first.file()
+                                + " but "
+                                + match.parquetType()
+                                + " in "
+                                + other.file()
+                                + ". Files of one table must have the same column types.");
+            }
+        }
+    }
+
+    private static List<ColumnSchema> schemaOf(MessageType schema) {
+        List<ColumnSchema> result = new ArrayList<>();
+        for (Type field : schema.getFields()) {
+            result.add(
+                    new ColumnSchema(
+                            field.getName(),
+                            ColumnTypes.valueType(field),
+                            !field.isRepetition(Type.Repetition.REQUIRED),
+                            field.toString().trim()));
+        }
+        return Collections.unmodifiableList(result);
     }
 
     /** The configured path. */
     public String path() {
-        throw new UnsupportedOperationException("engine in progress");
+        return config.path();
     }
 
     /** Top-level columns of the files, in file order. */
     public List<ColumnSchema> columns() {
-        throw new UnsupportedOperationException("engine in progress");
+        return columns;
     }
 
     /** The sort key the files are verified to be sorted by. */
     public List<String> sortKey() {
-        throw new UnsupportedOperationException("engine in progress");
+        return sortKey;
     }
 
     /** The files of this snapshot, ordered by their key range. */
     public List<FileId> files() {
-        throw new UnsupportedOperationException("engine in progress");
+        List<FileId> ids = new ArrayList<>();
+        for (SortedFile f : files) {
+            ids.add(f.file());
+        }
+        for (SortedFile f : allFiles) {
+            if (f.minKey() == null) {
+                ids.add(f.file());
+            }
+        }
+        return ids;
+    }
+
+    /** Metadata of each file, for tools that explain the layout. */
+    public List<FileMetadata> fileMetadata() {
+        List<FileMetadata> result = new ArrayList<>();
+        for (SortedFile f : allFiles) {
+            result.add(f.metadata());
+        }
+        return result;
     }
 
     /**
@@ -63,7 +274,67 @@ public final class DimensionTable implements Closeable {
      *     projected column is missing or nested
      */
     public LookupPlan plan(List<String> keyColumns, List<String> projectedColumns) {
-        throw new UnsupportedOperationException("engine in progress");
+        if (keyColumns.isEmpty()
+                || keyColumns.size() > sortKey.size()
+                || !sortKey.subList(0, keyColumns.size()).equals(keyColumns)) {
+            throw new LookupFileException(
+                    "Lookup key "
+                            + keyColumns
+                            + " is not the sort key of "
+                            + config.path()
+                            + " or a"
+                            + " leading part of it: the files are sorted by "
+                            + sortKey
+                            + ". Look up by "
+                            + sortKey.get(0)
+                            + (sortKey.size() > 1 ? " (or " + sortKey + " in that order)" : "")
+                            + ", or rewrite the files sorted by your key with 'prepare'.");
+        }
+        List<ValueType> keyTypeList = new ArrayList<>();
+        for (String key : keyColumns) {
+            keyTypeList.add(column(key).type());
+        }
+        List<ValueType> projectedTypes = new ArrayList<>();
+        for (String name : projectedColumns) {
+            ColumnSchema column = column(name);
+            if (column.type().kind() == ValueType.Kind.NESTED
+                    || column.type().kind() == ValueType.Kind.UNSUPPORTED) {
+                throw new LookupFileException(
+                        "Column '"
+                                + name
+                                + "' of "
+                                + config.path()
+                                + " is "
+                                + column.parquetType()
+                                + ", which parquet-lookup cannot read ("
+                                + (column.type().kind() == ValueType.Kind.NESTED
+                                        ? "nested types are not supported"
+                                        : "unsupported type")
+                                + "). Leave it out of the table's columns or the query.");
+            }
+            projectedTypes.add(column.type());
+        }
+        return new LookupPlan(keyColumns, keyTypeList, projectedColumns, projectedTypes);
+    }
+
+    private ColumnSchema column(String name) {
+        for (ColumnSchema c : columns) {
+            if (c.name().equals(name)) {
+                return c;
+            }
+        }
+        List<String> names = new ArrayList<>();
+        for (ColumnSchema c : columns) {
+            names.add(c.name());
+        }
+        throw new LookupFileException(
+                "Column '"
+                        + name
+                        + "' does not exist in "
+                        + config.path()
+                        + "; its columns are "
+                        + names
+                        + ".");
     }
 
     /**
@@ -72,25 +343,115 @@ public final class DimensionTable implements Closeable {
      * null key component matches nothing. Returns an empty list on a miss.
      */
     public List<Object[]> lookup(LookupPlan plan, Object[] key) throws IOException {
-        throw new UnsupportedOperationException("engine in progress");
+        int n = plan.keyColumns().size();
+        if (key.length != n) {
+            throw new IllegalArgumentException(
+                    "Lookup on "
+                            + plan.keyColumns()
+                            + " needs "
+                            + n
+                            + " key values, got "
+                            + key.length);
+        }
+        Object[] comparable = new Object[n];
+        for (int i = 0; i < n; i++) {
+            if (key[i] == null) {
+                return List.of();
+            }
+            comparable[i] = KeyValues.comparable(keyTypes.get(i), sortKey.get(i), key[i]);
+            if (comparable[i] == KeyValues.NO_MATCH) {
+                return List.of();
+            }
+        }
+        KeyType lead = keyTypes.get(0);
+        Object k0 = comparable[0];
+        // First file whose running maximum reaches the key, then every file starting at or below
+        // it.
+        int lo = 0;
+        int hi = files.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (lead.compare(maxUpTo[mid], k0) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        List<Object[]> result = null;
+        List<SortedFile.RowSpan> spans = new ArrayList<>(2);
+        List<SortedFile.LoadedPage> loaded = new ArrayList<>(2);
+        for (int i = lo; i < files.length && lead.compare(files[i].minKey(), k0) <= 0; i++) {
+            SortedFile file = files[i];
+            if (lead.compare(file.maxKey(), k0) < 0) {
+                continue;
+            }
+            spans.clear();
+            loaded.clear();
+            file.findRows(comparable, spans, loaded);
+            if (!spans.isEmpty()) {
+                if (result == null) {
+                    result = new ArrayList<>();
+                }
+                file.readRows(spans, plan.projectedColumns(), loaded, result);
+            }
+        }
+        return result == null ? List.of() : result;
     }
 
-    /** Every row of every file, in key order, projected like {@code plan}'s results. */
+    /**
+     * Every row of every file (rows with null keys included), file by file in path order, each in
+     * file order, projected like {@code plan}'s results.
+     */
     public void scan(LookupPlan plan, RowConsumer consumer) throws IOException {
-        throw new UnsupportedOperationException("engine in progress");
+        for (SortedFile file : allFiles) {
+            file.scan(plan.projectedColumns(), consumer);
+        }
     }
 
     /** Bytes and read requests of data (and metadata) reads made by this table. */
     public ReadStatistics readStatistics() {
-        throw new UnsupportedOperationException("engine in progress");
+        return statistics;
+    }
+
+    /** The configuration this table was opened with. */
+    public TableConfig config() {
+        return config;
     }
 
     @Override
-    public void close() throws IOException {}
+    public void close() throws IOException {
+        IOException failure = null;
+        for (SortedFile f : allFiles) {
+            try {
+                f.close();
+            } catch (IOException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        try {
+            store.close();
+        } catch (IOException e) {
+            failure = failure == null ? e : failure;
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
 
     /** Receives rows of a {@link #scan}. */
     @FunctionalInterface
     public interface RowConsumer {
         void accept(Object[] row) throws IOException;
+    }
+
+    @Override
+    public String toString() {
+        return "DimensionTable{"
+                + config.path()
+                + ", "
+                + allFiles.size()
+                + " files, sort key "
+                + sortKey
+                + "}";
     }
 }

@@ -31,7 +31,10 @@ import java.util.Objects;
  */
 public record ValueType(Kind kind, int precision, int scale) {
 
-    /** Kinds of values. {@code NESTED} columns (LIST, MAP, groups) cannot be projected. */
+    /**
+     * Kinds of values. {@code NESTED} columns (LIST, MAP, groups) and {@code UNSUPPORTED} ones
+     * (INTERVAL, FLOAT16, unsigned 64-bit) cannot be projected; they are ignored otherwise.
+     */
     public enum Kind {
         BOOLEAN,
         TINYINT,
@@ -47,7 +50,8 @@ public record ValueType(Kind kind, int precision, int scale) {
         TIME,
         TIMESTAMP,
         TIMESTAMP_LTZ,
-        NESTED
+        NESTED,
+        UNSUPPORTED
     }
 
     public ValueType {

@@ -1,0 +1,126 @@
+package dev.parquetlookup.engine;
+
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+import com.github.luben.zstd.Zstd;
+import io.airlift.compress.MalformedInputException;
+import io.airlift.compress.lz4.Lz4Decompressor;
+import io.airlift.compress.snappy.SnappyDecompressor;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Block decompression of page bytes, straight from array to array: no Hadoop codec streams, no
+ * pooled state, safe from any thread.
+ *
+ * <p>LZ4_RAW and SNAPPY use aircompressor's pure-Java block decompressors (stateless), ZSTD uses
+ * zstd-jni's one-shot call, GZIP the JDK's inflater. The Hadoop-framed LZ4 codec is read by walking
+ * its blocks ({@code [uncompressed length][compressed length][lz4 block]...}, big-endian).
+ */
+final class Decompression {
+
+    private static final Lz4Decompressor LZ4 = new Lz4Decompressor();
+    private static final SnappyDecompressor SNAPPY = new SnappyDecompressor();
+
+    private Decompression() {}
+
+    /** Whether pages of this codec can be read. */
+    static boolean supports(CompressionCodecName codec) {
+        return switch (codec) {
+            case UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW, LZ4 -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * Decompresses {@code length} bytes at {@code offset} of {@code input} into a new array of
+     * exactly {@code uncompressedSize} bytes.
+     */
+    static byte[] decompress(
+            CompressionCodecName codec, byte[] input, int offset, int length, int uncompressedSize)
+            throws IOException {
+        byte[] out = new byte[uncompressedSize];
+        int written;
+        try {
+            written =
+                    switch (codec) {
+                        case UNCOMPRESSED -> {
+                            System.arraycopy(
+                                    input, offset, out, 0, Math.min(length, uncompressedSize));
+                            yield length;
+                        }
+                        case LZ4_RAW ->
+                                LZ4.decompress(input, offset, length, out, 0, uncompressedSize);
+                        case SNAPPY ->
+                                SNAPPY.decompress(input, offset, length, out, 0, uncompressedSize);
+                        case ZSTD ->
+                                (int)
+                                        Zstd.decompressByteArray(
+                                                out, 0, uncompressedSize, input, offset, length);
+                        case GZIP -> gunzip(input, offset, length, out);
+                        case LZ4 -> hadoopLz4(input, offset, length, out);
+                        default ->
+                                throw new IOException(
+                                        "codec "
+                                                + codec
+                                                + " is not supported: rewrite the file"
+                                                + " with 'prepare' (LZ4_RAW, ZSTD, SNAPPY, GZIP or"
+                                                + " UNCOMPRESSED)");
+                    };
+        } catch (MalformedInputException | com.github.luben.zstd.ZstdException e) {
+            throw new IOException(codec + " data cannot be decompressed: " + e.getMessage(), e);
+        }
+        if (written != uncompressedSize) {
+            throw new IOException(
+                    codec
+                            + " page decompressed to "
+                            + written
+                            + " bytes, the header says "
+                            + uncompressedSize);
+        }
+        return out;
+    }
+
+    private static int gunzip(byte[] input, int offset, int length, byte[] out) throws IOException {
+        try (GZIPInputStream in =
+                new GZIPInputStream(new ByteArrayInputStream(input, offset, length), 8192)) {
+            int total = 0;
+            while (total < out.length) {
+                int n = in.read(out, total, out.length - total);
+                if (n < 0) {
+                    break;
+                }
+                total += n;
+            }
+            return total;
+        }
+    }
+
+    private static int hadoopLz4(byte[] input, int offset, int length, byte[] out) {
+        int in = offset;
+        int end = offset + length;
+        int written = 0;
+        while (in + 8 <= end && written < out.length) {
+            int blockUncompressed = readIntBigEndian(input, in);
+            in += 4;
+            int blockEnd = written + blockUncompressed;
+            while (written < blockEnd && in + 4 <= end) {
+                int compressed = readIntBigEndian(input, in);
+                in += 4;
+                written +=
+                        LZ4.decompress(input, in, compressed, out, written, out.length - written);
+                in += compressed;
+            }
+        }
+        return written;
+    }
+
+    private static int readIntBigEndian(byte[] b, int i) {
+        return ((b[i] & 0xff) << 24)
+                | ((b[i + 1] & 0xff) << 16)
+                | ((b[i + 2] & 0xff) << 8)
+                | (b[i + 3] & 0xff);
+    }
+}

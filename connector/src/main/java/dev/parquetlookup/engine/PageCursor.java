@@ -1,0 +1,134 @@
+package dev.parquetlookup.engine;
+
+import org.apache.parquet.bytes.ByteBufferInputStream;
+import org.apache.parquet.bytes.BytesUtils;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.column.ValuesType;
+import org.apache.parquet.column.values.ValuesReader;
+import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
+
+import javax.annotation.Nullable;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Walks the rows of one decoded data page of a flat column: definition levels say which rows are
+ * null, parquet-java's {@link ValuesReader} for the page's encoding yields the non-null values.
+ * Rows before the wanted ones are skipped without materialising them.
+ *
+ * <p>Example: rows {@code [7, null, 9]} of an optional column: {@code skipRows(1)} skips value 7,
+ * then {@code isNextNull()} is true, then {@code read(...)} gives 9.
+ */
+final class PageCursor {
+
+    private final int rows;
+    private final int maxDefinition;
+    private final ValuesReader values;
+    @Nullable private final ValuesReader definitionV1;
+    @Nullable private final RunLengthBitPackingHybridDecoder definitionV2;
+    private int position;
+
+    PageCursor(DataPage page, ColumnDescriptor column, @Nullable Dictionary dictionary)
+            throws IOException {
+        this.rows = page.valueCount();
+        this.maxDefinition = column.getMaxDefinitionLevel();
+        if (column.getMaxRepetitionLevel() > 0) {
+            throw new IOException("column " + column + " is repeated; only flat columns are read");
+        }
+        if (page.valueEncoding().usesDictionary()) {
+            if (dictionary == null) {
+                throw new IOException(
+                        "page is dictionary-encoded but the column chunk has no dictionary page");
+            }
+            values =
+                    page.valueEncoding()
+                            .getDictionaryBasedValuesReader(column, ValuesType.VALUES, dictionary);
+        } else {
+            values = page.valueEncoding().getValuesReader(column, ValuesType.VALUES);
+        }
+        if (page.v2()) {
+            definitionV1 = null;
+            definitionV2 =
+                    maxDefinition == 0
+                            ? null
+                            : new RunLengthBitPackingHybridDecoder(
+                                    BytesUtils.getWidthFromMaxInt(maxDefinition),
+                                    new ByteArrayInputStream(
+                                            page.data(),
+                                            page.definitionOffset(),
+                                            page.definitionLength()));
+            ByteBuffer valueBytes =
+                    ByteBuffer.wrap(
+                                    page.data(),
+                                    page.valuesOffset(),
+                                    page.data().length - page.valuesOffset())
+                            .slice();
+            values.initFromPage(rows, ByteBufferInputStream.wrap(valueBytes));
+        } else {
+            definitionV2 = null;
+            ByteBufferInputStream in = ByteBufferInputStream.wrap(ByteBuffer.wrap(page.data()));
+            if (maxDefinition == 0) {
+                definitionV1 = null;
+            } else {
+                definitionV1 =
+                        page.definitionEncoding()
+                                .getValuesReader(column, ValuesType.DEFINITION_LEVEL);
+                definitionV1.initFromPage(rows, in);
+            }
+            values.initFromPage(rows, in);
+        }
+    }
+
+    int rows() {
+        return rows;
+    }
+
+    int position() {
+        return position;
+    }
+
+    /** Consumes the next row's definition level; true if the row is null. */
+    boolean isNextNull() throws IOException {
+        position++;
+        if (maxDefinition == 0) {
+            return false;
+        }
+        int level = definitionV1 != null ? definitionV1.readInteger() : definitionV2.readInt();
+        return level < maxDefinition;
+    }
+
+    /** Reads the value of the row whose level {@link #isNextNull()} just consumed. */
+    Object read(ColumnTypes.ValueReader reader) {
+        return reader.read(values);
+    }
+
+    /** The underlying reader, for primitive reads of the row just consumed. */
+    ValuesReader values() {
+        return values;
+    }
+
+    /** Skips {@code n} rows. */
+    void skipRows(int n) throws IOException {
+        if (n <= 0) {
+            return;
+        }
+        int nonNull = n;
+        if (maxDefinition > 0) {
+            nonNull = 0;
+            for (int i = 0; i < n; i++) {
+                int level =
+                        definitionV1 != null ? definitionV1.readInteger() : definitionV2.readInt();
+                if (level == maxDefinition) {
+                    nonNull++;
+                }
+            }
+        }
+        position += n;
+        if (nonNull > 0) {
+            values.skip(nonNull);
+        }
+    }
+}

@@ -1,0 +1,812 @@
+package dev.parquetlookup.engine;
+
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.metadata.ColumnChunkInfo;
+import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.KeyRanges;
+import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.PageLocations;
+import dev.parquetlookup.metadata.RowGroupInfo;
+
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.values.ValuesReader;
+import org.apache.parquet.format.PageType;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.Type;
+
+import javax.annotation.Nullable;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One sorted Parquet file of a snapshot: its cached metadata and its shared {@link RangeSource}.
+ * Finds the rows of a key and reads projected columns of those rows. Thread-safe and lock-free: all
+ * state is immutable; reads are positioned.
+ *
+ * <p>One lookup: row groups by the leading key's min/max (binary search), then pages by the
+ * ColumnIndex minimums and maximums (binary search), then the key page is read and searched, then
+ * for each projected column the OffsetIndex gives the page holding those rows, fetched together in
+ * one {@link RangeSource#readAll} and decoded only up to the last wanted row.
+ */
+final class SortedFile implements Closeable {
+
+    /** Rows {@code [from, to)} of one row group (row-group relative). */
+    record RowSpan(int rowGroup, long from, long to) {}
+
+    private final FileMetadata meta;
+    private final RangeSource source;
+    @Nullable private final PageCache pageCache;
+    private final ColumnDescriptor[] leaves;
+    private final Map<String, Integer> leafOfColumn;
+    private final Map<String, ColumnTypes.ValueReader> readers;
+
+    SortedFile(FileMetadata meta, RangeSource source, @Nullable PageCache pageCache) {
+        this.meta = meta;
+        this.source = source;
+        this.pageCache = pageCache;
+        MessageType schema = meta.schema();
+        this.leaves = schema.getColumns().toArray(new ColumnDescriptor[0]);
+        this.leafOfColumn = new HashMap<>();
+        this.readers = new HashMap<>();
+        int leaf = 0;
+        for (Type field : schema.getFields()) {
+            leafOfColumn.put(field.getName(), leaf);
+            if (field.isPrimitive() && !field.isRepetition(Type.Repetition.REPEATED)) {
+                ValueType type = ColumnTypes.valueType(field);
+                if (type.kind() != ValueType.Kind.UNSUPPORTED) {
+                    readers.put(field.getName(), ColumnTypes.reader(field.asPrimitiveType()));
+                }
+            }
+            leaf += countLeaves(field);
+        }
+    }
+
+    FileMetadata metadata() {
+        return meta;
+    }
+
+    FileId file() {
+        return meta.file();
+    }
+
+    /** The leading key's smallest value in this file, or null for a file without keys. */
+    @Nullable
+    Object minKey() {
+        KeyRanges rg = meta.rowGroupKeys();
+        return rg.size() == 0 ? null : rg.min(0);
+    }
+
+    /** The leading key's largest value (the max of all row-group maxima). */
+    @Nullable
+    Object maxKey() {
+        KeyRanges rg = meta.rowGroupKeys();
+        return rg.size() == 0 ? null : rg.max(rg.size() - 1);
+    }
+
+    int leaf(String column) {
+        Integer leaf = leafOfColumn.get(column);
+        if (leaf == null) {
+            throw new LookupFileException("File " + file() + " has no column '" + column + "'.");
+        }
+        return leaf;
+    }
+
+    // ---------------------------------------------------------------- finding rows
+
+    /**
+     * Adds the spans of rows whose first {@code key.length} sort-key columns equal {@code key}
+     * (comparable forms, see {@link KeyType}).
+     */
+    void findRows(Object[] key, List<RowSpan> out, List<LoadedPage> loaded) throws IOException {
+        KeyRanges rowGroups = meta.rowGroupKeys();
+        int first = rowGroups.firstWithMaxAtLeast(key[0]);
+        int last = rowGroups.lastWithMinAtMost(key[0]);
+        for (int e = first; e <= last; e++) {
+            RowGroupInfo rg = meta.rowGroups().get(rowGroups.entry(e));
+            findInRowGroup(rg, key, out, loaded);
+        }
+    }
+
+    private void findInRowGroup(
+            RowGroupInfo rg, Object[] key, List<RowSpan> out, List<LoadedPage> loaded)
+            throws IOException {
+        int keyLeaf = meta.keyLeaves()[0];
+        long from;
+        long to;
+        if (rg.hasPageIndex(keyLeaf)) {
+            KeyRanges pages = rg.keyPages()[0];
+            int first = pages.firstWithMaxAtLeast(key[0]);
+            int last = pages.lastWithMinAtMost(key[0]);
+            if (first > last) {
+                return; // between pages or outside: no page can hold the key, nothing to read
+            }
+            PageLocations locations = rg.columns()[keyLeaf].pages();
+            from = locations.firstRows()[pages.entry(first)];
+            to = locations.endRow(pages.entry(last), rg.rowCount());
+            for (int k = 1; k < key.length && from < to; k++) {
+                long[] narrowed = narrow(rg, k, key[k], from, to);
+                from = narrowed[0];
+                to = narrowed[1];
+            }
+            if (from >= to) {
+                return;
+            }
+        } else {
+            from = 0;
+            to = rg.rowCount();
+        }
+        if (key.length == 1) {
+            searchSingleKey(rg, key[0], from, to, out, loaded);
+        } else {
+            searchCompositeKey(rg, key, from, to, out, loaded);
+        }
+    }
+
+    /**
+     * Narrows candidate rows by a later key column's page bounds: pages of that column that overlap
+     * {@code [from, to)} and whose bounds exclude the key cannot hold a match at their ends.
+     */
+    private long[] narrow(RowGroupInfo rg, int k, Object key, long from, long to) {
+        KeyRanges pages = rg.keyPages()[k];
+        int leaf = meta.keyLeaves()[k];
+        PageLocations locations = rg.columns()[leaf].pages();
+        if (pages == null || locations == null) {
+            return new long[] {from, to};
+        }
+        // Trim leading and trailing pages whose bounds exclude the key (null pages never match).
+        int firstPage = locations.pageOfRow(from);
+        int lastPage = locations.pageOfRow(to - 1);
+        long newFrom = from;
+        long newTo = to;
+        int entry = 0;
+        while (entry < pages.size() && pages.entry(entry) < firstPage) {
+            entry++;
+        }
+        for (int p = firstPage; p <= lastPage; p++) {
+            boolean hasBounds = entry < pages.size() && pages.entry(entry) == p;
+            boolean mayHold = hasBounds && pages.contains(entry, key);
+            if (hasBounds) {
+                entry++;
+            }
+            if (mayHold) {
+                break;
+            }
+            newFrom = Math.max(newFrom, locations.endRow(p, rg.rowCount()));
+        }
+        int lastEntry = pages.size() - 1;
+        while (lastEntry >= 0 && pages.entry(lastEntry) > lastPage) {
+            lastEntry--;
+        }
+        for (int p = lastPage; p >= firstPage; p--) {
+            boolean hasBounds = lastEntry >= 0 && pages.entry(lastEntry) == p;
+            boolean mayHold = hasBounds && pages.contains(lastEntry, key);
+            if (hasBounds) {
+                lastEntry--;
+            }
+            if (mayHold) {
+                break;
+            }
+            newTo = Math.min(newTo, locations.firstRows()[p]);
+        }
+        return new long[] {newFrom, Math.max(newFrom, newTo)};
+    }
+
+    private void searchSingleKey(
+            RowGroupInfo rg,
+            Object key,
+            long from,
+            long to,
+            List<RowSpan> out,
+            List<LoadedPage> loaded)
+            throws IOException {
+        int leaf = meta.keyLeaves()[0];
+        KeyType type = meta.keyTypes().get(0);
+        long matchFrom = -1;
+        long matchTo = -1;
+        for (LoadedPage page : loadPages(rg, leaf, from, to, loaded)) {
+            KeyPage keys = KeyPage.decode(page, leaves[leaf], type, this, rg, 0);
+            int lo = keys.lowerBound(key);
+            int hi = keys.upperBound(key);
+            if (lo < hi) {
+                long first = page.firstRow + keys.row(lo);
+                long end = page.firstRow + keys.row(hi - 1) + 1;
+                if (matchFrom < 0) {
+                    matchFrom = first;
+                }
+                matchTo = end;
+            }
+        }
+        if (matchFrom >= 0) {
+            out.add(new RowSpan(rg.ordinal(), matchFrom, matchTo));
+        }
+    }
+
+    private void searchCompositeKey(
+            RowGroupInfo rg,
+            Object[] key,
+            long from,
+            long to,
+            List<RowSpan> out,
+            List<LoadedPage> loaded)
+            throws IOException {
+        int n = key.length;
+        int rows = (int) (to - from);
+        Object[][] columns = new Object[n][];
+        for (int k = 0; k < n; k++) {
+            int leaf = meta.keyLeaves()[k];
+            KeyType type = meta.keyTypes().get(k);
+            Object[] values = new Object[rows];
+            for (LoadedPage page : loadPages(rg, leaf, from, to, loaded)) {
+                KeyPage keys = KeyPage.decode(page, leaves[leaf], type, this, rg, k);
+                for (int i = 0; i < keys.size(); i++) {
+                    long row = page.firstRow + keys.row(i);
+                    if (row >= from && row < to) {
+                        values[(int) (row - from)] = keys.key(i);
+                    }
+                }
+            }
+            columns[k] = values;
+        }
+        long runStart = -1;
+        for (int r = 0; r < rows; r++) {
+            boolean match = true;
+            for (int k = 0; k < n && match; k++) {
+                Object v = columns[k][r];
+                match = v != null && meta.keyTypes().get(k).compare(v, key[k]) == 0;
+            }
+            if (match && runStart < 0) {
+                runStart = from + r;
+            } else if (!match && runStart >= 0) {
+                out.add(new RowSpan(rg.ordinal(), runStart, from + r));
+                runStart = -1;
+            }
+        }
+        if (runStart >= 0) {
+            out.add(new RowSpan(rg.ordinal(), runStart, to));
+        }
+    }
+
+    // ---------------------------------------------------------------- reading values
+
+    /**
+     * Reads {@code columns} of the rows of {@code spans}, appending one {@code Object[]} per row
+     * (values in {@link ValueType}'s representation, in column order) to {@code out}.
+     */
+    void readRows(
+            List<RowSpan> spans, List<String> columns, List<LoadedPage> loaded, List<Object[]> out)
+            throws IOException {
+        int total = 0;
+        for (RowSpan span : spans) {
+            total += (int) (span.to() - span.from());
+        }
+        if (total == 0) {
+            return;
+        }
+        Object[][] rows = new Object[total][];
+        for (int i = 0; i < total; i++) {
+            rows[i] = new Object[columns.size()];
+        }
+        // Fetch every page of every column in one request batch where the page index allows.
+        List<PageRequest> requests = new ArrayList<>();
+        for (int c = 0; c < columns.size(); c++) {
+            int leaf = leaf(columns.get(c));
+            for (RowSpan span : spans) {
+                requests.add(
+                        new PageRequest(
+                                meta.rowGroups().get(span.rowGroup()),
+                                leaf,
+                                span.from(),
+                                span.to()));
+            }
+        }
+        List<List<LoadedPage>> pages = loadPages(requests, loaded);
+        int request = 0;
+        for (int c = 0; c < columns.size(); c++) {
+            ColumnTypes.ValueReader reader = readers.get(columns.get(c));
+            int leaf = leaf(columns.get(c));
+            int row = 0;
+            for (RowSpan span : spans) {
+                for (LoadedPage page : pages.get(request++)) {
+                    PageCursor cursor =
+                            new PageCursor(page.page, leaves[leaf], dictionaryFor(page, leaf));
+                    long pageEnd = page.firstRow + cursor.rows();
+                    long start = Math.max(span.from(), page.firstRow);
+                    long end = Math.min(span.to(), pageEnd);
+                    cursor.skipRows((int) (start - page.firstRow));
+                    for (long r = start; r < end; r++) {
+                        if (!cursor.isNextNull()) {
+                            rows[row][c] = cursor.read(reader);
+                        }
+                        row++;
+                    }
+                }
+            }
+        }
+        for (Object[] r : rows) {
+            out.add(r);
+        }
+    }
+
+    /** Every row of every row group, {@code columns} projected, in file order. */
+    void scan(List<String> columns, DimensionTable.RowConsumer consumer) throws IOException {
+        for (RowGroupInfo rg : meta.rowGroups()) {
+            if (rg.rowCount() == 0) {
+                continue;
+            }
+            List<Object[]> rows = new ArrayList<>((int) rg.rowCount());
+            readRows(
+                    List.of(new RowSpan(rg.ordinal(), 0, rg.rowCount())), columns, List.of(), rows);
+            for (Object[] row : rows) {
+                consumer.accept(row);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- pages
+
+    /** A decompressed data page and the row-group index of its first row. */
+    static final class LoadedPage {
+        final int rowGroup;
+        final int leaf;
+        final int pageNumber;
+        final long firstRow;
+        final DataPage page;
+        @Nullable Dictionary dictionary;
+
+        LoadedPage(
+                int rowGroup,
+                int leaf,
+                int pageNumber,
+                long firstRow,
+                DataPage page,
+                @Nullable Dictionary dictionary) {
+            this.rowGroup = rowGroup;
+            this.leaf = leaf;
+            this.pageNumber = pageNumber;
+            this.firstRow = firstRow;
+            this.page = page;
+            this.dictionary = dictionary;
+        }
+    }
+
+    private record PageRequest(RowGroupInfo rowGroup, int leaf, long from, long to) {}
+
+    private List<LoadedPage> loadPages(
+            RowGroupInfo rg, int leaf, long from, long to, List<LoadedPage> loaded)
+            throws IOException {
+        List<LoadedPage> pages =
+                loadPages(List.of(new PageRequest(rg, leaf, from, to)), List.of()).get(0);
+        loaded.addAll(pages);
+        return pages;
+    }
+
+    /**
+     * The pages covering each request's rows. Pages located by the OffsetIndex are fetched in one
+     * {@link RangeSource#readAll}; chunks without a page index are read whole and walked.
+     */
+    private List<List<LoadedPage>> loadPages(List<PageRequest> requests, List<LoadedPage> loaded)
+            throws IOException {
+        List<List<LoadedPage>> result = new ArrayList<>(requests.size());
+        List<FileRange> ranges = new ArrayList<>();
+        List<int[]> rangeOwners = new ArrayList<>(); // {request, slot in its page list, page}
+        for (int q = 0; q < requests.size(); q++) {
+            PageRequest request = requests.get(q);
+            ColumnChunkInfo chunk = request.rowGroup.columns()[request.leaf];
+            PageLocations locations = chunk.pages();
+            if (locations == null) {
+                result.add(walkChunk(request));
+                continue;
+            }
+            int firstPage = locations.pageOfRow(request.from);
+            int lastPage = locations.pageOfRow(request.to - 1);
+            List<LoadedPage> pages = new ArrayList<>(lastPage - firstPage + 1);
+            for (int p = firstPage; p <= lastPage; p++) {
+                DataPage cached =
+                        alreadyLoaded(loaded, request.rowGroup.ordinal(), request.leaf, p);
+                if (cached == null && pageCache != null) {
+                    cached = pageCache.page(file(), request.rowGroup.ordinal(), request.leaf, p);
+                }
+                pages.add(
+                        new LoadedPage(
+                                request.rowGroup.ordinal(),
+                                request.leaf,
+                                p,
+                                locations.firstRows()[p],
+                                cached,
+                                null));
+                if (cached == null) {
+                    ranges.add(locations.range(p));
+                    rangeOwners.add(new int[] {q, pages.size() - 1, p});
+                }
+            }
+            result.add(pages);
+        }
+        if (!ranges.isEmpty()) {
+            byte[][] bytes = source.readAll(ranges);
+            for (int i = 0; i < bytes.length; i++) {
+                int[] owner = rangeOwners.get(i);
+                PageRequest request = requests.get(owner[0]);
+                ColumnChunkInfo chunk = request.rowGroup.columns()[request.leaf];
+                DataPage page;
+                try {
+                    PageDecoder.Header header = PageDecoder.header(bytes[i], 0, bytes[i].length);
+                    page = PageDecoder.dataPage(bytes[i], header, chunk.codec());
+                } catch (IOException | RuntimeException e) {
+                    throw pageError(request.rowGroup, request.leaf, owner[2], ranges.get(i), e);
+                }
+                if (pageCache != null) {
+                    pageCache.putPage(
+                            file(), request.rowGroup.ordinal(), request.leaf, owner[2], page);
+                }
+                LoadedPage old = result.get(owner[0]).get(owner[1]);
+                result.get(owner[0])
+                        .set(
+                                owner[1],
+                                new LoadedPage(
+                                        old.rowGroup,
+                                        old.leaf,
+                                        old.pageNumber,
+                                        old.firstRow,
+                                        page,
+                                        null));
+            }
+        }
+        return result;
+    }
+
+    @Nullable
+    private static DataPage alreadyLoaded(
+            List<LoadedPage> loaded, int rowGroup, int leaf, int page) {
+        for (LoadedPage p : loaded) {
+            if (p.rowGroup == rowGroup && p.leaf == leaf && p.pageNumber == page) {
+                return p.page;
+            }
+        }
+        return null;
+    }
+
+    /** No page index: read the whole column chunk and walk its pages. */
+    private List<LoadedPage> walkChunk(PageRequest request) throws IOException {
+        RowGroupInfo rg = request.rowGroup;
+        ColumnChunkInfo chunk = rg.columns()[request.leaf];
+        FileRange range = new FileRange(chunk.startOffset(), (int) chunk.totalCompressedSize());
+        byte[] bytes = source.read(range);
+        List<LoadedPage> pages = new ArrayList<>();
+        Dictionary dictionary = null;
+        int offset = 0;
+        long row = 0;
+        int pageNumber = 0;
+        try {
+            while (offset < bytes.length && row < request.to) {
+                PageDecoder.Header header =
+                        PageDecoder.header(bytes, offset, bytes.length - offset);
+                int next = header.payloadOffset() + header.header().getCompressed_page_size();
+                PageType type = header.header().getType();
+                if (type == PageType.DICTIONARY_PAGE) {
+                    dictionary =
+                            PageDecoder.dictionary(
+                                    bytes, header, chunk.codec(), leaves[request.leaf]);
+                } else if (type == PageType.DATA_PAGE || type == PageType.DATA_PAGE_V2) {
+                    int values =
+                            type == PageType.DATA_PAGE
+                                    ? header.header().getData_page_header().getNum_values()
+                                    : header.header().getData_page_header_v2().getNum_rows();
+                    if (row + values > request.from) {
+                        DataPage page = PageDecoder.dataPage(bytes, header, chunk.codec());
+                        pages.add(
+                                new LoadedPage(
+                                        rg.ordinal(),
+                                        request.leaf,
+                                        pageNumber,
+                                        row,
+                                        page,
+                                        dictionary));
+                    }
+                    row += values;
+                    pageNumber++;
+                }
+                offset = next;
+            }
+        } catch (IOException | RuntimeException e) {
+            throw pageError(rg, request.leaf, pageNumber, range, e);
+        }
+        return pages;
+    }
+
+    @Nullable
+    Dictionary dictionaryFor(LoadedPage page, int leaf) throws IOException {
+        if (!page.page.valueEncoding().usesDictionary()) {
+            return null;
+        }
+        if (page.dictionary != null) {
+            return page.dictionary;
+        }
+        RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
+        if (pageCache != null) {
+            Dictionary cached = pageCache.dictionary(file(), rg.ordinal(), leaf);
+            if (cached != null) {
+                return cached;
+            }
+        }
+        ColumnChunkInfo chunk = rg.columns()[leaf];
+        if (!chunk.hasDictionaryPage()) {
+            throw new LookupFileException(
+                    "File "
+                            + file()
+                            + ": column '"
+                            + leaves[leaf].getPath()[0]
+                            + "' in row group "
+                            + rg.ordinal()
+                            + " uses dictionary encoding but has no dictionary page."
+                            + " The file is damaged: rewrite it.");
+        }
+        FileRange range =
+                new FileRange(
+                        chunk.startOffset(),
+                        (int) (chunk.firstDataPageOffset() - chunk.startOffset()));
+        byte[] bytes = source.read(range);
+        Dictionary dictionary;
+        int size;
+        try {
+            PageDecoder.Header header = PageDecoder.header(bytes, 0, bytes.length);
+            size = header.header().getUncompressed_page_size();
+            dictionary = PageDecoder.dictionary(bytes, header, chunk.codec(), leaves[leaf]);
+        } catch (IOException | RuntimeException e) {
+            throw pageError(rg, leaf, -1, range, e);
+        }
+        if (pageCache != null) {
+            pageCache.putDictionary(file(), rg.ordinal(), leaf, dictionary, 64 + 2 * size);
+        }
+        page.dictionary = dictionary;
+        return dictionary;
+    }
+
+    private LookupFileException pageError(
+            RowGroupInfo rg, int leaf, int page, FileRange range, Exception e) {
+        if (e instanceof LookupFileException lfe) {
+            return lfe;
+        }
+        String what = page < 0 ? "the dictionary page" : "page " + page;
+        return new LookupFileException(
+                "File "
+                        + file()
+                        + ": "
+                        + what
+                        + " of column '"
+                        + String.join(".", leaves[leaf].getPath())
+                        + "' in row group "
+                        + rg.ordinal()
+                        + " (bytes "
+                        + range.offset()
+                        + ".."
+                        + range.end()
+                        + ") cannot be read: "
+                        + e.getMessage()
+                        + ". The file is damaged or was rewritten in place; rewrite it atomically.",
+                e);
+    }
+
+    LookupFileException unsortedPage(
+            RowGroupInfo rg, int keyIndex, int page, Object before, Object after) {
+        KeyType type = meta.keyTypes().get(keyIndex);
+        String column = meta.sortKey().get(keyIndex);
+        return new LookupFileException(
+                "File "
+                        + file()
+                        + " is not sorted by '"
+                        + column
+                        + "': in row group "
+                        + rg.ordinal()
+                        + ", page "
+                        + page
+                        + ", key "
+                        + type.format(before)
+                        + " comes before "
+                        + type.format(after)
+                        + ". Lookups need files sorted by the key: rewrite it"
+                        + " with 'prepare --key "
+                        + column
+                        + "'.");
+    }
+
+    @Override
+    public void close() throws IOException {
+        source.close();
+    }
+
+    private static int countLeaves(Type type) {
+        if (type.isPrimitive()) {
+            return 1;
+        }
+        int n = 0;
+        for (Type child : type.asGroupType().getFields()) {
+            n += countLeaves(child);
+        }
+        return n;
+    }
+
+    // ---------------------------------------------------------------- key pages
+
+    /**
+     * The non-null keys of one page in comparable form with their row positions. Sorted order is
+     * checked while decoding: an unsorted page is an error, never a wrong answer.
+     */
+    static final class KeyPage {
+        private final KeyType type;
+        private final int[] rows;
+        @Nullable private final long[] longs;
+        @Nullable private final Object[] objects;
+        private final int size;
+
+        private KeyPage(KeyType type, int[] rows, long[] longs, Object[] objects, int size) {
+            this.type = type;
+            this.rows = rows;
+            this.longs = longs;
+            this.objects = objects;
+            this.size = size;
+        }
+
+        static KeyPage decode(
+                LoadedPage loaded,
+                ColumnDescriptor column,
+                KeyType type,
+                SortedFile file,
+                RowGroupInfo rg,
+                int keyIndex)
+                throws IOException {
+            DataPage page = loaded.page;
+            int n = page.valueCount();
+            if (type.kind() == KeyType.Kind.LONG
+                    && page.valueEncoding() == Encoding.PLAIN
+                    && column.getMaxDefinitionLevel() == 0
+                    && !page.v2()) {
+                return plainLongs(loaded, column, type, file, rg, keyIndex);
+            }
+            PageCursor cursor =
+                    new PageCursor(
+                            page,
+                            column,
+                            file.dictionaryFor(loaded, file.leaf(column.getPath()[0])));
+            int[] rows = new int[n];
+            long[] longs = type.kind() == KeyType.Kind.LONG ? new long[n] : null;
+            Object[] objects = longs == null ? new Object[n] : null;
+            boolean int32 =
+                    column.getPrimitiveType().getPrimitiveTypeName()
+                            == PrimitiveType.PrimitiveTypeName.INT32;
+            ValuesReader values = cursor.values();
+            int size = 0;
+            for (int r = 0; r < n; r++) {
+                if (cursor.isNextNull()) {
+                    continue;
+                }
+                rows[size] = r;
+                if (longs != null) {
+                    long v = int32 ? values.readInteger() : values.readLong();
+                    if (keyIndex == 0 && size > 0 && v < longs[size - 1]) {
+                        throw file.unsortedPage(
+                                rg, keyIndex, loaded.pageNumber, longs[size - 1], v);
+                    }
+                    longs[size] = v;
+                } else {
+                    byte[] bytes = values.readBytes().getBytes();
+                    Object v =
+                            type.kind() == KeyType.Kind.BIG_INTEGER ? new BigInteger(bytes) : bytes;
+                    if (keyIndex == 0 && size > 0 && type.compare(objects[size - 1], v) > 0) {
+                        throw file.unsortedPage(
+                                rg, keyIndex, loaded.pageNumber, objects[size - 1], v);
+                    }
+                    objects[size] = v;
+                }
+                size++;
+            }
+            // Only the leading key is checked: later ones are sorted within runs of equal leads.
+            return new KeyPage(type, rows, longs, objects, size);
+        }
+
+        /** Required PLAIN INT32/INT64 keys: read straight from the page bytes. */
+        private static KeyPage plainLongs(
+                LoadedPage loaded,
+                ColumnDescriptor column,
+                KeyType type,
+                SortedFile file,
+                RowGroupInfo rg,
+                int keyIndex) {
+            DataPage page = loaded.page;
+            int n = page.valueCount();
+            ByteBuffer data = ByteBuffer.wrap(page.data()).order(ByteOrder.LITTLE_ENDIAN);
+            boolean int32 =
+                    column.getPrimitiveType().getPrimitiveTypeName()
+                            == PrimitiveType.PrimitiveTypeName.INT32;
+            long[] longs = new long[n];
+            int[] rows = new int[n];
+            for (int r = 0; r < n; r++) {
+                long v = int32 ? data.getInt(r << 2) : data.getLong(r << 3);
+                if (keyIndex == 0 && r > 0 && v < longs[r - 1]) {
+                    throw file.unsortedPage(rg, keyIndex, loaded.pageNumber, longs[r - 1], v);
+                }
+                longs[r] = v;
+                rows[r] = r;
+            }
+            return new KeyPage(type, rows, longs, null, n);
+        }
+
+        int size() {
+            return size;
+        }
+
+        int row(int i) {
+            return rows[i];
+        }
+
+        Object key(int i) {
+            return longs != null ? (Object) longs[i] : objects[i];
+        }
+
+        /** First index whose key is at least {@code key}. */
+        int lowerBound(Object key) {
+            int lo = 0;
+            int hi = size;
+            if (longs != null) {
+                long k = (Long) key;
+                while (lo < hi) {
+                    int mid = (lo + hi) >>> 1;
+                    if (longs[mid] < k) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                return lo;
+            }
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (type.compare(objects[mid], key) < 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo;
+        }
+
+        /** First index whose key is above {@code key}. */
+        int upperBound(Object key) {
+            int lo = 0;
+            int hi = size;
+            if (longs != null) {
+                long k = (Long) key;
+                while (lo < hi) {
+                    int mid = (lo + hi) >>> 1;
+                    if (longs[mid] <= k) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                return lo;
+            }
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (type.compare(objects[mid], key) <= 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo;
+        }
+    }
+}

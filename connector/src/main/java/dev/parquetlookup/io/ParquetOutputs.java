@@ -1,0 +1,173 @@
+package dev.parquetlookup.io;
+
+import org.apache.parquet.conf.HadoopParquetConfiguration;
+import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.hadoop.util.HadoopStreams;
+import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.io.PositionOutputStream;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RawLocalFileSystem;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.URI;
+import java.util.Map;
+
+/**
+ * Where Parquet files are written: a parquet-java {@link OutputFile} for any Hadoop URI or local
+ * path, and the two parquet-java writer classes whose abstract methods take a Hadoop {@code
+ * Configuration}, so that code outside {@code io} can write Parquet without importing Hadoop.
+ *
+ * <p>Local paths use {@link RawLocalFileSystem}, so no {@code .crc} side files appear. Example:
+ *
+ * <pre>{@code
+ * try (ParquetOutputs.Target target = ParquetOutputs.create("/tmp/out.parquet", Map.of())) {
+ *     ParquetWriter<Object[]> writer =
+ *             ParquetOutputs.writerBuilder(target.outputFile(), mySupport).build();
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class ParquetOutputs {
+
+    private ParquetOutputs() {}
+
+    /**
+     * A write target for {@code path} (a plain local path or any Hadoop URI), with a Hadoop
+     * configuration made of the defaults plus {@code hadoopOptions}. Nothing is created until the
+     * output file's {@code create} is called.
+     */
+    public static Target create(String path, Map<String, String> hadoopOptions) throws IOException {
+        Configuration conf = new Configuration();
+        hadoopOptions.forEach(conf::set);
+        Path p = new Path(path);
+        URI uri = p.toUri();
+        FileSystem fs;
+        if ((uri.getScheme() == null || uri.getScheme().equals("file"))
+                && conf.get("fs.file.impl") == null) {
+            RawLocalFileSystem local = new RawLocalFileSystem();
+            local.initialize(URI.create("file:///"), conf);
+            fs = local;
+        } else {
+            fs = FileSystem.newInstance(uri, conf);
+        }
+        return new Target(fs, fs.makeQualified(p));
+    }
+
+    /**
+     * A parquet-java writer builder for {@code file} that uses {@code writeSupport}; configure it
+     * with the builder's {@code with...} methods and call {@code build()}.
+     */
+    public static <T> ParquetWriter.Builder<T, ?> writerBuilder(
+            OutputFile file, WriteSupport<T> writeSupport) {
+        return new SupportBuilder<>(file, writeSupport);
+    }
+
+    /** One file to write, and the file system that writes it (closed with this target). */
+    public static final class Target implements Closeable {
+        private final FileSystem fs;
+        private final Path path;
+
+        private Target(FileSystem fs, Path path) {
+            this.fs = fs;
+            this.path = path;
+        }
+
+        /** The fully qualified path, e.g. {@code file:/tmp/out.parquet}. */
+        public String path() {
+            return path.toString();
+        }
+
+        /** Whether something exists at the path. */
+        public boolean exists() throws IOException {
+            return fs.exists(path);
+        }
+
+        /** Removes the file, for example a partial file after a failed write. */
+        public void delete() throws IOException {
+            fs.delete(path, false);
+        }
+
+        /** The file as a parquet-java output; parent directories are created on demand. */
+        public OutputFile outputFile() {
+            return new OutputFile() {
+                @Override
+                public PositionOutputStream create(long blockSizeHint) throws IOException {
+                    return HadoopStreams.wrap(fs.create(path, false));
+                }
+
+                @Override
+                public PositionOutputStream createOrOverwrite(long blockSizeHint)
+                        throws IOException {
+                    return HadoopStreams.wrap(fs.create(path, true));
+                }
+
+                @Override
+                public boolean supportsBlockSize() {
+                    // No row-group padding to file-system blocks: sizes are chosen by row count.
+                    return false;
+                }
+
+                @Override
+                public long defaultBlockSize() {
+                    return 0;
+                }
+
+                @Override
+                public String getPath() {
+                    return path.toString();
+                }
+            };
+        }
+
+        @Override
+        public void close() throws IOException {
+            fs.close();
+        }
+    }
+
+    /**
+     * A {@link WriteSupport} whose subclasses implement only the Hadoop-free {@link
+     * #init(ParquetConfiguration)}.
+     */
+    public abstract static class WriteSupportBase<T> extends WriteSupport<T> {
+
+        @Override
+        public final WriteContext init(Configuration configuration) {
+            return init(new HadoopParquetConfiguration(configuration));
+        }
+
+        @Override
+        public abstract WriteContext init(ParquetConfiguration configuration);
+    }
+
+    private static final class SupportBuilder<T>
+            extends ParquetWriter.Builder<T, SupportBuilder<T>> {
+        private final WriteSupport<T> writeSupport;
+
+        SupportBuilder(OutputFile file, WriteSupport<T> writeSupport) {
+            super(file);
+            this.writeSupport = writeSupport;
+        }
+
+        @Override
+        protected SupportBuilder<T> self() {
+            return this;
+        }
+
+        @Override
+        protected WriteSupport<T> getWriteSupport(Configuration conf) {
+            return writeSupport;
+        }
+
+        @Override
+        protected WriteSupport<T> getWriteSupport(ParquetConfiguration conf) {
+            return writeSupport;
+        }
+    }
+}

@@ -1,0 +1,292 @@
+package dev.parquetlookup.writer;
+
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * Sorts prepared rows by the sort key with bounded memory: rows are buffered until the row or byte
+ * budget is reached, then sorted and spilled to a temporary file (a "run"); at the end the runs are
+ * merged (in several passes when there are more than {@value #MAX_FAN_IN}). The sort is stable:
+ * rows with equal keys keep their input order.
+ */
+final class ExternalSorter implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExternalSorter.class);
+
+    /** Runs merged at once; each open run holds one buffered stream. */
+    static final int MAX_FAN_IN = 64;
+
+    private static final int STREAM_BUFFER = 64 << 10;
+
+    private final RowLayout layout;
+    private final PrimitiveTypeName[] physical;
+    private final int maxRows;
+    private final long maxBytes;
+    private final Path tempParent;
+    private final Comparator<Object[]> order;
+
+    private List<Object[]> buffer = new ArrayList<>();
+    private long bufferBytes;
+    private final List<Path> runs = new ArrayList<>();
+    private Path tempDir;
+    private int spills;
+
+    ExternalSorter(RowLayout layout, WriterOptions options) {
+        this.layout = layout;
+        this.maxRows = options.sortBufferRows();
+        this.maxBytes = options.sortBufferBytes();
+        this.tempParent =
+                options.sortTempDir() != null
+                        ? options.sortTempDir()
+                        : Path.of(System.getProperty("java.io.tmpdir"));
+        this.order = layout::compareKeys;
+        int n = layout.schema().getFieldCount();
+        physical = new PrimitiveTypeName[n];
+        for (int i = 0; i < n; i++) {
+            physical[i] = layout.schema().getType(i).asPrimitiveType().getPrimitiveTypeName();
+        }
+    }
+
+    /** Number of runs spilled to disk so far (for tests and progress). */
+    int spills() {
+        return spills;
+    }
+
+    void add(Object[] prepared) throws IOException {
+        buffer.add(prepared);
+        bufferBytes += estimateBytes(prepared);
+        if (buffer.size() >= maxRows || bufferBytes >= maxBytes) {
+            spill();
+        }
+    }
+
+    /** Rough heap size of a prepared row: array, boxed values, binary contents. */
+    private static long estimateBytes(Object[] row) {
+        long bytes = 16 + 8L * row.length;
+        for (Object v : row) {
+            if (v instanceof Binary b) {
+                bytes += 48 + b.length();
+            } else if (v != null) {
+                bytes += 24;
+            }
+        }
+        return bytes;
+    }
+
+    private void spill() throws IOException {
+        if (buffer.isEmpty()) {
+            return;
+        }
+        buffer.sort(order);
+        if (tempDir == null) {
+            Files.createDirectories(tempParent);
+            tempDir = Files.createTempDirectory(tempParent, "parquet-lookup-sort-");
+        }
+        Path run = tempDir.resolve("run-" + runs.size() + "-" + spills);
+        try (DataOutputStream out =
+                new DataOutputStream(
+                        new BufferedOutputStream(Files.newOutputStream(run), STREAM_BUFFER))) {
+            for (Object[] row : buffer) {
+                writeRow(out, row);
+            }
+        }
+        LOG.debug("Spilled a sorted run of {} rows to {}", buffer.size(), run);
+        runs.add(run);
+        spills++;
+        buffer = new ArrayList<>();
+        bufferBytes = 0;
+    }
+
+    /** Sorts what was added and returns the rows in key order. Call once. */
+    SortedRows finish() throws IOException {
+        if (runs.isEmpty()) {
+            buffer.sort(order);
+            List<Object[]> rows = buffer;
+            buffer = new ArrayList<>();
+            return new SortedRows() {
+                private int next;
+
+                @Override
+                public Object[] next() {
+                    return next < rows.size() ? rows.get(next++) : null;
+                }
+
+                @Override
+                public void close() {}
+            };
+        }
+        spill();
+        // Merge groups of runs until few enough remain to merge in one pass.
+        List<Path> current = new ArrayList<>(runs);
+        int pass = 0;
+        while (current.size() > MAX_FAN_IN) {
+            List<Path> next = new ArrayList<>();
+            for (int from = 0; from < current.size(); from += MAX_FAN_IN) {
+                List<Path> group =
+                        current.subList(from, Math.min(current.size(), from + MAX_FAN_IN));
+                Path merged = tempDir.resolve("merge-" + pass + "-" + next.size());
+                try (Merger merger = new Merger(group);
+                        DataOutputStream out =
+                                new DataOutputStream(
+                                        new BufferedOutputStream(
+                                                Files.newOutputStream(merged), STREAM_BUFFER))) {
+                    for (Object[] row = merger.next(); row != null; row = merger.next()) {
+                        writeRow(out, row);
+                    }
+                }
+                for (Path p : group) {
+                    Files.deleteIfExists(p);
+                }
+                next.add(merged);
+            }
+            current = next;
+            pass++;
+        }
+        return new Merger(current);
+    }
+
+    /** Rows in key order; {@code next()} returns null at the end. */
+    interface SortedRows extends Closeable {
+        Object[] next() throws IOException;
+    }
+
+    /** Stable k-way merge: equal keys come from the earlier run first. */
+    private final class Merger implements SortedRows {
+        private final List<DataInputStream> inputs = new ArrayList<>();
+        private final PriorityQueue<Head> heads;
+
+        Merger(List<Path> runFiles) throws IOException {
+            heads =
+                    new PriorityQueue<>(
+                            Math.max(1, runFiles.size()),
+                            (a, b) -> {
+                                int c = layout.compareKeys(a.row, b.row);
+                                return c != 0 ? c : Integer.compare(a.run, b.run);
+                            });
+            try {
+                for (int i = 0; i < runFiles.size(); i++) {
+                    DataInputStream in =
+                            new DataInputStream(
+                                    new BufferedInputStream(
+                                            Files.newInputStream(runFiles.get(i)), STREAM_BUFFER));
+                    inputs.add(in);
+                    Object[] row = readRow(in);
+                    if (row != null) {
+                        heads.add(new Head(row, i));
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+
+        @Override
+        public Object[] next() throws IOException {
+            Head head = heads.poll();
+            if (head == null) {
+                return null;
+            }
+            Object[] following = readRow(inputs.get(head.run));
+            if (following != null) {
+                heads.add(new Head(following, head.run));
+            }
+            return head.row;
+        }
+
+        @Override
+        public void close() throws IOException {
+            for (DataInputStream in : inputs) {
+                in.close();
+            }
+        }
+    }
+
+    private record Head(Object[] row, int run) {}
+
+    private void writeRow(DataOutputStream out, Object[] row) throws IOException {
+        for (int i = 0; i < row.length; i++) {
+            Object v = row[i];
+            if (v == null) {
+                out.writeByte(0);
+                continue;
+            }
+            out.writeByte(1);
+            switch (physical[i]) {
+                case BOOLEAN -> out.writeBoolean((Boolean) v);
+                case INT32 -> out.writeInt((Integer) v);
+                case INT64 -> out.writeLong((Long) v);
+                case FLOAT -> out.writeFloat((Float) v);
+                case DOUBLE -> out.writeDouble((Double) v);
+                case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> {
+                    Binary b = (Binary) v;
+                    out.writeInt(b.length());
+                    b.writeTo((java.io.OutputStream) out);
+                }
+            }
+        }
+    }
+
+    private Object[] readRow(DataInputStream in) throws IOException {
+        int first = in.read();
+        if (first < 0) {
+            return null;
+        }
+        Object[] row = new Object[physical.length];
+        for (int i = 0; i < row.length; i++) {
+            int present = i == 0 ? first : in.readUnsignedByte();
+            if (present == 0) {
+                continue;
+            }
+            row[i] =
+                    switch (physical[i]) {
+                        case BOOLEAN -> in.readBoolean();
+                        case INT32 -> in.readInt();
+                        case INT64 -> in.readLong();
+                        case FLOAT -> in.readFloat();
+                        case DOUBLE -> in.readDouble();
+                        case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> {
+                            byte[] bytes = new byte[in.readInt()];
+                            in.readFully(bytes);
+                            yield Binary.fromConstantByteArray(bytes);
+                        }
+                    };
+        }
+        return row;
+    }
+
+    /** Deletes the temporary runs. */
+    @Override
+    public void close() throws IOException {
+        buffer = new ArrayList<>();
+        if (tempDir == null) {
+            return;
+        }
+        try (var files = Files.list(tempDir)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(p);
+            }
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        Files.deleteIfExists(tempDir);
+        tempDir = null;
+    }
+}

@@ -1,0 +1,219 @@
+package dev.parquetlookup.writer;
+
+import org.apache.parquet.format.ColumnChunk;
+import org.apache.parquet.format.FileMetaData;
+import org.apache.parquet.format.RowGroup;
+import org.apache.parquet.format.SortingColumn;
+import org.apache.parquet.format.Util;
+import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.io.PositionOutputStream;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Edits the Parquet footer as parquet-java writes it, for what parquet-java 1.18 cannot write: the
+ * row groups' {@code sorting_columns}, and files without a page index.
+ *
+ * <p>Before the writer is closed, {@link #beginTail()} makes the stream hold back what follows (the
+ * last row group, the page indexes and the footer; on the order of one row group). When the stream
+ * is closed the footer is decoded, edited and written out. Offsets in the footer all point before
+ * it, so they stay valid. Without a page index the index bytes are dropped too when they sit right
+ * before the footer, as parquet-java lays them out.
+ */
+final class FooterRewritingOutputFile implements OutputFile {
+
+    private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
+
+    private final OutputFile delegate;
+    private final List<SortingColumn> sortingColumns;
+    private final boolean pageIndex;
+    private TailStream stream;
+
+    FooterRewritingOutputFile(
+            OutputFile delegate, List<SortingColumn> sortingColumns, boolean pageIndex) {
+        this.delegate = delegate;
+        this.sortingColumns = List.copyOf(sortingColumns);
+        this.pageIndex = pageIndex;
+    }
+
+    /** From now on, hold back the bytes written so that the footer can be edited. */
+    void beginTail() {
+        if (stream != null) {
+            stream.tail = new ByteArrayOutputStream();
+        }
+    }
+
+    /** After an error: throw away whatever is still written, the file is deleted anyway. */
+    void discard() {
+        if (stream != null) {
+            stream.discard = true;
+        }
+    }
+
+    @Override
+    public PositionOutputStream create(long blockSizeHint) throws IOException {
+        stream = new TailStream(delegate.create(blockSizeHint));
+        return stream;
+    }
+
+    @Override
+    public PositionOutputStream createOrOverwrite(long blockSizeHint) throws IOException {
+        stream = new TailStream(delegate.createOrOverwrite(blockSizeHint));
+        return stream;
+    }
+
+    @Override
+    public boolean supportsBlockSize() {
+        return delegate.supportsBlockSize();
+    }
+
+    @Override
+    public long defaultBlockSize() {
+        return delegate.defaultBlockSize();
+    }
+
+    @Override
+    public String getPath() {
+        return delegate.getPath();
+    }
+
+    private final class TailStream extends PositionOutputStream {
+        private final PositionOutputStream out;
+        private ByteArrayOutputStream tail;
+        private boolean discard;
+        private boolean closed;
+
+        TailStream(PositionOutputStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public long getPos() throws IOException {
+            return out.getPos() + (tail == null ? 0 : tail.size());
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            if (discard) {
+                return;
+            }
+            if (tail != null) {
+                tail.write(b);
+            } else {
+                out.write(b);
+            }
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            if (discard) {
+                return;
+            }
+            if (tail != null) {
+                tail.write(b, off, len);
+            } else {
+                out.write(b, off, len);
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            if (!discard) {
+                out.flush();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                if (!discard && tail != null) {
+                    writeEditedTail(out.getPos(), tail.toByteArray());
+                }
+            } finally {
+                out.close();
+            }
+        }
+
+        private void writeEditedTail(long tailStart, byte[] bytes) throws IOException {
+            int n = bytes.length;
+            if (n < 8 || !Arrays.equals(bytes, n - 4, n, MAGIC, 0, 4)) {
+                throw new IOException(
+                        "internal error: the end of " + getPath() + " is not a Parquet footer");
+            }
+            int footerLength =
+                    (bytes[n - 8] & 0xFF)
+                            | (bytes[n - 7] & 0xFF) << 8
+                            | (bytes[n - 6] & 0xFF) << 16
+                            | (bytes[n - 5] & 0xFF) << 24;
+            int footerStart = n - 8 - footerLength;
+            if (footerStart < 0) {
+                throw new IOException(
+                        "internal error: the footer of " + getPath() + " was not held back");
+            }
+            FileMetaData footer =
+                    Util.readFileMetaData(
+                            new ByteArrayInputStream(bytes, footerStart, footerLength));
+            int keep = footerStart;
+            long indexStart = Long.MAX_VALUE;
+            long indexEnd = Long.MIN_VALUE;
+            for (RowGroup rowGroup : footer.getRow_groups()) {
+                if (!sortingColumns.isEmpty()) {
+                    rowGroup.setSorting_columns(sortingColumns);
+                }
+                if (!pageIndex) {
+                    for (ColumnChunk chunk : rowGroup.getColumns()) {
+                        if (chunk.isSetColumn_index_offset()) {
+                            indexStart = Math.min(indexStart, chunk.getColumn_index_offset());
+                            indexEnd =
+                                    Math.max(
+                                            indexEnd,
+                                            chunk.getColumn_index_offset()
+                                                    + chunk.getColumn_index_length());
+                        }
+                        if (chunk.isSetOffset_index_offset()) {
+                            indexStart = Math.min(indexStart, chunk.getOffset_index_offset());
+                            indexEnd =
+                                    Math.max(
+                                            indexEnd,
+                                            chunk.getOffset_index_offset()
+                                                    + chunk.getOffset_index_length());
+                        }
+                        chunk.unsetColumn_index_offset();
+                        chunk.unsetColumn_index_length();
+                        chunk.unsetOffset_index_offset();
+                        chunk.unsetOffset_index_length();
+                    }
+                }
+            }
+            // The indexes sit between the last column chunk and the footer: cut them out.
+            if (!pageIndex
+                    && indexStart != Long.MAX_VALUE
+                    && indexStart >= tailStart
+                    && indexEnd == tailStart + footerStart) {
+                keep = (int) (indexStart - tailStart);
+            }
+            ByteArrayOutputStream edited = new ByteArrayOutputStream(footerLength + 256);
+            Util.writeFileMetaData(footer, edited);
+            int length = edited.size();
+            out.write(bytes, 0, keep);
+            edited.writeTo(out);
+            out.write(
+                    new byte[] {
+                        (byte) length,
+                        (byte) (length >>> 8),
+                        (byte) (length >>> 16),
+                        (byte) (length >>> 24)
+                    });
+            out.write(MAGIC);
+        }
+    }
+}
