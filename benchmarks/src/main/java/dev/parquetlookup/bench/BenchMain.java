@@ -26,10 +26,20 @@ public final class BenchMain {
         System.setProperty("java.awt.headless", "true");
         BenchOptions options;
         try {
+            if (args.length > 0 && args[0].equals(LayoutSuite.CHILD)) {
+                String[] rest = args.clone();
+                rest[0] = "layout";
+                LayoutSuite.gcChild(BenchOptions.parse(rest), out);
+                return 0;
+            }
             options = BenchOptions.parse(args);
         } catch (IllegalArgumentException e) {
             out.println(e.getMessage());
             return 2;
+        } catch (Exception e) {
+            out.println("FAILED " + e);
+            e.printStackTrace(out);
+            return 1;
         }
         try {
             Files.createDirectories(options.out());

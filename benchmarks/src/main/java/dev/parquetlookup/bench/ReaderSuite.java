@@ -56,6 +56,12 @@ final class ReaderSuite {
         Map<String, Long> heap = new LinkedHashMap<>();
         try {
             openAll(file, layout, systems, heap);
+            // One longer warm-up per system before the first case, so JIT compilation of the
+            // slower peers does not land in the first measured case.
+            long[] warm = KeyMix.UNIFORM.keys(options.rows(), Math.min(keyCount(), 50_000), 2);
+            for (LookupSystem system : systems) {
+                Measurement.run(system, warm, null, 1, 3 * options.warmupMillis() * 1_000_000L);
+            }
             for (KeyMix mix : KeyMix.values()) {
                 for (int threads : options.threads()) {
                     measureCase(systems, heap, mix, threads);
@@ -135,135 +141,32 @@ final class ReaderSuite {
             throws Exception {
         long[] keys = mix.keys(options.rows(), keyCount(), 0);
         long[] warm = mix.keys(options.rows(), Math.min(keyCount(), 50_000), 1);
-        long runNanos = options.runMillis() * 1_000_000L;
-        Map<LookupSystem, long[]> answers = new LinkedHashMap<>();
-        Map<LookupSystem, List<Measurement.Run>> runs = new LinkedHashMap<>();
+        CaseRunner.Outcome outcome =
+                CaseRunner.measure(
+                        SUITE,
+                        mix.label(),
+                        systems,
+                        options.rows(),
+                        keys,
+                        warm,
+                        threads,
+                        options,
+                        report);
         for (LookupSystem system : systems) {
-            answers.put(system, new long[keys.length]);
-            runs.put(system, new ArrayList<>());
-            Measurement.run(system, warm, null, threads, options.warmupMillis() * 1_000_000L);
+            report.result(
+                    CaseRunner.row(
+                            SUITE,
+                            system,
+                            heap.get(system.name()),
+                            mix.label(),
+                            threads,
+                            outcome.runs().get(system),
+                            Map.of()));
         }
-        for (int rep = 0; rep < options.repetitions(); rep++) {
-            List<LookupSystem> order = new ArrayList<>(systems);
-            if (rep % 2 == 1) {
-                java.util.Collections.reverse(order);
-            }
-            for (LookupSystem system : order) {
-                runs.get(system)
-                        .add(Measurement.run(system, keys, answers.get(system), threads, runNanos));
-            }
-        }
-        verify(mix, threads, keys, answers, runs);
-        for (LookupSystem system : systems) {
-            emit(system, heap.get(system.name()), mix.label(), threads, runs.get(system));
-        }
-    }
-
-    /** Every answering system's answers over the common prefix must match the dataset's truth. */
-    private void verify(
-            KeyMix mix,
-            int threads,
-            long[] keys,
-            Map<LookupSystem, long[]> answers,
-            Map<LookupSystem, List<Measurement.Run>> runs) {
-        int common = keys.length;
-        for (Map.Entry<LookupSystem, List<Measurement.Run>> e : runs.entrySet()) {
-            if (e.getKey().answers()) {
-                int max = e.getValue().stream().mapToInt(Measurement.Run::prefix).max().orElse(0);
-                common = Math.min(common, max);
-            }
-        }
-        long expected = 0;
-        long[] truth = new long[common];
-        for (int i = 0; i < common; i++) {
-            truth[i] = Fingerprint.answer(i, keys[i], truth(keys[i]));
-            expected += truth[i];
-        }
-        StringBuilder agreeing = new StringBuilder();
-        for (Map.Entry<LookupSystem, long[]> e : answers.entrySet()) {
-            LookupSystem system = e.getKey();
-            if (!system.answers()) {
-                continue;
-            }
-            long got = Fingerprint.sum(e.getValue(), common);
-            if (got != expected) {
-                int first = 0;
-                while (first < common && e.getValue()[first] == truth[first]) {
-                    first++;
-                }
-                throw new IllegalStateException(
-                        String.format(
-                                "fingerprint mismatch in suite=%s case=%s threads=%d: %s gave %s,"
-                                        + " expected %s over the first %d keys; first wrong answer"
-                                        + " at index %d (key %d, expected v=%s)",
-                                SUITE,
-                                mix.label(),
-                                threads,
-                                system.name(),
-                                Fingerprint.hex(got),
-                                Fingerprint.hex(expected),
-                                common,
-                                first,
-                                first < common ? keys[first] : -1,
-                                first < common ? truth(keys[first]) : "?"));
-            }
-            agreeing.append(agreeing.length() == 0 ? "" : ",").append(system.name());
-        }
-        report.note(
-                String.format(
-                        "fingerprint suite=%s case=%s threads=%d keys=%d %s agree=%s",
-                        SUITE, mix.label(), threads, common, Fingerprint.hex(expected), agreeing));
     }
 
     private String truth(long k) {
-        return k >= 1 && k <= options.rows() ? Md5Hex.of(k) : null;
-    }
-
-    private void emit(
-            LookupSystem system,
-            Long heapBytes,
-            String caseName,
-            int threads,
-            List<Measurement.Run> list) {
-        List<Measurement.Run> sorted = new ArrayList<>(list);
-        sorted.sort((a, b) -> Double.compare(a.opsPerSec(), b.opsPerSec()));
-        Measurement.Run median = sorted.get(sorted.size() / 2);
-        long ops = 0;
-        long bytes = 0;
-        long reads = 0;
-        for (Measurement.Run r : list) {
-            ops += r.ops();
-            bytes += r.bytes();
-            reads += r.reads();
-        }
-        boolean hashMap = system.name().equals("hashmap");
-        Double bytesPerOp = null;
-        Double readsPerOp = null;
-        if (hashMap) {
-            bytesPerOp = 0.0;
-            readsPerOp = 0.0;
-        } else if (list.get(0).bytes() >= 0) {
-            bytesPerOp = (double) bytes / Math.max(1, ops);
-            readsPerOp = (double) reads / Math.max(1, ops);
-        }
-        Map<String, String> extra = new LinkedHashMap<>();
-        extra.put("ops", Long.toString(ops));
-        report.result(
-                new ResultRow(
-                        SUITE,
-                        system.name(),
-                        caseName,
-                        threads,
-                        median.opsPerSec(),
-                        median.percentileMicros(0.50),
-                        median.percentileMicros(0.99),
-                        bytesPerOp,
-                        readsPerOp,
-                        heapBytes == null ? null : Double.valueOf(heapBytes / (1024.0 * 1024.0)),
-                        sorted.get(0).opsPerSec(),
-                        sorted.get(sorted.size() - 1).opsPerSec(),
-                        list.size(),
-                        extra));
+        return CaseRunner.truth(options.rows(), k);
     }
 
     /**

@@ -27,10 +27,17 @@ public final class Report {
     private final List<ResultRow> rows = new ArrayList<>();
 
     public Report(PrintStream console, Path out) {
+        this(console, out, true);
+    }
+
+    private Report(PrintStream console, Path out, boolean files) {
         this.console = console;
         this.out = out;
-        this.resultsCsv = out.resolve("results.csv");
-        this.ratiosCsv = out.resolve("ratios.csv");
+        this.resultsCsv = files ? out.resolve("results.csv") : null;
+        this.ratiosCsv = files ? out.resolve("ratios.csv") : null;
+        if (!files) {
+            return;
+        }
         try {
             Files.createDirectories(out);
             Files.writeString(resultsCsv, ResultRow.CSV_HEADER + "\n", StandardCharsets.UTF_8);
@@ -40,6 +47,11 @@ public final class Report {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write to output folder " + out, e);
         }
+    }
+
+    /** A report that only prints (for child JVMs, whose parent records the rows). */
+    static Report consoleOnly(PrintStream console) {
+        return new Report(console, null, false);
     }
 
     public Path out() {
@@ -155,10 +167,13 @@ public final class Report {
                         + "_"
                         + System.getProperty("os.arch");
         console.println(line);
-        append(out.resolve("conditions.txt"), line);
+        append(out == null ? null : out.resolve("conditions.txt"), line);
     }
 
     private static void append(Path file, String line) {
+        if (file == null) {
+            return;
+        }
         try {
             Files.writeString(
                     file,

@@ -89,6 +89,77 @@ public record ResultRow(
                 '"' + extras.toString().replace("\"", "'") + '"');
     }
 
+    /** Parses a {@code RESULT} line (as printed by {@link #line()}), e.g. from a child JVM. */
+    static ResultRow parse(String line) {
+        if (!line.startsWith("RESULT ")) {
+            throw new IllegalArgumentException("not a RESULT line: " + line);
+        }
+        Map<String, String> f = new LinkedHashMap<>();
+        for (String part : line.substring(7).trim().split(" ")) {
+            int eq = part.indexOf('=');
+            f.put(part.substring(0, eq), part.substring(eq + 1));
+        }
+        Map<String, String> extra = new LinkedHashMap<>(f);
+        for (String k :
+                new String[] {
+                    "suite",
+                    "system",
+                    "case",
+                    "threads",
+                    "ops_per_s",
+                    "p50_us",
+                    "p99_us",
+                    "bytes_per_op",
+                    "reads_per_op",
+                    "heap_mb",
+                    "ops_per_s_min",
+                    "ops_per_s_max",
+                    "reps"
+                }) {
+            extra.remove(k);
+        }
+        return new ResultRow(
+                f.get("suite"),
+                f.get("system"),
+                f.get("case"),
+                Integer.parseInt(f.get("threads")),
+                Double.parseDouble(f.get("ops_per_s")),
+                Double.parseDouble(f.get("p50_us")),
+                Double.parseDouble(f.get("p99_us")),
+                na(f.get("bytes_per_op")),
+                na(f.get("reads_per_op")),
+                na(f.get("heap_mb")),
+                Double.parseDouble(f.get("ops_per_s_min")),
+                Double.parseDouble(f.get("ops_per_s_max")),
+                Integer.parseInt(f.get("reps")),
+                extra);
+    }
+
+    /** The same row under another case name and with more extra fields. */
+    ResultRow withCase(String newCase, Map<String, String> more) {
+        Map<String, String> e = new LinkedHashMap<>(extra);
+        e.putAll(more);
+        return new ResultRow(
+                suite,
+                system,
+                newCase,
+                threads,
+                opsPerSec,
+                p50Micros,
+                p99Micros,
+                bytesPerOp,
+                readsPerOp,
+                heapMb,
+                opsPerSecMin,
+                opsPerSecMax,
+                repetitions,
+                e);
+    }
+
+    private static Double na(String v) {
+        return v == null || v.equals("NA") ? null : Double.valueOf(v);
+    }
+
     static String fmt0(double v) {
         return String.format(Locale.ROOT, "%.0f", v);
     }

@@ -1,5 +1,10 @@
 package dev.parquetlookup.bench;
 
+import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.writer.ColumnSpec;
+import dev.parquetlookup.writer.LookupFileWriter;
+import dev.parquetlookup.writer.WriterOptions;
+
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -20,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Properties;
 
 /**
@@ -27,12 +33,13 @@ import java.util.Properties;
  * once per {@link SeedLayout} and cached under {@code OUT/data/}; a later run with the same
  * parameters reuses the file (a sidecar {@code .properties} records them and the file length).
  *
- * <p>Deterministic: the same layout always gives the same rows in the same order.
+ * <p>Deterministic: the same layout always gives the same rows in the same order. Sorted files are
+ * written by the project's {@link LookupFileWriter} (sort key {@code k} declared in the footer).
  */
 public final class SeedDataset {
 
     /** Bumped whenever the bytes a layout produces change, so old cached files are not reused. */
-    static final String GENERATOR = "parquet-java-1";
+    static final String GENERATOR = "lookup-file-writer-1";
 
     static final MessageType SCHEMA =
             MessageTypeParser.parseMessageType(
@@ -60,14 +67,10 @@ public final class SeedDataset {
         long start = System.nanoTime();
         Path tmp = dir.resolve(".tmp-" + layout.id() + ".parquet");
         Files.deleteIfExists(tmp);
-        if (layout.pageIndex()) {
-            write(tmp, layout);
+        if (layout.sorted()) {
+            writeSorted(tmp, layout);
         } else {
-            Path indexed = dir.resolve(".tmp-idx-" + layout.id() + ".parquet");
-            Files.deleteIfExists(indexed);
-            write(indexed, layout);
-            PageIndexStripper.strip(indexed, tmp);
-            Files.delete(indexed);
+            writeUnsorted(tmp, layout);
         }
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         Properties p = new Properties();
@@ -83,8 +86,40 @@ public final class SeedDataset {
         return file;
     }
 
-    private static void write(Path target, SeedLayout layout) throws IOException {
-        Scramble scramble = layout.sorted() ? null : new Scramble(layout.rows());
+    /** The project's own writer, as users are told to write lookup files. */
+    private static void writeSorted(Path target, SeedLayout layout) throws IOException {
+        WriterOptions options =
+                WriterOptions.builder()
+                        .rowsPerRowGroup(layout.rowsPerRowGroup())
+                        .rowsPerPage(layout.rowsPerPage())
+                        .dictionary(layout.dictionary())
+                        .codec(WriterOptions.Codec.valueOf(layout.codec().name()))
+                        .pageIndex(layout.pageIndex())
+                        .overwrite(true)
+                        .build();
+        List<ColumnSpec> columns =
+                List.of(
+                        ColumnSpec.required("k", ValueType.of(ValueType.Kind.BIGINT)),
+                        ColumnSpec.required("v", ValueType.of(ValueType.Kind.STRING)));
+        try (LookupFileWriter writer =
+                LookupFileWriter.open(
+                        target.toAbsolutePath().toString(), columns, List.of("k"), options)) {
+            for (long k = 1; k <= layout.rows(); k++) {
+                writer.write(new Object[] {k, Md5Hex.bytes(k)});
+            }
+        }
+    }
+
+    /**
+     * Unsorted files come from parquet-java's writer: ours refuses unsorted input by design (and
+     * the engine refuses unsorted files), so these serve the peers' side of the sorted/unsorted
+     * knob.
+     */
+    private static void writeUnsorted(Path target, SeedLayout layout) throws IOException {
+        if (!layout.pageIndex()) {
+            throw new IllegalArgumentException("unsorted seed files are written with a page index");
+        }
+        Scramble scramble = new Scramble(layout.rows());
         try (ParquetWriter<Long> writer =
                 new Builder(new LocalOutputFile(target))
                         .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
@@ -100,7 +135,7 @@ public final class SeedDataset {
                         .withStatisticsTruncateLength(Integer.MAX_VALUE)
                         .build()) {
             for (long i = 0; i < layout.rows(); i++) {
-                writer.write(scramble == null ? i + 1 : scramble.apply(i) + 1);
+                writer.write(scramble.apply(i) + 1);
             }
         }
     }
