@@ -40,9 +40,6 @@ class EngineRandomizedTest {
 
     private static final int LOOKUPS_PER_SEED = 150;
 
-    static final List<TableSpec.Writer> WRITERS =
-            List.of(TableSpec.Writer.PARQUET_JAVA, TableSpec.Writer.LOOKUP_FILE_WRITER);
-
     private static final AtomicLong HITS = new AtomicLong();
     private static final AtomicLong MISSES = new AtomicLong();
 
@@ -62,7 +59,7 @@ class EngineRandomizedTest {
     @ParameterizedTest(name = "seed={0}")
     @MethodSource("seeds")
     void lookupsMatchReference(long seed) throws Exception {
-        TableSpec spec = TableGenerator.randomSpec(seed, WRITERS);
+        TableSpec spec = TableGenerator.randomSpec(seed, TableGenerator.ALL_WRITERS);
         GeneratedTable ref = TableGenerator.generate(spec, tmp.resolve("table"));
         String context = "\n" + spec.describe() + "\n  rows=" + ref.rowCount();
 

@@ -43,6 +43,10 @@ public final class TableGenerator {
                     CompressionCodecName.ZSTD,
                     CompressionCodecName.LZ4_RAW);
 
+    /** Both writers: what the randomized engine tests draw from. */
+    public static final List<TableSpec.Writer> ALL_WRITERS =
+            List.of(TableSpec.Writer.PARQUET_JAVA, TableSpec.Writer.LOOKUP_FILE_WRITER);
+
     private static final int[] ROWS_PER_PAGE = {1, 2, 3, 7, 20, 64, 1000, 20_000};
     private static final int[] ROWS_PER_ROW_GROUP = {5, 13, 100, 400, 1_000, 100_000};
     private static final int[] DISTINCT_KEYS = {1, 2, 9, 60, 250, 700};
