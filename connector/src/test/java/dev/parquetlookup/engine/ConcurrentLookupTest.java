@@ -81,6 +81,7 @@ class ConcurrentLookupTest {
                 3,
                 true,
                 false,
+                false,
                 false);
     }
 

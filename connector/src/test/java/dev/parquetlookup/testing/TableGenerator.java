@@ -163,6 +163,7 @@ public final class TableGenerator {
                 fileCount,
                 fileCount > 1 && r.nextInt(3) == 0,
                 r.nextInt(5) == 0,
+                r.nextInt(4) == 0,
                 r.nextInt(4) == 0);
     }
 
@@ -258,7 +259,7 @@ public final class TableGenerator {
             int poolSize = Math.max(1, n / (k == 0 ? 5 : 2));
             List<Object> pool = new ArrayList<>();
             for (int i = 0; i < poolSize; i++) {
-                pool.add(randomKey(keyCols.get(k), r, spec.longKeyPrefix()));
+                pool.add(keyOrNull(spec, keyCols.get(k), r));
             }
             pools.add(pool);
         }
@@ -269,11 +270,17 @@ public final class TableGenerator {
                 tuple[k] =
                         k < pools.size()
                                 ? pools.get(k).get(r.nextInt(pools.get(k).size()))
-                                : randomKey(keyCols.get(k), r, spec.longKeyPrefix());
+                                : keyOrNull(spec, keyCols.get(k), r);
             }
             set.add(tuple);
         }
         return new ArrayList<>(set);
+    }
+
+    private static Object keyOrNull(TableSpec spec, ColumnSpec c, Random r) {
+        return spec.nullKeys() && c.nullable() && r.nextInt(12) == 0
+                ? null
+                : randomKey(c, r, spec.longKeyPrefix());
     }
 
     /** Splits sorted rows into the spec's files, each file sorted and non-empty. */
@@ -463,6 +470,9 @@ public final class TableGenerator {
     }
 
     private static Object step(ColumnSpec c, Object v, int dir) {
+        if (v == null) {
+            return null;
+        }
         ValueType t = c.type();
         return switch (t.kind()) {
             case INT, DATE -> {
