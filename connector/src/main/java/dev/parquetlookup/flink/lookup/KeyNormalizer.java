@@ -1,0 +1,138 @@
+package dev.parquetlookup.flink.lookup;
+
+import dev.parquetlookup.engine.TimestampValue;
+
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.types.logical.LogicalType;
+
+import javax.annotation.Nullable;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns the planner's key row into the engine's key: fields reordered into sort-key order and
+ * converted from Flink's internal data to the engine's representation ({@code
+ * dev.parquetlookup.engine.ValueType}).
+ *
+ * <p>The planner orders lookup keys by their position in the table's (projected) schema, while the
+ * engine wants them in sort-key order. Example: for a table declared {@code (name STRING, g INT, v
+ * DOUBLE)} sorted by {@code (g, name)}, a join on both gives the key row {@code (name, g)}; the
+ * normaliser returns {@code [g, name]}, i.e. {@code [Integer, byte[]]}. Key columns outside the
+ * prefix are left to {@link LookupSpec#matchesResidual}.
+ *
+ * <p>A null key component makes the key match nothing ({@link #normalize} returns {@code null}), as
+ * in SQL, where {@code NULL = NULL} is not true.
+ */
+public final class KeyNormalizer implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** For each sort-key position, the position of that column in the planner's key row. */
+    private final int[] rowPositions;
+
+    private final LogicalType[] types;
+    private final List<String> keyColumnsInSortOrder;
+
+    /**
+     * @param plannerKeyNames the key columns in the planner's order (the key row's fields)
+     * @param plannerKeyTypes their declared types
+     * @param enginePrefix the engine's key: a leading prefix of the files' sort key, in sort order,
+     *     every column of which is among the planner's keys (checked at planning by {@code
+     *     SchemaValidator.enginePrefix})
+     */
+    public KeyNormalizer(
+            List<String> plannerKeyNames,
+            List<LogicalType> plannerKeyTypes,
+            List<String> enginePrefix) {
+        if (plannerKeyTypes.size() != plannerKeyNames.size()) {
+            throw new IllegalArgumentException("one type per key column expected");
+        }
+        int n = enginePrefix.size();
+        rowPositions = new int[n];
+        types = new LogicalType[n];
+        keyColumnsInSortOrder = new ArrayList<>(enginePrefix);
+        for (int i = 0; i < n; i++) {
+            int pos = plannerKeyNames.indexOf(enginePrefix.get(i));
+            if (pos < 0) {
+                throw new IllegalArgumentException(
+                        "sort-key column "
+                                + enginePrefix.get(i)
+                                + " is not among the key columns "
+                                + plannerKeyNames);
+            }
+            rowPositions[i] = pos;
+            types[i] = plannerKeyTypes.get(pos);
+        }
+    }
+
+    /** The key columns in sort-key order, as the engine's plan wants them. */
+    public List<String> keyColumns() {
+        return keyColumnsInSortOrder;
+    }
+
+    /** The key in sort-key order and engine representation, or null if a component is null. */
+    @Nullable
+    public Object[] normalize(RowData keyRow) {
+        Object[] key = new Object[rowPositions.length];
+        for (int i = 0; i < rowPositions.length; i++) {
+            int pos = rowPositions[i];
+            if (keyRow.isNullAt(pos)) {
+                return null;
+            }
+            key[i] = toEngine(keyRow, pos, types[i]);
+        }
+        return key;
+    }
+
+    /** One field of Flink internal data in the engine's representation. */
+    static Object toEngine(RowData row, int pos, LogicalType type) {
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+                return row.getBoolean(pos);
+            case TINYINT:
+                return (int) row.getByte(pos);
+            case SMALLINT:
+                return (int) row.getShort(pos);
+            case INTEGER:
+            case DATE:
+                return row.getInt(pos);
+            case BIGINT:
+                return row.getLong(pos);
+            case FLOAT:
+                return row.getFloat(pos);
+            case DOUBLE:
+                return row.getDouble(pos);
+            case CHAR:
+            case VARCHAR:
+                StringData s = row.getString(pos);
+                return s.toBytes();
+            case BINARY:
+            case VARBINARY:
+                return row.getBinary(pos);
+            case DECIMAL:
+                {
+                    int precision = RowDataConverter.decimalPrecision(type);
+                    int scale = RowDataConverter.decimalScale(type);
+                    DecimalData d = row.getDecimal(pos, precision, scale);
+                    return d.toBigDecimal();
+                }
+            case TIME_WITHOUT_TIME_ZONE:
+                return row.getInt(pos) * 1_000_000L;
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                {
+                    TimestampData t =
+                            row.getTimestamp(pos, RowDataConverter.timestampPrecision(type));
+                    return new TimestampValue(t.getMillisecond(), t.getNanoOfMillisecond());
+                }
+            default:
+                throw new UnsupportedOperationException(
+                        "lookup keys of type " + type + " are not supported");
+        }
+    }
+}

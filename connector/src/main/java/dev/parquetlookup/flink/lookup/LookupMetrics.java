@@ -1,0 +1,137 @@
+package dev.parquetlookup.flink.lookup;
+
+import dev.parquetlookup.engine.PageCache;
+import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.metadata.MetadataCache;
+
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Histogram;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
+
+import javax.annotation.Nullable;
+
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * The metrics of one lookup function, in the group {@value #GROUP} below the function's metric
+ * group (Flink's own {@code cache.*} metrics sit beside it when {@code lookup.cache} is set).
+ *
+ * <pre>
+ * numLookups           counter    lookups made (a key with a null component counts, reads nothing)
+ * numRowsReturned      counter    rows returned, after residual key filters
+ * numMisses            counter    lookups that returned no row
+ * numFailedLookups     counter    lookups that failed after all retries
+ * lookupLatencyMicros  histogram  time of one lookup in the engine, microseconds (last 1024)
+ * bytesRead            gauge      bytes read from the files by this function's table
+ * readRequests         gauge      read requests (positioned reads, vectored-read ranges)
+ * metadataCacheHits    gauge      hits of the TaskManager-wide metadata cache (footers, indexes)
+ * metadataCacheMisses  gauge      its misses (a file's metadata parsed)
+ * metadataCacheBytes   gauge      bytes it holds
+ * pageCacheHits        gauge      hits of the TaskManager-wide page cache (only when enabled)
+ * pageCacheMisses      gauge      its misses
+ * pageCacheBytes       gauge      bytes it holds
+ * </pre>
+ *
+ * The cache gauges report the shared caches, so every function of the job in one TaskManager shows
+ * the same values. Counters are thread-safe (asynchronous lookups update them from several
+ * threads).
+ */
+public final class LookupMetrics {
+
+    public static final String GROUP = "parquetLookup";
+
+    static final String LOOKUPS = "numLookups";
+    static final String ROWS = "numRowsReturned";
+    static final String MISSES = "numMisses";
+    static final String FAILURES = "numFailedLookups";
+    static final String LATENCY = "lookupLatencyMicros";
+    static final String BYTES_READ = "bytesRead";
+    static final String READ_REQUESTS = "readRequests";
+    static final String METADATA_HITS = "metadataCacheHits";
+    static final String METADATA_MISSES = "metadataCacheMisses";
+    static final String METADATA_BYTES = "metadataCacheBytes";
+    static final String PAGE_HITS = "pageCacheHits";
+    static final String PAGE_MISSES = "pageCacheMisses";
+    static final String PAGE_BYTES = "pageCacheBytes";
+
+    private static final int LATENCY_WINDOW = 1024;
+
+    private final Counter lookups;
+    private final Counter rows;
+    private final Counter misses;
+    private final Counter failures;
+    private final Histogram latency;
+
+    public LookupMetrics(
+            MetricGroup functionGroup,
+            Supplier<ReadStatistics> readStatistics,
+            MetadataCache metadataCache,
+            @Nullable PageCache pageCache) {
+        MetricGroup group = functionGroup.addGroup(GROUP);
+        lookups = group.counter(LOOKUPS, new ThreadSafeCounter());
+        rows = group.counter(ROWS, new ThreadSafeCounter());
+        misses = group.counter(MISSES, new ThreadSafeCounter());
+        failures = group.counter(FAILURES, new ThreadSafeCounter());
+        latency = group.histogram(LATENCY, new DescriptiveStatisticsHistogram(LATENCY_WINDOW));
+        group.gauge(BYTES_READ, (Gauge<Long>) () -> readStatistics.get().bytesRead());
+        group.gauge(READ_REQUESTS, (Gauge<Long>) () -> readStatistics.get().readRequests());
+        group.gauge(METADATA_HITS, (Gauge<Long>) () -> metadataCache.stats().hits());
+        group.gauge(METADATA_MISSES, (Gauge<Long>) () -> metadataCache.stats().misses());
+        group.gauge(METADATA_BYTES, (Gauge<Long>) () -> metadataCache.stats().bytes());
+        if (pageCache != null) {
+            group.gauge(PAGE_HITS, (Gauge<Long>) () -> pageCache.stats().hits());
+            group.gauge(PAGE_MISSES, (Gauge<Long>) () -> pageCache.stats().misses());
+            group.gauge(PAGE_BYTES, (Gauge<Long>) () -> pageCache.stats().bytes());
+        }
+    }
+
+    /** Records one completed lookup. */
+    public void recordLookup(long nanos, int rowCount) {
+        lookups.inc();
+        latency.update(nanos / 1000);
+        if (rowCount == 0) {
+            misses.inc();
+        } else {
+            rows.inc(rowCount);
+        }
+    }
+
+    /** Records a lookup that failed after its retries. */
+    public void recordFailure() {
+        lookups.inc();
+        failures.inc();
+    }
+
+    /** Flink's {@code SimpleCounter} is not thread-safe; lookups run on several threads. */
+    private static final class ThreadSafeCounter implements Counter {
+        private final LongAdder count = new LongAdder();
+
+        @Override
+        public void inc() {
+            count.increment();
+        }
+
+        @Override
+        public void inc(long n) {
+            count.add(n);
+        }
+
+        @Override
+        public void dec() {
+            count.decrement();
+        }
+
+        @Override
+        public void dec(long n) {
+            count.add(-n);
+        }
+
+        @Override
+        public long getCount() {
+            return count.sum();
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package dev.parquetlookup.flink.lookup;
+
+import dev.parquetlookup.engine.DimensionTable;
+import dev.parquetlookup.engine.LookupPlan;
+
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.table.data.RowData;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Everything a lookup function does, without Flink's function classes around it: open the table on
+ * the shared caches, normalise the key, look up, filter residual keys, convert, count. The sync and
+ * async functions are thin shells around one instance.
+ *
+ * <p>Thread-safe: the async function calls {@link #lookup} from many threads at once; no lock is
+ * taken here and the engine takes none per lookup.
+ *
+ * <pre>{@code
+ * try (LookupRuntime runtime = LookupRuntime.open(config, spec, metricGroup)) {
+ *     List<RowData> rows = runtime.lookup(GenericRowData.of(42L));
+ * }
+ * }</pre>
+ */
+public final class LookupRuntime implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LookupRuntime.class);
+
+    /** First retry after this long, the next after twice as long, ... */
+    private static final long RETRY_BACKOFF_MILLIS = 100;
+
+    private final ParquetLookupConfig config;
+    private final LookupSpec spec;
+    private final SharedCaches.Lease caches;
+    private final DimensionTable table;
+    private final LookupPlan plan;
+    private final RowDataConverter converter;
+    private final LookupMetrics metrics;
+
+    private LookupRuntime(
+            ParquetLookupConfig config,
+            LookupSpec spec,
+            SharedCaches.Lease caches,
+            DimensionTable table,
+            MetricGroup metricGroup) {
+        this.config = config;
+        this.spec = spec;
+        this.caches = caches;
+        this.table = table;
+        this.plan = table.plan(spec.normalizer().keyColumns(), spec.projectedNames());
+        this.converter = new RowDataConverter(spec.projectedTypes());
+        this.metrics =
+                new LookupMetrics(
+                        metricGroup,
+                        table::readStatistics,
+                        caches.metadataCache(),
+                        caches.pageCache());
+    }
+
+    /** Opens the table on the JVM-wide shared caches. */
+    public static LookupRuntime open(
+            ParquetLookupConfig config, LookupSpec spec, MetricGroup metricGroup)
+            throws IOException {
+        SharedCaches.Lease caches =
+                SharedCaches.acquire(config.metadataCacheMaxBytes(), config.pageCacheMaxBytes());
+        DimensionTable table = null;
+        try {
+            table =
+                    DimensionTable.open(
+                            config.toTableConfig(caches.metadataCache(), caches.pageCache()));
+            LookupRuntime runtime = new LookupRuntime(config, spec, caches, table, metricGroup);
+            LOG.info(
+                    "Opened lookup table '{}' at {}: {} files, key {}, columns {}",
+                    config.tableName(),
+                    config.path(),
+                    table.files().size(),
+                    spec.normalizer().keyColumns(),
+                    spec.projectedNames());
+            return runtime;
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(table);
+            caches.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The rows whose key equals {@code keyRow} (the planner's key row), retrying I/O failures up to
+     * {@code lookup.max-retries} times.
+     */
+    public List<RowData> lookup(RowData keyRow) throws IOException {
+        return lookup(spec.normalizer().normalize(keyRow), spec.residualValues(keyRow));
+    }
+
+    /**
+     * Like {@link #lookup(RowData)} for a key already normalised (in the caller's thread, so the
+     * planner may reuse its key row): {@code key} null or {@code residual} null match nothing.
+     */
+    public List<RowData> lookup(@Nullable Object[] key, @Nullable Object[] residual)
+            throws IOException {
+        if (key == null || residual == null) {
+            metrics.recordLookup(0, 0);
+            return Collections.emptyList();
+        }
+        for (int attempt = 0; ; attempt++) {
+            long start = System.nanoTime();
+            try {
+                List<Object[]> found = table.lookup(plan, key);
+                List<RowData> rows = new ArrayList<>(found.size());
+                for (Object[] values : found) {
+                    RowData row = converter.toRowData(values);
+                    if (spec.matchesResidual(residual, row)) {
+                        rows.add(row);
+                    }
+                }
+                metrics.recordLookup(System.nanoTime() - start, rows.size());
+                return rows;
+            } catch (IOException | UncheckedIOException e) {
+                if (attempt >= config.maxRetries()) {
+                    metrics.recordFailure();
+                    throw new IOException(
+                            String.format(
+                                    "Lookup in table '%s' (%s) failed after %d attempts: %s",
+                                    config.tableName(), config.path(), attempt + 1, e.getMessage()),
+                            e);
+                }
+                LOG.warn(
+                        "Lookup in table '{}' failed (attempt {} of {}), retrying: {}",
+                        config.tableName(),
+                        attempt + 1,
+                        config.maxRetries() + 1,
+                        e.toString());
+                backoff(attempt);
+            } catch (RuntimeException e) {
+                metrics.recordFailure();
+                throw e;
+            }
+        }
+    }
+
+    public LookupSpec spec() {
+        return spec;
+    }
+
+    private static void backoff(int attempt) throws InterruptedIOException {
+        try {
+            Thread.sleep(RETRY_BACKOFF_MILLIS << Math.min(attempt, 6));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting to retry a lookup");
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            table.close();
+        } finally {
+            caches.close();
+        }
+    }
+
+    private static void closeQuietly(@Nullable Closeable closeable) {
+        if (closeable != null) {
+            try {
+                closeable.close();
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("Ignoring failure to close {}", closeable, e);
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package dev.parquetlookup.flink.lookup;
+
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
+
+import javax.annotation.Nullable;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What one lookup join asks of a table, resolved at planning: the columns it returns, how the
+ * planner's key row becomes the engine's key, and which further key columns are compared on the
+ * returned rows.
+ *
+ * <p>The planner passes every equality condition on the dimension table as a lookup key, e.g.
+ * {@code ON o.cid = c.id AND c.country = 'DE'} gives the keys {@code (id, country)}. The engine
+ * looks up the longest leading prefix of the sort key among them ({@code id}); the others ({@code
+ * country}) are residual keys, checked on each returned row.
+ *
+ * @param projectedNames the returned columns, in the order of the produced rows
+ * @param projectedTypes their declared types
+ * @param keyNames the planner's key columns, in the order of its key rows
+ * @param normalizer the planner's key row to the engine's key
+ * @param residualKeyPositions positions in the key row of the residual keys
+ * @param residualResultPositions positions of the same columns in the produced rows
+ */
+public record LookupSpec(
+        List<String> projectedNames,
+        List<LogicalType> projectedTypes,
+        List<String> keyNames,
+        KeyNormalizer normalizer,
+        int[] residualKeyPositions,
+        int[] residualResultPositions)
+        implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    public LookupSpec {
+        projectedNames = List.copyOf(projectedNames);
+        projectedTypes = List.copyOf(projectedTypes);
+        keyNames = List.copyOf(keyNames);
+        Objects.requireNonNull(normalizer, "normalizer");
+        residualKeyPositions = residualKeyPositions.clone();
+        residualResultPositions = residualResultPositions.clone();
+    }
+
+    /**
+     * The spec of a join on {@code keyNames} (planner order) returning {@code projectedNames}, with
+     * {@code enginePrefix} the leading sort-key columns among the keys (in sort order).
+     */
+    public static LookupSpec of(
+            List<String> projectedNames,
+            List<LogicalType> projectedTypes,
+            List<String> keyNames,
+            List<String> enginePrefix) {
+        List<LogicalType> keyTypes = new ArrayList<>();
+        for (String key : keyNames) {
+            keyTypes.add(projectedTypes.get(indexOf(projectedNames, key)));
+        }
+        List<Integer> residualKey = new ArrayList<>();
+        List<Integer> residualResult = new ArrayList<>();
+        for (int i = 0; i < keyNames.size(); i++) {
+            String key = keyNames.get(i);
+            if (!enginePrefix.contains(key)) {
+                residualKey.add(i);
+                residualResult.add(indexOf(projectedNames, key));
+            }
+        }
+        KeyNormalizer normalizer = new KeyNormalizer(keyNames, keyTypes, enginePrefix);
+        return new LookupSpec(
+                projectedNames,
+                projectedTypes,
+                keyNames,
+                normalizer,
+                residualKey.stream().mapToInt(Integer::intValue).toArray(),
+                residualResult.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    /**
+     * The residual key values of {@code keyRow} in the engine's representation, or null if one is
+     * null (then nothing matches). Taken in the caller's thread: the planner may reuse its key row
+     * once the lookup call returns.
+     */
+    @Nullable
+    public Object[] residualValues(RowData keyRow) {
+        Object[] values = new Object[residualKeyPositions.length];
+        for (int i = 0; i < values.length; i++) {
+            int k = residualKeyPositions[i];
+            if (keyRow.isNullAt(k)) {
+                return null;
+            }
+            values[i] =
+                    KeyNormalizer.toEngine(
+                            keyRow, k, projectedTypes.get(residualResultPositions[i]));
+        }
+        return values;
+    }
+
+    /** Whether a returned row equals {@link #residualValues} on every residual key. */
+    public boolean matchesResidual(Object[] residualValues, RowData result) {
+        for (int i = 0; i < residualValues.length; i++) {
+            int r = residualResultPositions[i];
+            if (result.isNullAt(r)) {
+                return false;
+            }
+            Object actual = KeyNormalizer.toEngine(result, r, projectedTypes.get(r));
+            if (!Objects.deepEquals(residualValues[i], actual)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public boolean hasResidual() {
+        return residualKeyPositions.length > 0;
+    }
+
+    private static int indexOf(List<String> names, String name) {
+        int i = names.indexOf(name);
+        if (i < 0) {
+            throw new IllegalArgumentException("column " + name + " not in " + names);
+        }
+        return i;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof LookupSpec that
+                && projectedNames.equals(that.projectedNames)
+                && projectedTypes.equals(that.projectedTypes)
+                && keyNames.equals(that.keyNames)
+                && normalizer.keyColumns().equals(that.normalizer.keyColumns())
+                && Arrays.equals(residualKeyPositions, that.residualKeyPositions)
+                && Arrays.equals(residualResultPositions, that.residualResultPositions);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(projectedNames, keyNames, normalizer.keyColumns());
+    }
+}

@@ -1,0 +1,74 @@
+package dev.parquetlookup.flink.lookup;
+
+import dev.parquetlookup.engine.PageCache;
+import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.metadata.MetadataCache;
+
+import javax.annotation.Nullable;
+
+import java.io.Serializable;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * The connector options of one table, resolved and immutable; shipped to the task managers with the
+ * lookup functions.
+ *
+ * <p>Example: {@code new ParquetLookupConfig("customers", "file:///data/customers/", List.of(),
+ * Map.of(), true, 16, 256 << 20, 0, 3)}.
+ *
+ * @param tableName the table's name in the catalog, for messages
+ * @param path a Parquet file or directory, as a Hadoop URI or plain path
+ * @param sortKey the declared sort key ({@code sort-key}), or empty to take the files'
+ * @param hadoopOptions Hadoop configuration entries, without the {@code hadoop.} prefix
+ * @param async whether to offer an asynchronous lookup function
+ * @param asyncThreads threads per subtask for asynchronous lookups
+ * @param metadataCacheMaxBytes bound of the shared metadata cache
+ * @param pageCacheMaxBytes bound of the shared page cache, 0 for none
+ * @param maxRetries retries of a lookup that failed with an I/O error
+ */
+public record ParquetLookupConfig(
+        String tableName,
+        String path,
+        List<String> sortKey,
+        Map<String, String> hadoopOptions,
+        boolean async,
+        int asyncThreads,
+        long metadataCacheMaxBytes,
+        long pageCacheMaxBytes,
+        int maxRetries)
+        implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    public ParquetLookupConfig {
+        Objects.requireNonNull(tableName, "tableName");
+        Objects.requireNonNull(path, "path");
+        sortKey = List.copyOf(sortKey);
+        // Sorted so equal configurations print and compare the same way.
+        hadoopOptions = new TreeMap<>(hadoopOptions);
+        if (asyncThreads < 1) {
+            throw new IllegalArgumentException(
+                    "lookup.async.threads must be at least 1, got " + asyncThreads);
+        }
+        if (metadataCacheMaxBytes < 0 || pageCacheMaxBytes < 0) {
+            throw new IllegalArgumentException("cache sizes must not be negative");
+        }
+        if (maxRetries < 0) {
+            throw new IllegalArgumentException(
+                    "lookup.max-retries must not be negative, got " + maxRetries);
+        }
+    }
+
+    /** The engine configuration of this table using the given (shared) caches. */
+    public TableConfig toTableConfig(MetadataCache metadataCache, @Nullable PageCache pageCache) {
+        return TableConfig.builder(path)
+                .sortKey(sortKey)
+                .hadoopOptions(hadoopOptions)
+                .metadataCache(metadataCache)
+                .pageCache(pageCache)
+                .build();
+    }
+}

@@ -1,0 +1,140 @@
+package dev.parquetlookup.flink.lookup;
+
+import dev.parquetlookup.engine.TimestampValue;
+
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.TimestampType;
+
+import java.io.Serializable;
+import java.math.BigDecimal;
+import java.util.List;
+
+/**
+ * Converts a result row of the engine (values as documented in {@code
+ * dev.parquetlookup.engine.ValueType}) into Flink's internal {@link RowData} of the declared types.
+ *
+ * <pre>
+ * engine value                   declared SQL type          Flink internal value
+ * byte[] (UTF-8)                 STRING / VARCHAR / CHAR    StringData.fromBytes (no decoding)
+ * BigDecimal                     DECIMAL(p, s)              DecimalData
+ * Integer (days)                 DATE                       int
+ * Long (nanos of day)            TIME(p)                    int millis of day
+ * TimestampValue                 TIMESTAMP(p)               TimestampData, truncated to p digits
+ * Integer                        TINYINT / SMALLINT         byte / short
+ * </pre>
+ *
+ * Example: {@code new RowDataConverter(List.of(new BigIntType(), new VarCharType(10)))
+ * .toRowData(new Object[] {42L, "a".getBytes(UTF_8)})} is the row {@code (42, "a")}.
+ */
+public final class RowDataConverter implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final LogicalType[] types;
+
+    public RowDataConverter(List<LogicalType> types) {
+        this.types = types.toArray(new LogicalType[0]);
+    }
+
+    public int arity() {
+        return types.length;
+    }
+
+    /** A new row holding {@code values} (one per declared type, in order) as Flink data. */
+    public GenericRowData toRowData(Object[] values) {
+        if (values.length != types.length) {
+            throw new IllegalArgumentException(
+                    "engine row has " + values.length + " values, expected " + types.length);
+        }
+        GenericRowData row = new GenericRowData(types.length);
+        for (int i = 0; i < types.length; i++) {
+            Object v = values[i];
+            row.setField(i, v == null ? null : toFlink(v, types[i]));
+        }
+        return row;
+    }
+
+    /** One engine value as Flink internal data of {@code type}. */
+    static Object toFlink(Object value, LogicalType type) {
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+            case INTEGER:
+            case DATE:
+            case BIGINT:
+            case FLOAT:
+            case DOUBLE:
+            case BINARY:
+            case VARBINARY:
+                return value;
+            case TINYINT:
+                return ((Number) value).byteValue();
+            case SMALLINT:
+                return ((Number) value).shortValue();
+            case CHAR:
+            case VARCHAR:
+                return value instanceof byte[] bytes
+                        ? StringData.fromBytes(bytes)
+                        : StringData.fromString(value.toString());
+            case DECIMAL:
+                {
+                    int precision = decimalPrecision(type);
+                    int scale = decimalScale(type);
+                    BigDecimal decimal = (BigDecimal) value;
+                    DecimalData data = DecimalData.fromBigDecimal(decimal, precision, scale);
+                    if (data == null) {
+                        throw new ArithmeticException(
+                                "value " + decimal + " does not fit the declared " + type);
+                    }
+                    return data;
+                }
+            case TIME_WITHOUT_TIME_ZONE:
+                return (int) (((Long) value) / 1_000_000L);
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                {
+                    return truncate((TimestampValue) value, timestampPrecision(type));
+                }
+            default:
+                throw new UnsupportedOperationException(
+                        "values of type " + type + " are not supported");
+        }
+    }
+
+    /**
+     * Keeps the first {@code precision} (0..9) fractional-second digits, as a file written with
+     * microseconds read into a {@code TIMESTAMP(3)} column must not carry hidden microseconds.
+     */
+    static TimestampData truncate(TimestampValue t, int precision) {
+        if (precision >= 3) {
+            int unit = POWERS_OF_TEN[9 - precision];
+            int nanos = t.nanoOfMillisecond();
+            return TimestampData.fromEpochMillis(t.epochMillis(), nanos - nanos % unit);
+        }
+        long unit = POWERS_OF_TEN[3 - precision];
+        return TimestampData.fromEpochMillis(
+                t.epochMillis() - Math.floorMod(t.epochMillis(), unit));
+    }
+
+    private static final int[] POWERS_OF_TEN = {1, 10, 100, 1000, 10_000, 100_000, 1_000_000};
+
+    static int decimalPrecision(LogicalType type) {
+        return ((DecimalType) type).getPrecision();
+    }
+
+    static int decimalScale(LogicalType type) {
+        return ((DecimalType) type).getScale();
+    }
+
+    static int timestampPrecision(LogicalType type) {
+        return type instanceof TimestampType ts
+                ? ts.getPrecision()
+                : ((LocalZonedTimestampType) type).getPrecision();
+    }
+}

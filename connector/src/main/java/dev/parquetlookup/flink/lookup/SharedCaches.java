@@ -1,0 +1,148 @@
+package dev.parquetlookup.flink.lookup;
+
+import dev.parquetlookup.engine.PageCache;
+import dev.parquetlookup.metadata.MetadataCache;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The metadata and page caches shared by every lookup function of a job in one TaskManager JVM,
+ * reference counted like Flink's {@code LookupCacheManager}: the first function to open creates a
+ * cache, the others reuse the footers and page indexes it parsed, and the cache is dropped when the
+ * last function closes.
+ *
+ * <p>The registry is static state of this class, so it is per class loader: with the connector in
+ * the job's jar it is shared by the job's functions in a TaskManager; with the connector in Flink's
+ * {@code lib/} it is shared by every job there. Caches are keyed by their byte bound, so tables
+ * configured with the same bound share one cache.
+ *
+ * <pre>{@code
+ * try (SharedCaches.Lease lease = SharedCaches.acquire(256 << 20, 0)) {
+ *     DimensionTable table = DimensionTable.open(config.toTableConfig(lease.metadataCache(), lease.pageCache()));
+ * }
+ * }</pre>
+ */
+public final class SharedCaches {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SharedCaches.class);
+
+    /** Guards the maps below; held only while acquiring or releasing, never during a lookup. */
+    private static final Object LOCK = new Object();
+
+    private static final Map<Long, Counted<MetadataCache>> METADATA = new HashMap<>();
+    private static final Map<Long, Counted<PageCache>> PAGES = new HashMap<>();
+
+    private SharedCaches() {}
+
+    /**
+     * Takes a reference to the shared metadata cache of {@code metadataMaxBytes} and, if {@code
+     * pageMaxBytes > 0}, to the shared page cache of that bound.
+     */
+    public static Lease acquire(long metadataMaxBytes, long pageMaxBytes) {
+        synchronized (LOCK) {
+            MetadataCache metadata =
+                    METADATA.computeIfAbsent(
+                                    metadataMaxBytes,
+                                    bytes -> {
+                                        LOG.info(
+                                                "Creating shared metadata cache of {} bytes",
+                                                bytes);
+                                        return new Counted<>(new MetadataCache(bytes));
+                                    })
+                            .retain();
+            PageCache pages = null;
+            if (pageMaxBytes > 0) {
+                pages =
+                        PAGES.computeIfAbsent(
+                                        pageMaxBytes,
+                                        bytes -> {
+                                            LOG.info(
+                                                    "Creating shared page cache of {} bytes",
+                                                    bytes);
+                                            return new Counted<>(new PageCache(bytes));
+                                        })
+                                .retain();
+            }
+            return new Lease(metadataMaxBytes, metadata, pageMaxBytes, pages);
+        }
+    }
+
+    /** How many leases hold the metadata cache of that bound (0 when none exists); for tests. */
+    static int references(long metadataMaxBytes) {
+        synchronized (LOCK) {
+            Counted<MetadataCache> counted = METADATA.get(metadataMaxBytes);
+            return counted == null ? 0 : counted.references;
+        }
+    }
+
+    private static <T> void release(Map<Long, Counted<T>> map, long key, String what) {
+        Counted<T> counted = map.get(key);
+        if (counted != null && --counted.references == 0) {
+            map.remove(key);
+            LOG.info("Released shared {} cache of {} bytes", what, key);
+        }
+    }
+
+    /** A reference to the shared caches; closing it releases the reference, once. */
+    public static final class Lease implements AutoCloseable {
+        private final long metadataKey;
+        private final MetadataCache metadataCache;
+        private final long pageKey;
+        @Nullable private final PageCache pageCache;
+        private boolean closed;
+
+        private Lease(
+                long metadataKey,
+                MetadataCache metadataCache,
+                long pageKey,
+                @Nullable PageCache pageCache) {
+            this.metadataKey = metadataKey;
+            this.metadataCache = metadataCache;
+            this.pageKey = pageKey;
+            this.pageCache = pageCache;
+        }
+
+        public MetadataCache metadataCache() {
+            return metadataCache;
+        }
+
+        @Nullable
+        public PageCache pageCache() {
+            return pageCache;
+        }
+
+        @Override
+        public void close() {
+            synchronized (LOCK) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                release(METADATA, metadataKey, "metadata");
+                if (pageCache != null) {
+                    release(PAGES, pageKey, "page");
+                }
+            }
+        }
+    }
+
+    private static final class Counted<T> {
+        final T value;
+        int references;
+
+        Counted(T value) {
+            this.value = value;
+        }
+
+        T retain() {
+            references++;
+            return value;
+        }
+    }
+}

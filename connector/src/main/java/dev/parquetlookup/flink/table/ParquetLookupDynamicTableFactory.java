@@ -1,0 +1,174 @@
+package dev.parquetlookup.flink.table;
+
+import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.lookup.LookupOptions;
+import org.apache.flink.table.connector.source.lookup.LookupOptions.LookupCacheType;
+import org.apache.flink.table.connector.source.lookup.cache.DefaultLookupCache;
+import org.apache.flink.table.connector.source.lookup.cache.trigger.CacheReloadTrigger;
+import org.apache.flink.table.connector.source.lookup.cache.trigger.PeriodicCacheReloadTrigger;
+import org.apache.flink.table.connector.source.lookup.cache.trigger.TimedCacheReloadTrigger;
+import org.apache.flink.table.factories.DynamicTableSourceFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Creates {@link ParquetLookupTableSource}s for {@code 'connector' = 'parquet-lookup'}.
+ *
+ * <p>Creating a source validates the options ({@code hadoop.*} keys are passed through, any other
+ * unknown key is an error), opens the files once to check that every declared column exists with a
+ * compatible type, and reads their sort key.
+ */
+public final class ParquetLookupDynamicTableFactory implements DynamicTableSourceFactory {
+
+    public static final String IDENTIFIER = "parquet-lookup";
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return Set.of(ParquetLookupOptions.PATH);
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        return Set.of(
+                ParquetLookupOptions.SORT_KEY,
+                ParquetLookupOptions.LOOKUP_ASYNC,
+                ParquetLookupOptions.LOOKUP_ASYNC_THREADS,
+                ParquetLookupOptions.METADATA_CACHE_MAX_BYTES,
+                ParquetLookupOptions.PAGE_CACHE_MAX_BYTES,
+                LookupOptions.CACHE_TYPE,
+                LookupOptions.MAX_RETRIES,
+                LookupOptions.PARTIAL_CACHE_EXPIRE_AFTER_ACCESS,
+                LookupOptions.PARTIAL_CACHE_EXPIRE_AFTER_WRITE,
+                LookupOptions.PARTIAL_CACHE_MAX_ROWS,
+                LookupOptions.PARTIAL_CACHE_CACHE_MISSING_KEY,
+                LookupOptions.FULL_CACHE_RELOAD_STRATEGY,
+                LookupOptions.FULL_CACHE_PERIODIC_RELOAD_INTERVAL,
+                LookupOptions.FULL_CACHE_PERIODIC_RELOAD_SCHEDULE_MODE,
+                LookupOptions.FULL_CACHE_TIMED_RELOAD_ISO_TIME,
+                LookupOptions.FULL_CACHE_TIMED_RELOAD_INTERVAL_IN_DAYS);
+    }
+
+    @Override
+    public DynamicTableSource createDynamicTableSource(Context context) {
+        FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
+        helper.validateExcept(ParquetLookupOptions.HADOOP_PREFIX);
+        ReadableConfig options = helper.getOptions();
+        String tableName = context.getObjectIdentifier().asSummaryString();
+        ParquetLookupConfig config =
+                toConfig(tableName, options, context.getCatalogTable().getOptions());
+
+        DataType physical = context.getPhysicalRowDataType();
+        RowType rowType = (RowType) physical.getLogicalType();
+        TableFiles files = TableFiles.inspect(config);
+        SchemaValidator.validateColumns(
+                tableName,
+                files.description(),
+                files.columns(),
+                rowType.getFieldNames(),
+                rowType.getChildren());
+
+        LookupCacheType cacheType = options.get(LookupOptions.CACHE_TYPE);
+        return new ParquetLookupTableSource(
+                config,
+                files,
+                physical,
+                cacheType,
+                cacheType == LookupCacheType.PARTIAL
+                        ? DefaultLookupCache.fromConfig(options)
+                        : null,
+                cacheType == LookupCacheType.FULL ? reloadTrigger(options) : null);
+    }
+
+    /** The options of one table as an immutable configuration. */
+    static ParquetLookupConfig toConfig(
+            String tableName, ReadableConfig options, Map<String, String> rawOptions) {
+        Map<String, String> hadoop = new HashMap<>();
+        rawOptions.forEach(
+                (key, value) -> {
+                    if (key.startsWith(ParquetLookupOptions.HADOOP_PREFIX)) {
+                        hadoop.put(
+                                key.substring(ParquetLookupOptions.HADOOP_PREFIX.length()), value);
+                    }
+                });
+        List<String> sortKey =
+                options.getOptional(ParquetLookupOptions.SORT_KEY)
+                        .map(ParquetLookupDynamicTableFactory::splitColumns)
+                        .orElse(List.of());
+        int threads = options.get(ParquetLookupOptions.LOOKUP_ASYNC_THREADS);
+        if (threads < 1) {
+            throw new ValidationException(
+                    String.format(
+                            "Table '%s': 'lookup.async.threads' must be at least 1, got %d.",
+                            tableName, threads));
+        }
+        int retries = options.get(LookupOptions.MAX_RETRIES);
+        if (retries < 0) {
+            throw new ValidationException(
+                    String.format(
+                            "Table '%s': 'lookup.max-retries' must not be negative, got %d.",
+                            tableName, retries));
+        }
+        long metadataBytes = options.get(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES).getBytes();
+        if (metadataBytes <= 0) {
+            throw new ValidationException(
+                    String.format(
+                            "Table '%s': 'metadata-cache.max-bytes' must be positive, got %d"
+                                    + " (footers and page indexes must be kept to serve lookups).",
+                            tableName, metadataBytes));
+        }
+        return new ParquetLookupConfig(
+                tableName,
+                options.get(ParquetLookupOptions.PATH),
+                sortKey,
+                hadoop,
+                options.get(ParquetLookupOptions.LOOKUP_ASYNC),
+                threads,
+                metadataBytes,
+                options.get(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES).getBytes(),
+                retries);
+    }
+
+    /** {@code "g, name"} -> {@code [g, name]}; empty items are an error. */
+    static List<String> splitColumns(String value) {
+        List<String> columns = new ArrayList<>();
+        for (String item : value.split(",", -1)) {
+            String column = item.trim();
+            if (column.isEmpty()) {
+                throw new ValidationException(
+                        "'sort-key' = '"
+                                + value
+                                + "' has an empty column name; write column names separated by"
+                                + " commas, e.g. 'g,name'.");
+            }
+            columns.add(column);
+        }
+        return columns;
+    }
+
+    @Nullable
+    private static CacheReloadTrigger reloadTrigger(ReadableConfig options) {
+        return switch (options.get(LookupOptions.FULL_CACHE_RELOAD_STRATEGY)) {
+            case PERIODIC -> PeriodicCacheReloadTrigger.fromConfig(options);
+            case TIMED -> TimedCacheReloadTrigger.fromConfig(options);
+        };
+    }
+}

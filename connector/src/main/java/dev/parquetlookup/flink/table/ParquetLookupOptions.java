@@ -1,0 +1,96 @@
+package dev.parquetlookup.flink.table;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.table.connector.source.lookup.LookupOptions;
+
+/**
+ * Options of the {@code 'parquet-lookup'} SQL connector.
+ *
+ * <p>Flink's own {@link LookupOptions} ({@code lookup.cache}, {@code lookup.partial-cache.*},
+ * {@code lookup.full-cache.*}, {@code lookup.max-retries}) are accepted as they are; {@code
+ * hadoop.*} keys are passed to the Hadoop configuration with the prefix removed. Example:
+ *
+ * <pre>{@code
+ * CREATE TABLE customers (id BIGINT, name STRING) WITH (
+ *   'connector' = 'parquet-lookup',
+ *   'path' = 's3a://bucket/customers/',
+ *   'lookup.async.threads' = '32',
+ *   'hadoop.fs.s3a.endpoint' = 'http://127.0.0.1:9000'
+ * );
+ * }</pre>
+ */
+public final class ParquetLookupOptions {
+
+    private ParquetLookupOptions() {}
+
+    // ------------------------------------------------------------------ where the files are
+
+    public static final ConfigOption<String> PATH =
+            ConfigOptions.key("path")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "A Parquet file or a directory of Parquet files sorted by the lookup"
+                                    + " key, as a Hadoop URI (file://, hdfs://, s3a://, ...) or a"
+                                    + " plain local path. Hidden ('.') and '_'-prefixed files are"
+                                    + " skipped.");
+
+    // A plain string split on commas: Flink's list options separate items with ';'.
+    public static final ConfigOption<String> SORT_KEY =
+            ConfigOptions.key("sort-key")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "The columns the files are sorted by, comma-separated (e.g."
+                                    + " 'g,name'), for files that do not declare their order in"
+                                    + " Parquet's sorting_columns (DuckDB, Spark, ...). When the"
+                                    + " files declare an order, this option must agree with it."
+                                    + " The order is verified from the files' statistics.");
+
+    /** Prefix of options passed to the Hadoop configuration, without the prefix. */
+    public static final String HADOOP_PREFIX = "hadoop.";
+
+    // ------------------------------------------------------------------ lookups
+
+    public static final ConfigOption<Boolean> LOOKUP_ASYNC =
+            ConfigOptions.key("lookup.async")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether lookups are offered asynchronously (many in flight per"
+                                    + " subtask, on 'lookup.async.threads' threads). The LOOKUP"
+                                    + " hint's 'async' option chooses between both when both are"
+                                    + " offered. Ignored with 'lookup.cache' = 'FULL', which is"
+                                    + " synchronous.");
+
+    public static final ConfigOption<Integer> LOOKUP_ASYNC_THREADS =
+            ConfigOptions.key("lookup.async.threads")
+                    .intType()
+                    .defaultValue(16)
+                    .withDescription(
+                            "Threads per subtask running asynchronous lookups. Each thread does"
+                                    + " one lookup at a time; use more threads for high-latency"
+                                    + " storage (object stores) and about the number of cores"
+                                    + " for local disks.");
+
+    // ------------------------------------------------------------------ caches below the rows
+
+    public static final ConfigOption<MemorySize> METADATA_CACHE_MAX_BYTES =
+            ConfigOptions.key("metadata-cache.max-bytes")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("256mb"))
+                    .withDescription(
+                            "Bound of the metadata cache (parsed footers and page indexes). One"
+                                    + " cache is shared by every lookup function of the job in a"
+                                    + " TaskManager; metadata takes about 1% of the file size.");
+
+    public static final ConfigOption<MemorySize> PAGE_CACHE_MAX_BYTES =
+            ConfigOptions.key("page-cache.max-bytes")
+                    .memoryType()
+                    .defaultValue(MemorySize.ZERO)
+                    .withDescription(
+                            "Bound of the cache of decompressed hot pages, shared like the"
+                                    + " metadata cache. 0 (the default) disables it.");
+}

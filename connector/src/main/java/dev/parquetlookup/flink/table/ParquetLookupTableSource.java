@@ -1,0 +1,266 @@
+package dev.parquetlookup.flink.table;
+
+import dev.parquetlookup.flink.lookup.KeyRangePartitioner;
+import dev.parquetlookup.flink.lookup.LookupSpec;
+import dev.parquetlookup.flink.lookup.ParquetAsyncLookupFunction;
+import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.flink.lookup.ParquetLookupFunction;
+
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.InputFormatProvider;
+import org.apache.flink.table.connector.source.LookupTableSource;
+import org.apache.flink.table.connector.source.ScanTableSource;
+import org.apache.flink.table.connector.source.abilities.SupportsLookupCustomShuffle;
+import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.connector.source.lookup.AsyncLookupFunctionProvider;
+import org.apache.flink.table.connector.source.lookup.FullCachingLookupProvider;
+import org.apache.flink.table.connector.source.lookup.LookupFunctionProvider;
+import org.apache.flink.table.connector.source.lookup.LookupOptions.LookupCacheType;
+import org.apache.flink.table.connector.source.lookup.PartialCachingAsyncLookupProvider;
+import org.apache.flink.table.connector.source.lookup.PartialCachingLookupProvider;
+import org.apache.flink.table.connector.source.lookup.cache.LookupCache;
+import org.apache.flink.table.connector.source.lookup.cache.trigger.CacheReloadTrigger;
+import org.apache.flink.table.functions.AsyncLookupFunction;
+import org.apache.flink.table.functions.LookupFunction;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code 'parquet-lookup'} table: point lookups for lookup joins (sync, async, with Flink's
+ * PARTIAL or FULL row cache), a bounded scan for batch queries and the FULL cache, projection
+ * push-down (only projected columns are read) and key-range routing of lookup keys for the LOOKUP
+ * hint {@code 'shuffle' = 'true'}.
+ *
+ * <p>The planner does not tell the factory which columns a join uses; {@link
+ * #getLookupRuntimeProvider} checks them against the files' sort key and throws a {@link
+ * ValidationException} when they do not include its first column.
+ */
+public final class ParquetLookupTableSource
+        implements LookupTableSource,
+                ScanTableSource,
+                SupportsProjectionPushDown,
+                SupportsLookupCustomShuffle {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ParquetLookupTableSource.class);
+
+    /** Range boundaries sampled for {@code 'shuffle' = 'true'}. */
+    static final int SHUFFLE_SAMPLES = 1024;
+
+    private final ParquetLookupConfig config;
+    private final TableFiles files;
+    private final LookupCacheType cacheType;
+    @Nullable private final LookupCache partialCache;
+    @Nullable private final CacheReloadTrigger fullCacheReloadTrigger;
+    private DataType producedType;
+
+    /**
+     * Set by {@link #getLookupRuntimeProvider} when the planner prefers a custom shuffle: {@link
+     * #getPartitioner} takes no arguments, so the join keys have to be remembered in between.
+     */
+    @Nullable private KeyRangePartitioner partitioner;
+
+    @Nullable private List<String> partitionerKeys;
+
+    public ParquetLookupTableSource(
+            ParquetLookupConfig config,
+            TableFiles files,
+            DataType producedType,
+            LookupCacheType cacheType,
+            @Nullable LookupCache partialCache,
+            @Nullable CacheReloadTrigger fullCacheReloadTrigger) {
+        this.config = config;
+        this.files = files;
+        this.producedType = producedType;
+        this.cacheType = cacheType;
+        this.partialCache = partialCache;
+        this.fullCacheReloadTrigger = fullCacheReloadTrigger;
+    }
+
+    // ------------------------------------------------------------------ lookups
+
+    @Override
+    public LookupRuntimeProvider getLookupRuntimeProvider(LookupContext context) {
+        List<String> names = fieldNames();
+        List<String> keyNames = new ArrayList<>();
+        for (int[] path : context.getKeys()) {
+            if (path.length != 1) {
+                throw new ValidationException(
+                        "Table '" + config.tableName() + "' supports only top-level lookup keys");
+            }
+            keyNames.add(names.get(path[0]));
+        }
+        List<String> prefix =
+                SchemaValidator.enginePrefix(
+                        config.tableName(), files.description(), keyNames, files.sortKey());
+        LookupSpec spec = LookupSpec.of(names, fieldTypes(), keyNames, prefix);
+        if (context.preferCustomShuffle()) {
+            preparePartitioner(spec);
+        }
+
+        if (cacheType == LookupCacheType.FULL) {
+            return FullCachingLookupProvider.of(
+                    InputFormatProvider.of(scanFormat(), 1), fullCacheReloadTrigger);
+        }
+        LookupFunction sync = new ParquetLookupFunction(config, spec);
+        if (!config.async()) {
+            return partialCache != null
+                    ? PartialCachingLookupProvider.of(sync, partialCache)
+                    : LookupFunctionProvider.of(sync);
+        }
+        // Offer both: the planner takes the async one unless the LOOKUP hint says 'async' =
+        // 'false' or the join needs a synchronous function (upsert materialisation).
+        AsyncLookupFunction async = new ParquetAsyncLookupFunction(config, spec);
+        return partialCache != null
+                ? new PartialCachingBothProvider(sync, async, partialCache)
+                : new BothProvider(sync, async);
+    }
+
+    private void preparePartitioner(LookupSpec spec) {
+        if (partitioner != null && spec.keyNames().equals(partitionerKeys)) {
+            return; // the planner asks for the provider more than once per join
+        }
+        long start = System.nanoTime();
+        List<Object[]> samples =
+                TableFiles.sampleKeys(config, spec.normalizer().keyColumns(), SHUFFLE_SAMPLES);
+        partitioner = new KeyRangePartitioner(spec.normalizer(), samples);
+        partitionerKeys = spec.keyNames();
+        LOG.info(
+                "Table '{}': key-range shuffle on {} with {} boundaries sampled in {} ms",
+                config.tableName(),
+                spec.normalizer().keyColumns(),
+                samples.size(),
+                (System.nanoTime() - start) / 1_000_000);
+    }
+
+    @Override
+    public Optional<InputDataPartitioner> getPartitioner() {
+        if (partitioner == null) {
+            LOG.warn(
+                    "Table '{}': no key range known for 'shuffle' = 'true'; keeping the input"
+                            + " distribution",
+                    config.tableName());
+        }
+        return Optional.ofNullable(partitioner);
+    }
+
+    // ------------------------------------------------------------------ scans
+
+    @Override
+    public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        return InputFormatProvider.of(scanFormat(), 1);
+    }
+
+    private ParquetScanInputFormat scanFormat() {
+        return new ParquetScanInputFormat(config, fieldNames(), fieldTypes());
+    }
+
+    @Override
+    public ChangelogMode getChangelogMode() {
+        return ChangelogMode.insertOnly();
+    }
+
+    // ------------------------------------------------------------------ projection
+
+    @Override
+    public boolean supportsNestedProjection() {
+        return false;
+    }
+
+    @Override
+    public void applyProjection(int[][] projectedFields, DataType producedDataType) {
+        this.producedType = producedDataType;
+    }
+
+    // ------------------------------------------------------------------ misc
+
+    @Override
+    public DynamicTableSource copy() {
+        ParquetLookupTableSource copy =
+                new ParquetLookupTableSource(
+                        config,
+                        files,
+                        producedType,
+                        cacheType,
+                        partialCache,
+                        fullCacheReloadTrigger);
+        copy.partitioner = partitioner;
+        copy.partitionerKeys = partitionerKeys;
+        return copy;
+    }
+
+    @Override
+    public String asSummaryString() {
+        return "ParquetLookup(" + config.path() + ")";
+    }
+
+    ParquetLookupConfig config() {
+        return config;
+    }
+
+    DataType producedType() {
+        return producedType;
+    }
+
+    LookupCacheType cacheType() {
+        return cacheType;
+    }
+
+    @Nullable
+    LookupCache partialCache() {
+        return partialCache;
+    }
+
+    private List<String> fieldNames() {
+        return ((RowType) producedType.getLogicalType()).getFieldNames();
+    }
+
+    private List<LogicalType> fieldTypes() {
+        return ((RowType) producedType.getLogicalType()).getChildren();
+    }
+
+    /** Both a sync and an async function; the planner picks one. */
+    private record BothProvider(LookupFunction sync, AsyncLookupFunction async)
+            implements LookupFunctionProvider, AsyncLookupFunctionProvider {
+        @Override
+        public LookupFunction createLookupFunction() {
+            return sync;
+        }
+
+        @Override
+        public AsyncLookupFunction createAsyncLookupFunction() {
+            return async;
+        }
+    }
+
+    /** Both a sync and an async function over one PARTIAL row cache; the planner picks one. */
+    private record PartialCachingBothProvider(
+            LookupFunction sync, AsyncLookupFunction async, LookupCache cache)
+            implements PartialCachingLookupProvider, PartialCachingAsyncLookupProvider {
+        @Override
+        public LookupFunction createLookupFunction() {
+            return sync;
+        }
+
+        @Override
+        public AsyncLookupFunction createAsyncLookupFunction() {
+            return async;
+        }
+
+        @Override
+        public LookupCache getCache() {
+            return cache;
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package dev.parquetlookup.flink.table;
+
+import dev.parquetlookup.engine.ValueType;
+
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+
+/**
+ * Which Flink SQL types a column of each engine type may be declared as, and what to suggest when
+ * the declaration does not fit.
+ *
+ * <pre>
+ * engine type (Parquet)                          accepted SQL types
+ * BOOLEAN                                        BOOLEAN
+ * TINYINT / SMALLINT / INT / BIGINT              the same
+ * FLOAT / DOUBLE                                 the same
+ * DECIMAL(p, s)                                  DECIMAL(q, s) with q >= p
+ * STRING                                         STRING, VARCHAR(n), CHAR(n)
+ * BINARY                                         BYTES, VARBINARY(n), BINARY(n)
+ * DATE                                           DATE
+ * TIME(p)                                        TIME(q) (Flink keeps milliseconds)
+ * TIMESTAMP(p)                                   TIMESTAMP(q), truncated to q digits
+ * TIMESTAMP_LTZ(p)                               TIMESTAMP_LTZ(q), truncated to q digits
+ * NESTED (LIST, MAP, group), UNSUPPORTED        none: leave the column out of the table
+ *   (INTERVAL, FLOAT16, unsigned 64-bit)
+ * </pre>
+ *
+ * Example: {@code TypeMapping.accepts(new ValueType(DECIMAL, 12, 2), new DecimalType(10, 2))} is
+ * false and {@code TypeMapping.suggest(...)} is {@code "DECIMAL(12, 2)"}.
+ */
+public final class TypeMapping {
+
+    private TypeMapping() {}
+
+    /** Whether values of {@code fileType} can be read as {@code declared}. */
+    public static boolean accepts(ValueType fileType, LogicalType declared) {
+        return switch (fileType.kind()) {
+            case BOOLEAN -> is(declared, LogicalTypeRoot.BOOLEAN);
+            case TINYINT -> is(declared, LogicalTypeRoot.TINYINT);
+            case SMALLINT -> is(declared, LogicalTypeRoot.SMALLINT);
+            case INT -> is(declared, LogicalTypeRoot.INTEGER);
+            case BIGINT -> is(declared, LogicalTypeRoot.BIGINT);
+            case FLOAT -> is(declared, LogicalTypeRoot.FLOAT);
+            case DOUBLE -> is(declared, LogicalTypeRoot.DOUBLE);
+            case DECIMAL ->
+                    declared instanceof DecimalType d
+                            && d.getScale() == fileType.scale()
+                            && d.getPrecision() >= fileType.precision();
+            case STRING ->
+                    is(declared, LogicalTypeRoot.VARCHAR) || is(declared, LogicalTypeRoot.CHAR);
+            case BINARY ->
+                    is(declared, LogicalTypeRoot.VARBINARY) || is(declared, LogicalTypeRoot.BINARY);
+            case DATE -> is(declared, LogicalTypeRoot.DATE);
+            case TIME -> is(declared, LogicalTypeRoot.TIME_WITHOUT_TIME_ZONE);
+            case TIMESTAMP -> is(declared, LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE);
+            case TIMESTAMP_LTZ -> is(declared, LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE);
+            case NESTED, UNSUPPORTED -> false;
+        };
+    }
+
+    /** The SQL type to declare for a column of {@code fileType}, or null if there is none. */
+    public static String suggest(ValueType fileType) {
+        return switch (fileType.kind()) {
+            case BOOLEAN -> "BOOLEAN";
+            case TINYINT -> "TINYINT";
+            case SMALLINT -> "SMALLINT";
+            case INT -> "INT";
+            case BIGINT -> "BIGINT";
+            case FLOAT -> "FLOAT";
+            case DOUBLE -> "DOUBLE";
+            case DECIMAL -> "DECIMAL(" + fileType.precision() + ", " + fileType.scale() + ")";
+            case STRING -> "STRING";
+            case BINARY -> "BYTES";
+            case DATE -> "DATE";
+            case TIME -> "TIME(" + Math.min(fileType.precision(), 3) + ")";
+            case TIMESTAMP -> "TIMESTAMP(" + fileType.precision() + ")";
+            case TIMESTAMP_LTZ -> "TIMESTAMP_LTZ(" + fileType.precision() + ")";
+            case NESTED, UNSUPPORTED -> null;
+        };
+    }
+
+    private static boolean is(LogicalType type, LogicalTypeRoot root) {
+        return type.getTypeRoot() == root;
+    }
+}

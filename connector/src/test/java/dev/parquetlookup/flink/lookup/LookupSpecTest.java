@@ -1,0 +1,66 @@
+package dev.parquetlookup.flink.lookup;
+
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.DoubleType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.util.InstantiationUtil;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LookupSpecTest {
+
+    private static final List<String> NAMES = List.of("id", "country", "score");
+    private static final List<LogicalType> TYPES =
+            List.of(new BigIntType(), new VarCharType(2), new DoubleType());
+
+    @Test
+    void keysBeyondTheSortPrefixAreComparedOnTheRows() {
+        // ON o.cid = c.id AND c.country = 'DE', files sorted by id.
+        LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("id", "country"), List.of("id"));
+        GenericRowData key = GenericRowData.of(1L, StringData.fromString("DE"));
+
+        Object[] residual = spec.residualValues(key);
+
+        assertThat(spec.hasResidual()).isTrue();
+        assertThat(spec.normalizer().normalize(key)).containsExactly(1L);
+        assertThat(spec.matchesResidual(residual, row(1L, "DE", 0.5))).isTrue();
+        assertThat(spec.matchesResidual(residual, row(1L, "FR", 0.5))).isFalse();
+        assertThat(spec.matchesResidual(residual, row(1L, null, 0.5))).isFalse();
+    }
+
+    @Test
+    void nullResidualKeyMatchesNothing() {
+        LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("id", "country"), List.of("id"));
+        assertThat(spec.residualValues(GenericRowData.of(1L, null))).isNull();
+    }
+
+    @Test
+    void withoutResidualEveryRowMatches() {
+        LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("id"), List.of("id"));
+        Object[] residual = spec.residualValues(GenericRowData.of(1L));
+        assertThat(spec.hasResidual()).isFalse();
+        assertThat(residual).isEmpty();
+        assertThat(spec.matchesResidual(residual, row(1L, null, null))).isTrue();
+    }
+
+    @Test
+    void isSerializable() throws Exception {
+        LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("country", "id"), List.of("id"));
+        LookupSpec copy = InstantiationUtil.clone(spec);
+        assertThat(copy).isEqualTo(spec);
+        assertThat(copy.normalizer().normalize(GenericRowData.of(StringData.fromString("x"), 3L)))
+                .containsExactly(3L);
+    }
+
+    private static GenericRowData row(long id, String country, Double score) {
+        return GenericRowData.of(
+                id, country == null ? null : StringData.fromString(country), score);
+    }
+}

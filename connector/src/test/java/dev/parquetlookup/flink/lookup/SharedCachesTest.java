@@ -1,0 +1,44 @@
+package dev.parquetlookup.flink.lookup;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SharedCachesTest {
+
+    // Bounds no other test uses, so the JVM-wide registry starts empty for them.
+    private static final long META = 12_345_678L;
+    private static final long PAGES = 7_654_321L;
+
+    @Test
+    void functionsInOneJvmShareOneCacheUntilTheLastCloses() {
+        assertThat(SharedCaches.references(META)).isZero();
+        SharedCaches.Lease first = SharedCaches.acquire(META, PAGES);
+        SharedCaches.Lease second = SharedCaches.acquire(META, PAGES);
+
+        assertThat(second.metadataCache()).isSameAs(first.metadataCache());
+        assertThat(second.pageCache()).isSameAs(first.pageCache());
+        assertThat(first.metadataCache().maxBytes()).isEqualTo(META);
+        assertThat(first.pageCache().maxBytes()).isEqualTo(PAGES);
+        assertThat(SharedCaches.references(META)).isEqualTo(2);
+
+        first.close();
+        first.close(); // closing twice releases once
+        assertThat(SharedCaches.references(META)).isEqualTo(1);
+        second.close();
+        assertThat(SharedCaches.references(META)).isZero();
+
+        try (SharedCaches.Lease third = SharedCaches.acquire(META, 0)) {
+            assertThat(third.metadataCache()).isNotSameAs(first.metadataCache());
+            assertThat(third.pageCache()).isNull();
+        }
+    }
+
+    @Test
+    void differentBoundsGetDifferentCaches() {
+        try (SharedCaches.Lease a = SharedCaches.acquire(META + 1, 0);
+                SharedCaches.Lease b = SharedCaches.acquire(META + 2, 0)) {
+            assertThat(a.metadataCache()).isNotSameAs(b.metadataCache());
+        }
+    }
+}

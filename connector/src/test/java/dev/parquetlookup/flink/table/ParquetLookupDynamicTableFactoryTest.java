@@ -1,0 +1,164 @@
+package dev.parquetlookup.flink.table;
+
+import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.CatalogTable;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.factories.DynamicTableSourceFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Option handling of the factory; nothing here opens files. */
+class ParquetLookupDynamicTableFactoryTest {
+
+    private static final ResolvedSchema SCHEMA =
+            ResolvedSchema.physical(
+                    List.of("id", "name"), List.of(DataTypes.BIGINT(), DataTypes.STRING()));
+
+    @Test
+    void isDiscoveredByItsIdentifier() {
+        assertThat(
+                        FactoryUtil.discoverFactory(
+                                getClass().getClassLoader(),
+                                DynamicTableSourceFactory.class,
+                                "parquet-lookup"))
+                .isInstanceOf(ParquetLookupDynamicTableFactory.class);
+    }
+
+    @Test
+    void defaults() {
+        ParquetLookupConfig config = config(Map.of("path", "/data/c"));
+        assertThat(config.path()).isEqualTo("/data/c");
+        assertThat(config.tableName()).isEqualTo("default_catalog.default_database.customers");
+        assertThat(config.sortKey()).isEmpty();
+        assertThat(config.hadoopOptions()).isEmpty();
+        assertThat(config.async()).isTrue();
+        assertThat(config.asyncThreads()).isEqualTo(16);
+        assertThat(config.metadataCacheMaxBytes()).isEqualTo(256L << 20);
+        assertThat(config.pageCacheMaxBytes()).isZero();
+        assertThat(config.maxRetries()).isEqualTo(3);
+    }
+
+    @Test
+    void everyOptionIsRead() {
+        ParquetLookupConfig config =
+                config(
+                        Map.of(
+                                "path", "s3a://b/c/",
+                                "sort-key", "g, name",
+                                "lookup.async", "false",
+                                "lookup.async.threads", "4",
+                                "metadata-cache.max-bytes", "8mb",
+                                "page-cache.max-bytes", "1kb",
+                                "lookup.max-retries", "0",
+                                "hadoop.fs.s3a.endpoint", "http://127.0.0.1:9000",
+                                "hadoop.fs.s3a.path.style.access", "true"));
+        assertThat(config.sortKey()).containsExactly("g", "name");
+        assertThat(config.async()).isFalse();
+        assertThat(config.asyncThreads()).isEqualTo(4);
+        assertThat(config.metadataCacheMaxBytes()).isEqualTo(8L << 20);
+        assertThat(config.pageCacheMaxBytes()).isEqualTo(1024);
+        assertThat(config.maxRetries()).isZero();
+        assertThat(config.hadoopOptions())
+                .containsOnly(
+                        Map.entry("fs.s3a.endpoint", "http://127.0.0.1:9000"),
+                        Map.entry("fs.s3a.path.style.access", "true"));
+    }
+
+    @Test
+    void unknownOptionIsRejectedBeforeFilesAreOpened() {
+        assertThatThrownBy(() -> createSource(Map.of("path", "/nowhere", "lookup.asyncc", "true")))
+                .isInstanceOf(ValidationException.class)
+                .rootCause()
+                .hasMessageContaining("Unsupported options")
+                .hasMessageContaining("lookup.asyncc");
+    }
+
+    @Test
+    void missingPathIsRejected() {
+        assertThatThrownBy(() -> createSource(Map.of()))
+                .isInstanceOf(ValidationException.class)
+                .rootCause()
+                .hasMessageContaining("Missing required options")
+                .hasMessageContaining("path");
+    }
+
+    @Test
+    void badValuesAreRejectedWithTheOptionName() {
+        assertThatThrownBy(() -> config(Map.of("path", "/p", "lookup.async.threads", "0")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("'lookup.async.threads' must be at least 1, got 0");
+        assertThatThrownBy(() -> config(Map.of("path", "/p", "lookup.max-retries", "-1")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("'lookup.max-retries' must not be negative");
+        assertThatThrownBy(() -> createSource(Map.of("path", "/p", "lookup.cache", "SOMETIMES")))
+                .isInstanceOf(ValidationException.class)
+                .hasStackTraceContaining("lookup.cache");
+    }
+
+    @Test
+    void sortKeyIsCommaSeparated() {
+        assertThat(config(Map.of("path", "/p", "sort-key", "id")).sortKey()).containsExactly("id");
+        assertThatThrownBy(() -> config(Map.of("path", "/p", "sort-key", "g,,name")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage(
+                        "'sort-key' = 'g,,name' has an empty column name; write column names"
+                                + " separated by commas, e.g. 'g,name'.");
+    }
+
+    @Test
+    void flinkLookupOptionsAreAccepted() {
+        ParquetLookupDynamicTableFactory factory = new ParquetLookupDynamicTableFactory();
+        assertThat(factory.optionalOptions())
+                .extracting(o -> o.key())
+                .contains(
+                        "lookup.cache",
+                        "lookup.partial-cache.max-rows",
+                        "lookup.partial-cache.expire-after-write",
+                        "lookup.partial-cache.expire-after-access",
+                        "lookup.partial-cache.cache-missing-key",
+                        "lookup.full-cache.reload-strategy",
+                        "lookup.full-cache.periodic-reload.interval",
+                        "lookup.max-retries");
+        assertThat(factory.requiredOptions()).extracting(o -> o.key()).containsExactly("path");
+    }
+
+    private static ParquetLookupConfig config(Map<String, String> options) {
+        Configuration conf = Configuration.fromMap(options);
+        // The factory validates before building the config; mimic the same reading path.
+        return ParquetLookupDynamicTableFactory.toConfig(
+                "default_catalog.default_database.customers", conf, options);
+    }
+
+    private static void createSource(Map<String, String> options) {
+        Map<String, String> all = new HashMap<>(options);
+        all.put("connector", "parquet-lookup");
+        CatalogTable table =
+                CatalogTable.newBuilder()
+                        .schema(Schema.newBuilder().fromResolvedSchema(SCHEMA).build())
+                        .options(all)
+                        .build();
+        FactoryUtil.createDynamicTableSource(
+                null,
+                ObjectIdentifier.of("default_catalog", "default_database", "customers"),
+                new ResolvedCatalogTable(table, SCHEMA),
+                Map.of(),
+                new Configuration(),
+                ParquetLookupDynamicTableFactoryTest.class.getClassLoader(),
+                false);
+    }
+}

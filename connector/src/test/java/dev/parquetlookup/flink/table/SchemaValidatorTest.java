@@ -1,0 +1,164 @@
+package dev.parquetlookup.flink.table;
+
+import dev.parquetlookup.engine.ColumnSchema;
+import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.engine.ValueType.Kind;
+
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.BinaryType;
+import org.apache.flink.table.types.logical.CharType;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.TimeType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SchemaValidatorTest {
+
+    private static final List<ColumnSchema> FILE =
+            List.of(
+                    new ColumnSchema("id", ValueType.of(Kind.BIGINT), false, "required int64 id"),
+                    new ColumnSchema(
+                            "name",
+                            ValueType.of(Kind.STRING),
+                            true,
+                            "optional binary name (STRING)"),
+                    new ColumnSchema(
+                            "credit",
+                            new ValueType(Kind.DECIMAL, 12, 2),
+                            true,
+                            "optional int64 credit (DECIMAL(12,2))"),
+                    new ColumnSchema(
+                            "tags", ValueType.of(Kind.NESTED), true, "optional group tags (LIST)"),
+                    new ColumnSchema(
+                            "updated",
+                            new ValueType(Kind.TIMESTAMP, 6, 0),
+                            true,
+                            "optional int64 updated (TIMESTAMP(MICROS,false))"));
+
+    @Test
+    void acceptsMatchingDeclarations() {
+        assertThatCode(
+                        () ->
+                                SchemaValidator.validateColumns(
+                                        "t",
+                                        "f.parquet",
+                                        FILE,
+                                        List.of("credit", "id", "name", "updated"),
+                                        List.of(
+                                                new DecimalType(14, 2),
+                                                new BigIntType(false),
+                                                new VarCharType(3),
+                                                new TimestampType(3))))
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void listsEveryMismatchWithFileColumnAndBothTypes() {
+        List<String> names = List.of("id", "Name", "credit", "tags", "missing");
+        List<LogicalType> types =
+                List.of(
+                        new IntType(),
+                        new VarCharType(5),
+                        new DecimalType(10, 2),
+                        new VarCharType(5),
+                        new IntType());
+        assertThatThrownBy(
+                        () ->
+                                SchemaValidator.validateColumns(
+                                        "cat.db.customers",
+                                        "file:/data/c.parquet",
+                                        FILE,
+                                        names,
+                                        types))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining(
+                        "Table 'cat.db.customers' does not match its Parquet files"
+                                + " (file:/data/c.parquet):")
+                .hasMessageContaining(
+                        "column 'id': Parquet type 'required int64 id' is read as BIGINT,"
+                                + " declared SQL type INT; declare it as BIGINT.")
+                .hasMessageContaining(
+                        "column 'Name' (SQL type VARCHAR(5)) is not in the files (names are"
+                                + " case-sensitive: the files have 'name')")
+                .hasMessageContaining(
+                        "column 'credit': Parquet type 'optional int64 credit (DECIMAL(12,2))'"
+                                + " is read as DECIMAL(12, 2), declared SQL type DECIMAL(10, 2);"
+                                + " declare it as DECIMAL(12, 2).")
+                .hasMessageContaining(
+                        "column 'tags': Parquet type 'optional group tags (LIST)' is read as"
+                                + " NESTED, declared SQL type VARCHAR(5); parquet-lookup cannot"
+                                + " read this type (nested LIST, MAP, group, or INTERVAL,"
+                                + " FLOAT16, unsigned 64-bit); remove the column from the"
+                                + " table.")
+                .hasMessageContaining("column 'missing' (SQL type INT) is not in the files;");
+    }
+
+    @Test
+    void joinKeysMustStartWithTheSortKey() {
+        assertThat(
+                        SchemaValidator.enginePrefix(
+                                "t", "f", List.of("name", "g"), List.of("g", "name")))
+                .containsExactly("g", "name");
+        assertThat(SchemaValidator.enginePrefix("t", "f", List.of("g"), List.of("g", "name")))
+                .containsExactly("g");
+        assertThat(SchemaValidator.enginePrefix("t", "f", List.of("g", "v"), List.of("g", "name")))
+                .containsExactly("g");
+        assertThatThrownBy(
+                        () ->
+                                SchemaValidator.enginePrefix(
+                                        "cat.db.t",
+                                        "file:/d",
+                                        List.of("name"),
+                                        List.of("g", "name")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage(
+                        "Lookup join on table 'cat.db.t' uses the key [name], but the files"
+                                + " (file:/d) are sorted by [g, name]: a lookup join must give"
+                                + " the sort key or a leading prefix of it, i.e. an equality"
+                                + " condition on 'g' at least. Fix: join on [g, name], or rewrite"
+                                + " the files sorted by [name] (e.g. with the 'prepare' tool); if"
+                                + " the files are already sorted that way but do not declare it,"
+                                + " set 'sort-key' = 'name'.");
+    }
+
+    @Test
+    void typeMappingCoversEveryKind() {
+        assertThat(TypeMapping.accepts(ValueType.of(Kind.STRING), new CharType(3))).isTrue();
+        assertThat(TypeMapping.accepts(ValueType.of(Kind.BINARY), new BinaryType(3))).isTrue();
+        assertThat(TypeMapping.accepts(ValueType.of(Kind.BINARY), new VarBinaryType(3))).isTrue();
+        assertThat(TypeMapping.accepts(new ValueType(Kind.TIME, 6, 0), new TimeType(0))).isTrue();
+        assertThat(
+                        TypeMapping.accepts(
+                                new ValueType(Kind.TIMESTAMP_LTZ, 9, 0),
+                                new LocalZonedTimestampType(3)))
+                .isTrue();
+        assertThat(
+                        TypeMapping.accepts(
+                                new ValueType(Kind.TIMESTAMP_LTZ, 9, 0), new TimestampType(9)))
+                .isFalse();
+        assertThat(TypeMapping.accepts(new ValueType(Kind.DECIMAL, 5, 2), new DecimalType(5, 3)))
+                .isFalse();
+        for (Kind kind : Kind.values()) {
+            ValueType type = new ValueType(kind, kind == Kind.DECIMAL ? 10 : 6, 0);
+            String suggestion = TypeMapping.suggest(type);
+            if (kind == Kind.NESTED || kind == Kind.UNSUPPORTED) {
+                assertThat(suggestion).isNull();
+            } else {
+                assertThat(suggestion).as(kind.name()).isNotBlank();
+            }
+        }
+    }
+}
