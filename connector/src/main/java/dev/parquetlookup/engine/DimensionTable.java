@@ -135,14 +135,6 @@ public final class DimensionTable implements Closeable {
             FileMetadata first = opened.get(0).metadata();
             for (SortedFile f : opened) {
                 checkCompatible(first, f.metadata());
-                if (!f.metadata().hasPageIndex() && f.metadata().rowCount() > 0) {
-                    LOG.warn(
-                            "File {} has no page index for sort-key column '{}': lookups read whole"
-                                    + " column chunks of a row group. Rewrite it with 'prepare' for"
-                                    + " page-sized reads.",
-                            f.file(),
-                            first.sortKey().get(0));
-                }
             }
             LOG.info(
                     "Opened {} file(s) at {} sorted by {}",
@@ -379,18 +371,20 @@ public final class DimensionTable implements Closeable {
         }
         List<Object[]> result = null;
         List<SortedFile.RowSpan> spans = new ArrayList<>(2);
+        List<SortedFile.LoadedPage> loaded = new ArrayList<>(2);
         for (int i = lo; i < files.length && lead.compare(files[i].minKey(), k0) <= 0; i++) {
             SortedFile file = files[i];
             if (lead.compare(file.maxKey(), k0) < 0) {
                 continue;
             }
             spans.clear();
-            file.findRows(comparable, spans);
+            loaded.clear();
+            file.findRows(comparable, spans, loaded);
             if (!spans.isEmpty()) {
                 if (result == null) {
                     result = new ArrayList<>();
                 }
-                file.readRows(spans, plan.projectedColumns(), result);
+                file.readRows(spans, plan.projectedColumns(), loaded, result);
             }
         }
         return result == null ? List.of() : result;

@@ -110,17 +110,18 @@ final class SortedFile implements Closeable {
      * Adds the spans of rows whose first {@code key.length} sort-key columns equal {@code key}
      * (comparable forms, see {@link KeyType}).
      */
-    void findRows(Object[] key, List<RowSpan> out) throws IOException {
+    void findRows(Object[] key, List<RowSpan> out, List<LoadedPage> loaded) throws IOException {
         KeyRanges rowGroups = meta.rowGroupKeys();
         int first = rowGroups.firstWithMaxAtLeast(key[0]);
         int last = rowGroups.lastWithMinAtMost(key[0]);
         for (int e = first; e <= last; e++) {
             RowGroupInfo rg = meta.rowGroups().get(rowGroups.entry(e));
-            findInRowGroup(rg, key, out);
+            findInRowGroup(rg, key, out, loaded);
         }
     }
 
-    private void findInRowGroup(RowGroupInfo rg, Object[] key, List<RowSpan> out)
+    private void findInRowGroup(
+            RowGroupInfo rg, Object[] key, List<RowSpan> out, List<LoadedPage> loaded)
             throws IOException {
         int keyLeaf = meta.keyLeaves()[0];
         long from;
@@ -148,9 +149,9 @@ final class SortedFile implements Closeable {
             to = rg.rowCount();
         }
         if (key.length == 1) {
-            searchSingleKey(rg, key[0], from, to, out);
+            searchSingleKey(rg, key[0], from, to, out, loaded);
         } else {
-            searchCompositeKey(rg, key, from, to, out);
+            searchCompositeKey(rg, key, from, to, out, loaded);
         }
     }
 
@@ -203,13 +204,19 @@ final class SortedFile implements Closeable {
         return new long[] {newFrom, Math.max(newFrom, newTo)};
     }
 
-    private void searchSingleKey(RowGroupInfo rg, Object key, long from, long to, List<RowSpan> out)
+    private void searchSingleKey(
+            RowGroupInfo rg,
+            Object key,
+            long from,
+            long to,
+            List<RowSpan> out,
+            List<LoadedPage> loaded)
             throws IOException {
         int leaf = meta.keyLeaves()[0];
         KeyType type = meta.keyTypes().get(0);
         long matchFrom = -1;
         long matchTo = -1;
-        for (LoadedPage page : loadPages(rg, leaf, from, to)) {
+        for (LoadedPage page : loadPages(rg, leaf, from, to, loaded)) {
             KeyPage keys = KeyPage.decode(page, leaves[leaf], type, this, rg, 0);
             int lo = keys.lowerBound(key);
             int hi = keys.upperBound(key);
@@ -228,7 +235,12 @@ final class SortedFile implements Closeable {
     }
 
     private void searchCompositeKey(
-            RowGroupInfo rg, Object[] key, long from, long to, List<RowSpan> out)
+            RowGroupInfo rg,
+            Object[] key,
+            long from,
+            long to,
+            List<RowSpan> out,
+            List<LoadedPage> loaded)
             throws IOException {
         int n = key.length;
         int rows = (int) (to - from);
@@ -237,7 +249,7 @@ final class SortedFile implements Closeable {
             int leaf = meta.keyLeaves()[k];
             KeyType type = meta.keyTypes().get(k);
             Object[] values = new Object[rows];
-            for (LoadedPage page : loadPages(rg, leaf, from, to)) {
+            for (LoadedPage page : loadPages(rg, leaf, from, to, loaded)) {
                 KeyPage keys = KeyPage.decode(page, leaves[leaf], type, this, rg, k);
                 for (int i = 0; i < keys.size(); i++) {
                     long row = page.firstRow + keys.row(i);
@@ -273,7 +285,8 @@ final class SortedFile implements Closeable {
      * Reads {@code columns} of the rows of {@code spans}, appending one {@code Object[]} per row
      * (values in {@link ValueType}'s representation, in column order) to {@code out}.
      */
-    void readRows(List<RowSpan> spans, List<String> columns, List<Object[]> out)
+    void readRows(
+            List<RowSpan> spans, List<String> columns, List<LoadedPage> loaded, List<Object[]> out)
             throws IOException {
         int total = 0;
         for (RowSpan span : spans) {
@@ -299,7 +312,7 @@ final class SortedFile implements Closeable {
                                 span.to()));
             }
         }
-        List<List<LoadedPage>> pages = loadPages(requests);
+        List<List<LoadedPage>> pages = loadPages(requests, loaded);
         int request = 0;
         for (int c = 0; c < columns.size(); c++) {
             ColumnTypes.ValueReader reader = readers.get(columns.get(c));
@@ -334,7 +347,8 @@ final class SortedFile implements Closeable {
                 continue;
             }
             List<Object[]> rows = new ArrayList<>((int) rg.rowCount());
-            readRows(List.of(new RowSpan(rg.ordinal(), 0, rg.rowCount())), columns, rows);
+            readRows(
+                    List.of(new RowSpan(rg.ordinal(), 0, rg.rowCount())), columns, List.of(), rows);
             for (Object[] row : rows) {
                 consumer.accept(row);
             }
@@ -346,6 +360,7 @@ final class SortedFile implements Closeable {
     /** A decompressed data page and the row-group index of its first row. */
     static final class LoadedPage {
         final int rowGroup;
+        final int leaf;
         final int pageNumber;
         final long firstRow;
         final DataPage page;
@@ -353,11 +368,13 @@ final class SortedFile implements Closeable {
 
         LoadedPage(
                 int rowGroup,
+                int leaf,
                 int pageNumber,
                 long firstRow,
                 DataPage page,
                 @Nullable Dictionary dictionary) {
             this.rowGroup = rowGroup;
+            this.leaf = leaf;
             this.pageNumber = pageNumber;
             this.firstRow = firstRow;
             this.page = page;
@@ -367,16 +384,21 @@ final class SortedFile implements Closeable {
 
     private record PageRequest(RowGroupInfo rowGroup, int leaf, long from, long to) {}
 
-    private List<LoadedPage> loadPages(RowGroupInfo rg, int leaf, long from, long to)
+    private List<LoadedPage> loadPages(
+            RowGroupInfo rg, int leaf, long from, long to, List<LoadedPage> loaded)
             throws IOException {
-        return loadPages(List.of(new PageRequest(rg, leaf, from, to))).get(0);
+        List<LoadedPage> pages =
+                loadPages(List.of(new PageRequest(rg, leaf, from, to)), List.of()).get(0);
+        loaded.addAll(pages);
+        return pages;
     }
 
     /**
      * The pages covering each request's rows. Pages located by the OffsetIndex are fetched in one
      * {@link RangeSource#readAll}; chunks without a page index are read whole and walked.
      */
-    private List<List<LoadedPage>> loadPages(List<PageRequest> requests) throws IOException {
+    private List<List<LoadedPage>> loadPages(List<PageRequest> requests, List<LoadedPage> loaded)
+            throws IOException {
         List<List<LoadedPage>> result = new ArrayList<>(requests.size());
         List<FileRange> ranges = new ArrayList<>();
         List<int[]> rangeOwners = new ArrayList<>(); // {request, slot in its page list, page}
@@ -393,13 +415,14 @@ final class SortedFile implements Closeable {
             List<LoadedPage> pages = new ArrayList<>(lastPage - firstPage + 1);
             for (int p = firstPage; p <= lastPage; p++) {
                 DataPage cached =
-                        pageCache == null
-                                ? null
-                                : pageCache.page(
-                                        file(), request.rowGroup.ordinal(), request.leaf, p);
+                        alreadyLoaded(loaded, request.rowGroup.ordinal(), request.leaf, p);
+                if (cached == null && pageCache != null) {
+                    cached = pageCache.page(file(), request.rowGroup.ordinal(), request.leaf, p);
+                }
                 pages.add(
                         new LoadedPage(
                                 request.rowGroup.ordinal(),
+                                request.leaf,
                                 p,
                                 locations.firstRows()[p],
                                 cached,
@@ -433,10 +456,26 @@ final class SortedFile implements Closeable {
                         .set(
                                 owner[1],
                                 new LoadedPage(
-                                        old.rowGroup, old.pageNumber, old.firstRow, page, null));
+                                        old.rowGroup,
+                                        old.leaf,
+                                        old.pageNumber,
+                                        old.firstRow,
+                                        page,
+                                        null));
             }
         }
         return result;
+    }
+
+    @Nullable
+    private static DataPage alreadyLoaded(
+            List<LoadedPage> loaded, int rowGroup, int leaf, int page) {
+        for (LoadedPage p : loaded) {
+            if (p.rowGroup == rowGroup && p.leaf == leaf && p.pageNumber == page) {
+                return p.page;
+            }
+        }
+        return null;
     }
 
     /** No page index: read the whole column chunk and walk its pages. */
@@ -467,7 +506,14 @@ final class SortedFile implements Closeable {
                                     : header.header().getData_page_header_v2().getNum_rows();
                     if (row + values > request.from) {
                         DataPage page = PageDecoder.dataPage(bytes, header, chunk.codec());
-                        pages.add(new LoadedPage(rg.ordinal(), pageNumber, row, page, dictionary));
+                        pages.add(
+                                new LoadedPage(
+                                        rg.ordinal(),
+                                        request.leaf,
+                                        pageNumber,
+                                        row,
+                                        page,
+                                        dictionary));
                     }
                     row += values;
                     pageNumber++;

@@ -22,6 +22,9 @@ import org.apache.parquet.internal.hadoop.metadata.IndexReference;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -44,6 +47,8 @@ public final class MetadataReader {
 
     /** Footer key-value entry our writer records the sort key in (comma-separated names). */
     public static final String SORT_KEY_METADATA = "parquet-lookup.sort-key";
+
+    private static final Logger LOG = LoggerFactory.getLogger(MetadataReader.class);
 
     static final int TAIL_READ = 64 * 1024;
     private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
@@ -133,20 +138,6 @@ public final class MetadataReader {
                             + "). Name the columns it is sorted by with the 'sort-key' option, or"
                             + " rewrite it with 'prepare'.");
         }
-        if (!declared.isEmpty()
-                && !configuredSortKey.isEmpty()
-                && !isPrefix(configuredSortKey, declared)) {
-            throw new LookupFileException(
-                    "File "
-                            + file
-                            + " declares sort key "
-                            + declared
-                            + " but the table declares "
-                            + configuredSortKey
-                            + ". Set 'sort-key' to "
-                            + String.join(",", declared)
-                            + " (or a leading part of it), or remove the option.");
-        }
         int[] leaves = new int[sortKey.size()];
         List<KeyType> keyTypes = new ArrayList<>();
         for (int i = 0; i < sortKey.size(); i++) {
@@ -189,6 +180,20 @@ public final class MetadataReader {
             }
             keyTypes.add(keyType);
             leaves[i] = leafIndex(schema, name);
+        }
+        if (!declared.isEmpty()
+                && !configuredSortKey.isEmpty()
+                && !isPrefix(configuredSortKey, declared)) {
+            throw new LookupFileException(
+                    "File "
+                            + file
+                            + " declares sort key "
+                            + declared
+                            + " but the table declares "
+                            + configuredSortKey
+                            + ". Set 'sort-key' to "
+                            + String.join(",", declared)
+                            + " (or a leading part of it), or remove the option.");
         }
 
         byte[] indexRegion = null;
@@ -300,18 +305,30 @@ public final class MetadataReader {
         KeyRanges rowGroupKeys = KeyRanges.of(keyTypes.get(0), rgMins, rgMaxs);
         retained += rowGroupKeys.retainedBytes();
         verifySorted(file, sortKey.get(0), rowGroupKeys, rowGroups);
-        return new FileMetadata(
-                file,
-                schema,
-                firstRow,
-                List.copyOf(rowGroups),
-                List.copyOf(sortKey),
-                List.copyOf(keyTypes),
-                leaves,
-                rowGroupKeys,
-                declared,
-                footer.getFileMetaData().getCreatedBy(),
-                retained);
+        FileMetadata metadata =
+                new FileMetadata(
+                        file,
+                        schema,
+                        firstRow,
+                        List.copyOf(rowGroups),
+                        List.copyOf(sortKey),
+                        List.copyOf(keyTypes),
+                        leaves,
+                        rowGroupKeys,
+                        declared,
+                        footer.getFileMetaData().getCreatedBy(),
+                        retained);
+        if (!metadata.hasPageIndex() && metadata.rowCount() > 0) {
+            // Logged once per parse, and a file version is parsed once while it stays cached.
+            LOG.warn(
+                    "File {} has no page index for sort-key column '{}' (written by {}): lookups"
+                            + " read whole column chunks of a row group. Rewrite it with 'prepare'"
+                            + " for page-sized reads.",
+                    file,
+                    sortKey.get(0),
+                    metadata.createdBy());
+        }
+        return metadata;
     }
 
     /** Row-group and page bounds of the leading key must not decrease. */

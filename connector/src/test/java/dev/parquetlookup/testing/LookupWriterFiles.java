@@ -1,0 +1,80 @@
+package dev.parquetlookup.testing;
+
+import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.writer.ColumnSpec.DecimalStorage;
+import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
+import dev.parquetlookup.writer.LookupFileWriter;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Writes generated rows with the project's {@link LookupFileWriter}, which records {@code
+ * sorting_columns} and can leave out the page index, mapping the generator's column and layout
+ * choices onto the writer's.
+ */
+final class LookupWriterFiles {
+
+    private LookupWriterFiles() {}
+
+    static void write(Path file, TableSpec spec, List<Object[]> rows) throws IOException {
+        List<dev.parquetlookup.writer.ColumnSpec> columns = new ArrayList<>();
+        for (ColumnSpec c : spec.columns()) {
+            columns.add(toWriterColumn(c));
+        }
+        WriterOptions o = spec.options();
+        dev.parquetlookup.writer.WriterOptions.Builder b =
+                dev.parquetlookup.writer.WriterOptions.builder()
+                        .codec(
+                                dev.parquetlookup.writer.WriterOptions.Codec.valueOf(
+                                        o.codec().name()))
+                        .dictionary(o.dictionary())
+                        .writerVersion(
+                                o.v2()
+                                        ? dev.parquetlookup.writer.WriterOptions.WriterVersion.V2
+                                        : dev.parquetlookup.writer.WriterOptions.WriterVersion.V1)
+                        .rowsPerPage(o.rowsPerPage())
+                        .pageBytes(o.pageBytes())
+                        .rowsPerRowGroup(o.rowsPerRowGroup())
+                        .pageIndex(o.pageIndex())
+                        .overwrite(true);
+        if (o.byteStreamSplit()) {
+            for (ColumnSpec c : spec.columns()) {
+                ValueType.Kind k = c.type().kind();
+                if (k == ValueType.Kind.FLOAT || k == ValueType.Kind.DOUBLE) {
+                    b.byteStreamSplit(c.name());
+                }
+            }
+        }
+        try (LookupFileWriter writer =
+                LookupFileWriter.open(file.toString(), columns, spec.sortKey(), b.build())) {
+            for (Object[] row : rows) {
+                writer.write(row);
+            }
+        }
+    }
+
+    private static dev.parquetlookup.writer.ColumnSpec toWriterColumn(ColumnSpec c) {
+        dev.parquetlookup.writer.ColumnSpec w =
+                c.nullable()
+                        ? dev.parquetlookup.writer.ColumnSpec.optional(c.name(), c.type())
+                        : dev.parquetlookup.writer.ColumnSpec.required(c.name(), c.type());
+        return switch (c.storage()) {
+            case DECIMAL_INT32 -> w.withDecimalStorage(DecimalStorage.INT32);
+            case DECIMAL_INT64 -> w.withDecimalStorage(DecimalStorage.INT64);
+            case DECIMAL_FIXED -> w.withDecimalStorage(DecimalStorage.FIXED_LEN_BYTE_ARRAY);
+            case DECIMAL_BINARY -> w.withDecimalStorage(DecimalStorage.BINARY);
+            case INT96 -> w.withTimeUnit(TimeUnit.INT96);
+            case UNIT ->
+                    w.withTimeUnit(
+                            switch (c.type().precision()) {
+                                case 3 -> TimeUnit.MILLIS;
+                                case 6 -> TimeUnit.MICROS;
+                                default -> TimeUnit.NANOS;
+                            });
+            case PLAIN -> w;
+        };
+    }
+}
