@@ -87,6 +87,9 @@ class ParquetLookupTableITCase {
         assertThat(SqlTestSupport.collect(tEnv, "SELECT note, g FROM dim"))
                 .containsExactlyInAnyOrderElementsOf(data.project(List.of("note", "g")));
         assertThat(tEnv.explainSql("SELECT note, g FROM dim")).contains("project=[note, g]");
+        // No column at all (the planner pushes an empty projection for COUNT(*)).
+        assertThat(SqlTestSupport.collect(tEnv, "SELECT COUNT(*) FROM dim"))
+                .containsExactly(Row.of((long) data.rows.size()));
     }
 
     // ------------------------------------------------------------------ every type
