@@ -272,7 +272,7 @@ public final class MetadataReader {
                                     indexStart,
                                     ref,
                                     keyTypes.get(k),
-                                    chunk,
+                                    columns[leaves[k]].pages().pageCount(),
                                     sortKey.get(k));
                 }
             }
@@ -456,7 +456,7 @@ public final class MetadataReader {
             if (offsets[i] < 4
                     || sizes[i] <= 0
                     || offsets[i] + sizes[i] > length
-                    || (i > 0 && firstRows[i] < firstRows[i - 1])) {
+                    || (i == 0 ? firstRows[i] != 0 : firstRows[i] < firstRows[i - 1])) {
                 throw corrupt(
                         file,
                         "the OffsetIndex of column "
@@ -478,7 +478,7 @@ public final class MetadataReader {
             long regionStart,
             IndexReference ref,
             KeyType type,
-            ColumnChunkMetaData chunk,
+            int pageCount,
             String column) {
         ColumnIndex index;
         try {
@@ -495,16 +495,36 @@ public final class MetadataReader {
         List<Boolean> nullPages = index.getNull_pages();
         List<ByteBuffer> mins = index.getMin_values();
         List<ByteBuffer> maxs = index.getMax_values();
-        List<Object> minKeys = new ArrayList<>(mins.size());
-        List<Object> maxKeys = new ArrayList<>(maxs.size());
-        for (int i = 0; i < mins.size(); i++) {
-            if (nullPages.get(i)) {
-                minKeys.add(null);
-                maxKeys.add(null);
-            } else {
-                minKeys.add(type.decodeBound(mins.get(i)));
-                maxKeys.add(type.decodeBound(maxs.get(i)));
+        if (nullPages.size() != pageCount || mins.size() != pageCount || maxs.size() != pageCount) {
+            throw corrupt(
+                    file,
+                    "the ColumnIndex of column '"
+                            + column
+                            + "' describes "
+                            + mins.size()
+                            + " pages but its OffsetIndex "
+                            + pageCount,
+                    null);
+        }
+        List<Object> minKeys = new ArrayList<>(pageCount);
+        List<Object> maxKeys = new ArrayList<>(pageCount);
+        try {
+            for (int i = 0; i < pageCount; i++) {
+                if (nullPages.get(i)) {
+                    minKeys.add(null);
+                    maxKeys.add(null);
+                } else {
+                    minKeys.add(type.decodeBound(mins.get(i)));
+                    maxKeys.add(type.decodeBound(maxs.get(i)));
+                }
             }
+        } catch (RuntimeException e) {
+            throw corrupt(
+                    file,
+                    "the ColumnIndex of column '"
+                            + column
+                            + "' holds a bound that cannot be decoded",
+                    e);
         }
         return KeyRanges.of(type, minKeys, maxKeys);
     }
@@ -522,6 +542,16 @@ public final class MetadataReader {
             for (SortingColumn sc : groups.get(0).getSorting_columns()) {
                 String[] path = schema.getColumns().get(sc.getColumn_idx()).getPath();
                 String name = String.join(".", path);
+                if (path.length > 1) {
+                    throw new LookupFileException(
+                            "File "
+                                    + file
+                                    + " is sorted by the nested column '"
+                                    + name
+                                    + "'; only top-level columns can be lookup keys. Set"
+                                    + " 'sort-key' to top-level columns the file is sorted by, or"
+                                    + " rewrite it with 'prepare'.");
+                }
                 if (sc.isDescending()) {
                     throw new LookupFileException(
                             "File "
