@@ -234,9 +234,10 @@ class BadInputTest {
                 .hasMessage(
                         "File "
                                 + uri(file)
-                                + " is not a readable Parquet file: it does not end with the magic"
-                                + " bytes PAR1 (a truncated file, or a write that did not finish)."
-                                + " Remove it from the table's path or rewrite it.");
+                                + " is not a readable Parquet file: it starts with the magic bytes"
+                                + " PAR1 but does not end with them (a truncated file, or a write"
+                                + " that did not finish). Remove it from the table's path or"
+                                + " rewrite it.");
     }
 
     @Test
@@ -256,9 +257,9 @@ class BadInputTest {
                 .hasMessage(
                         "File "
                                 + uri(file)
-                                + " is corrupt: the footer cannot be decoded: can not read class"
+                                + " is corrupt: the footer is damaged (Thrift: can not read class"
                                 + " org.apache.parquet.format.FileMetaData: Socket is closed by"
-                                + " peer.. Rewrite the file (for example with 'prepare').");
+                                + " peer). Rewrite the file (for example with 'prepare').");
     }
 
     @Test
@@ -270,9 +271,9 @@ class BadInputTest {
                 .hasMessage(
                         "File "
                                 + uri(file)
-                                + " is not a readable Parquet file: it does not end with the magic"
-                                + " bytes PAR1 (a truncated file, or a write that did not finish)."
-                                + " Remove it from the table's path or rewrite it.");
+                                + " is not a readable Parquet file: it neither starts nor ends with"
+                                + " the magic bytes PAR1 (it is some other kind of file). Remove it"
+                                + " from the table's path or rewrite it.");
     }
 
     @Test
@@ -377,7 +378,8 @@ class BadInputTest {
                                 + uri(a)
                                 + " but required binary k (STRING) in "
                                 + uri(b)
-                                + ". Files of one table must have the same column types.");
+                                + ". Files of one table must have the same column types: rewrite"
+                                + " the odd file, or move it out of the table's path.");
     }
 
     @Test
@@ -390,7 +392,9 @@ class BadInputTest {
                     .hasMessage("Key value 7 (String) for column 'k' must be Integer or Long.");
             assertThatThrownBy(() -> table.lookup(plan, new Object[] {7L, 8L}))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("Lookup on [k] needs 1 key values, got 2");
+                    .hasMessage(
+                            "Lookup on [k] needs 1 key value(s), got 2: pass one value per key"
+                                    + " column, in that order.");
         }
     }
 
@@ -418,7 +422,8 @@ class BadInputTest {
                     .hasMessage(
                             "Column 'nope' does not exist in "
                                     + file
-                                    + "; its columns are [a, b].");
+                                    + "; its columns are [a, b]. Fix the table's columns or the"
+                                    + " query's projection.");
             LookupPlan plan = table.plan(List.of("a"), List.of("b"));
             assertThat(table.lookup(plan, new Object[] {1}))
                     .extracting(r -> r[0])
