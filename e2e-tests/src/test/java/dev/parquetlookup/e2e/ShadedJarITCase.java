@@ -100,6 +100,11 @@ class ShadedJarITCase {
         try (JarFile file = new JarFile(jar.toFile())) {
             assertThat(services(file, "org.apache.hadoop.fs.FileSystem"))
                     .contains("org.apache.hadoop.fs.LocalFileSystem");
+            assertThat(services(file, "org.apache.flink.table.factories.Factory"))
+                    .containsExactly(
+                            "dev.parquetlookup.flink.table.ParquetLookupDynamicTableFactory");
+            assertThat(services(file, "org.apache.hadoop.io.compress.CompressionCodec"))
+                    .contains("org.apache.hadoop.io.compress.GzipCodec");
             // Every service our own module declares survives the merge (the Flink table
             // Factory once the SQL connector registers one).
             Path own = Path.of("../connector/src/main/resources/META-INF/services");
