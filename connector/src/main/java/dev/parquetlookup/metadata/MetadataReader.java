@@ -87,10 +87,17 @@ public final class MetadataReader {
                             + " read. Rewrite it without encryption.");
         }
         if (!Arrays.equals(magic, MAGIC)) {
+            byte[] head =
+                    tailStart == 0
+                            ? Arrays.copyOfRange(tail, 0, 4)
+                            : source.read(new FileRange(0, 4));
             throw notParquet(
                     file,
-                    "it does not end with the magic bytes PAR1 (a truncated file, or a write that"
-                            + " did not finish)");
+                    Arrays.equals(head, MAGIC)
+                            ? "it starts with the magic bytes PAR1 but does not end with them (a"
+                                    + " truncated file, or a write that did not finish)"
+                            : "it neither starts nor ends with the magic bytes PAR1 (it is some"
+                                    + " other kind of file)");
         }
         int footerLength =
                 ByteBuffer.wrap(tail, tailLength - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
@@ -122,7 +129,8 @@ public final class MetadataReader {
                             new ByteArrayInputStream(footerBytes, footerOffset, footerLength));
             footer = new ParquetMetadataConverter().fromParquetMetadata(thrift);
         } catch (IOException | RuntimeException e) {
-            throw corrupt(file, "the footer cannot be decoded: " + e.getMessage(), e);
+            throw corrupt(
+                    file, "the footer is damaged (Thrift: " + stripPeriod(e.getMessage()) + ")", e);
         }
         MessageType schema = footer.getFileMetaData().getSchema();
         List<String> declared = declaredSortKey(file, thrift, schema);
@@ -545,6 +553,14 @@ public final class MetadataReader {
             }
         }
         return List.of();
+    }
+
+    private static String stripPeriod(String message) {
+        String m = String.valueOf(message).trim();
+        while (m.endsWith(".")) {
+            m = m.substring(0, m.length() - 1);
+        }
+        return m;
     }
 
     private static boolean isPrefix(List<String> prefix, List<String> of) {
