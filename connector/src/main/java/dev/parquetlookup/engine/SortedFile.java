@@ -6,6 +6,7 @@ import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyRanges;
+import dev.parquetlookup.metadata.KeySearch;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupInfo;
@@ -757,56 +758,16 @@ final class SortedFile implements Closeable {
 
         /** First index whose key is at least {@code key}. */
         int lowerBound(Object key) {
-            int lo = 0;
-            int hi = size;
-            if (longs != null) {
-                long k = (Long) key;
-                while (lo < hi) {
-                    int mid = (lo + hi) >>> 1;
-                    if (longs[mid] < k) {
-                        lo = mid + 1;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                return lo;
-            }
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (type.compare(objects[mid], key) < 0) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            return lo;
+            return longs != null
+                    ? KeySearch.firstAbove(longs, size, (Long) key, false)
+                    : KeySearch.firstAbove(objects, size, key, false, type);
         }
 
         /** First index whose key is above {@code key}. */
         int upperBound(Object key) {
-            int lo = 0;
-            int hi = size;
-            if (longs != null) {
-                long k = (Long) key;
-                while (lo < hi) {
-                    int mid = (lo + hi) >>> 1;
-                    if (longs[mid] <= k) {
-                        lo = mid + 1;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                return lo;
-            }
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (type.compare(objects[mid], key) <= 0) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            return lo;
+            return longs != null
+                    ? KeySearch.firstAbove(longs, size, (Long) key, true)
+                    : KeySearch.firstAbove(objects, size, key, true, type);
         }
     }
 }
