@@ -1,0 +1,85 @@
+package dev.parquetlookup.bench;
+
+import dev.parquetlookup.engine.DimensionTable;
+import dev.parquetlookup.engine.LookupPlan;
+import dev.parquetlookup.engine.PageCache;
+import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.metadata.MetadataCache;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * This project's engine: a {@link DimensionTable} on the seed file, sort key {@code k}, projecting
+ * {@code v}, with its own metadata cache (warmed by the open) and the page cache off or on.
+ */
+final class EngineSystem implements LookupSystem {
+
+    static final long METADATA_CACHE_BYTES = 256L << 20;
+    static final long PAGE_CACHE_BYTES = 256L << 20;
+
+    private final String name;
+    private final boolean pageCache;
+    private final DimensionTable table;
+    private final LookupPlan plan;
+
+    EngineSystem(Path file, boolean pageCache) throws Exception {
+        this(file, pageCache, new MetadataCache(METADATA_CACHE_BYTES));
+    }
+
+    EngineSystem(Path file, boolean pageCache, MetadataCache metadataCache) throws Exception {
+        this.name = pageCache ? "parquet-lookup-pagecache" : "parquet-lookup";
+        this.pageCache = pageCache;
+        this.table =
+                DimensionTable.open(
+                        TableConfig.builder(file.toAbsolutePath().toString())
+                                .sortKey(List.of("k"))
+                                .metadataCache(metadataCache)
+                                .pageCache(pageCache ? new PageCache(PAGE_CACHE_BYTES) : null)
+                                .build());
+        this.plan = table.plan(List.of("k"), List.of("v"));
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String config() {
+        return "DimensionTable on a plain local path (RawLocalFileSystem), sort key k, projection"
+                + " v, metadata cache "
+                + (METADATA_CACHE_BYTES >> 20)
+                + " MiB (warmed by open), page cache "
+                + (pageCache ? (PAGE_CACHE_BYTES >> 20) + " MiB" : "off")
+                + ", one shared table for all threads";
+    }
+
+    @Override
+    public Session session() {
+        return k -> {
+            List<Object[]> rows = table.lookup(plan, new Object[] {k});
+            String found = null;
+            for (Object[] row : rows) {
+                found = new String((byte[]) row[0], StandardCharsets.UTF_8);
+            }
+            return found;
+        };
+    }
+
+    @Override
+    public long bytesRead() {
+        return table.readStatistics().bytesRead();
+    }
+
+    @Override
+    public long readRequests() {
+        return table.readStatistics().readRequests();
+    }
+
+    @Override
+    public void close() throws Exception {
+        table.close();
+    }
+}

@@ -1,0 +1,261 @@
+package dev.parquetlookup.bench;
+
+import org.apache.parquet.format.DataPageHeaderV2;
+import org.apache.parquet.format.PageHeader;
+import org.apache.parquet.format.PageType;
+import org.apache.parquet.format.Util;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
+import org.apache.parquet.io.LocalInputFile;
+
+import io.airlift.compress.Decompressor;
+import io.airlift.compress.lz4.Lz4Decompressor;
+import io.airlift.compress.snappy.SnappyDecompressor;
+import io.airlift.compress.zstd.ZstdDecompressor;
+
+import java.io.ByteArrayInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The physical floor of a point read: for a key, only the positioned reads of the exact key page
+ * and value page (byte ranges from the file's OffsetIndex, read once at open together with every
+ * page header) plus their block decompression. No search (the seed's keys are dense, so the row of
+ * key k is k - 1 and its page follows by division), no decoding, no answer.
+ *
+ * <p>Reads go through one shared {@link FileChannel} (pread) into per-thread direct buffers;
+ * decompression is aircompressor's block decompressor for the column's codec.
+ */
+final class FloorSystem implements LookupSystem {
+
+    /** One column's pages, in file order, with what a read and a decompression need. */
+    private record Pages(
+            CompressionCodecName codec,
+            long[] offset,
+            int[] size,
+            int[] bodyStart,
+            int[] uncompressed,
+            int rowsPerPage,
+            long rowsPerRowGroup,
+            int[] firstPageOfRowGroup) {
+
+        int pageOf(long row) {
+            int rg = (int) (row / rowsPerRowGroup);
+            return firstPageOfRowGroup[rg] + (int) ((row - rg * rowsPerRowGroup) / rowsPerPage);
+        }
+    }
+
+    private final FileChannel channel;
+    private final long rows;
+    private final Pages keyPages;
+    private final Pages valuePages;
+    private final int maxPage;
+    private final int maxUncompressed;
+    private final LongAdder bytes = new LongAdder();
+    private final LongAdder reads = new LongAdder();
+
+    FloorSystem(Path path, SeedLayout layout) throws IOException {
+        this.channel = FileChannel.open(path, StandardOpenOption.READ);
+        this.rows = layout.rows();
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(path))) {
+            this.keyPages = pages(reader, "k", layout);
+            this.valuePages = pages(reader, "v", layout);
+        }
+        int mp = 0;
+        int mu = 0;
+        for (Pages p : List.of(keyPages, valuePages)) {
+            for (int i = 0; i < p.size.length; i++) {
+                mp = Math.max(mp, p.size[i]);
+                mu = Math.max(mu, p.uncompressed[i]);
+            }
+        }
+        this.maxPage = mp;
+        this.maxUncompressed = mu;
+    }
+
+    private Pages pages(ParquetFileReader reader, String column, SeedLayout layout)
+            throws IOException {
+        List<BlockMetaData> blocks = reader.getRowGroups();
+        int total = 0;
+        OffsetIndex[] indexes = new OffsetIndex[blocks.size()];
+        CompressionCodecName codec = null;
+        for (int b = 0; b < blocks.size(); b++) {
+            BlockMetaData block = blocks.get(b);
+            ColumnChunkMetaData chunk = chunk(block, column);
+            if (chunk.hasDictionaryPage()) {
+                throw new IllegalArgumentException(
+                        "the floor covers dictionary-free layouts only; column "
+                                + column
+                                + " has a dictionary page");
+            }
+            codec = chunk.getCodec();
+            indexes[b] = reader.readOffsetIndex(chunk);
+            if (indexes[b] == null) {
+                throw new IllegalArgumentException(
+                        "the floor needs an OffsetIndex; column " + column + " has none");
+            }
+            if (b < blocks.size() - 1 && block.getRowCount() != layout.rowsPerRowGroup()) {
+                throw new IllegalStateException(
+                        "row group "
+                                + b
+                                + " has "
+                                + block.getRowCount()
+                                + " rows, expected "
+                                + layout.rowsPerRowGroup());
+            }
+            total += indexes[b].getPageCount();
+        }
+        long[] offset = new long[total];
+        int[] size = new int[total];
+        int[] bodyStart = new int[total];
+        int[] uncompressed = new int[total];
+        int[] firstPage = new int[blocks.size()];
+        int p = 0;
+        for (int b = 0; b < blocks.size(); b++) {
+            firstPage[b] = p;
+            OffsetIndex oi = indexes[b];
+            for (int i = 0; i < oi.getPageCount(); i++, p++) {
+                if (oi.getFirstRowIndex(i) != (long) i * layout.rowsPerPage()) {
+                    throw new IllegalStateException(
+                            "page "
+                                    + i
+                                    + " of row group "
+                                    + b
+                                    + " starts at row "
+                                    + oi.getFirstRowIndex(i)
+                                    + ", expected "
+                                    + (long) i * layout.rowsPerPage());
+                }
+                offset[p] = oi.getOffset(i);
+                size[p] = oi.getCompressedPageSize(i);
+                byte[] head = new byte[Math.min(size[p], 512)];
+                readFully(ByteBuffer.wrap(head), offset[p]);
+                PageHeader header = parseHeader(head, offset[p], size[p]);
+                int headerLength = size[p] - header.getCompressed_page_size();
+                int levels = 0;
+                if (header.getType() == PageType.DATA_PAGE_V2) {
+                    DataPageHeaderV2 v2 = header.getData_page_header_v2();
+                    levels =
+                            v2.getRepetition_levels_byte_length()
+                                    + v2.getDefinition_levels_byte_length();
+                }
+                bodyStart[p] = headerLength + levels;
+                uncompressed[p] = header.getUncompressed_page_size() - levels;
+            }
+        }
+        return new Pages(
+                codec,
+                offset,
+                size,
+                bodyStart,
+                uncompressed,
+                layout.rowsPerPage(),
+                layout.rowsPerRowGroup(),
+                firstPage);
+    }
+
+    private PageHeader parseHeader(byte[] head, long offset, int size) throws IOException {
+        try {
+            return Util.readPageHeader(new ByteArrayInputStream(head));
+        } catch (IOException e) {
+            byte[] whole = new byte[size];
+            readFully(ByteBuffer.wrap(whole), offset);
+            return Util.readPageHeader(new ByteArrayInputStream(whole));
+        }
+    }
+
+    private static ColumnChunkMetaData chunk(BlockMetaData block, String column) {
+        for (ColumnChunkMetaData c : block.getColumns()) {
+            if (c.getPath().toDotString().equals(column)) {
+                return c;
+            }
+        }
+        throw new IllegalArgumentException("no column " + column);
+    }
+
+    private void readFully(ByteBuffer buf, long position) throws IOException {
+        long pos = position;
+        while (buf.hasRemaining()) {
+            int n = channel.read(buf, pos);
+            if (n < 0) {
+                throw new EOFException("end of file at " + pos);
+            }
+            pos += n;
+        }
+    }
+
+    @Override
+    public String name() {
+        return "floor";
+    }
+
+    @Override
+    public String config() {
+        return "FileChannel pread of the exact key page and value page (OffsetIndex ranges and page"
+                + " headers read once at open) into direct buffers + aircompressor block"
+                + " decompression of both; no search, no decoding, no answer (not fingerprinted)";
+    }
+
+    @Override
+    public boolean answers() {
+        return false;
+    }
+
+    @Override
+    public Session session() {
+        ByteBuffer in = ByteBuffer.allocateDirect(maxPage);
+        ByteBuffer out = ByteBuffer.allocateDirect(Math.max(1, maxUncompressed));
+        Decompressor lz4 = new Lz4Decompressor();
+        Decompressor snappy = new SnappyDecompressor();
+        Decompressor zstd = new ZstdDecompressor();
+        return k -> {
+            if (k < 1 || k > rows) {
+                return null;
+            }
+            long row = k - 1;
+            for (Pages pages : new Pages[] {keyPages, valuePages}) {
+                int p = pages.pageOf(row);
+                in.clear().limit(pages.size[p]);
+                readFully(in, pages.offset[p]);
+                bytes.add(pages.size[p]);
+                reads.increment();
+                in.position(pages.bodyStart[p]).limit(pages.size[p]);
+                out.clear().limit(pages.uncompressed[p]);
+                switch (pages.codec) {
+                    case UNCOMPRESSED -> {}
+                    case LZ4_RAW -> lz4.decompress(in, out);
+                    case SNAPPY -> snappy.decompress(in, out);
+                    case ZSTD -> zstd.decompress(in, out);
+                    default ->
+                            throw new IllegalArgumentException(
+                                    "the floor has no block decompressor for " + pages.codec);
+                }
+            }
+            return null;
+        };
+    }
+
+    @Override
+    public long bytesRead() {
+        return bytes.sum();
+    }
+
+    @Override
+    public long readRequests() {
+        return reads.sum();
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+}

@@ -1,0 +1,133 @@
+package dev.parquetlookup.bench;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs every suite with {@code --quick} at a tiny size so the benchmarks never rot. Checks the
+ * output contract (RESULT and RATIO lines, results.csv, PNG charts, fingerprints), never timings.
+ */
+class BenchmarksSmokeTest {
+
+    private static final Pattern RESULT =
+            Pattern.compile(
+                    "RESULT suite=\\S+ system=\\S+ case=\\S+ threads=\\d+ ops_per_s=\\d+"
+                            + " p50_us=[\\d.]+ p99_us=[\\d.]+ bytes_per_op=(\\d+|NA)"
+                            + " reads_per_op=([\\d.]+|NA) heap_mb=(\\d+|NA) .*");
+
+    @TempDir Path out;
+
+    @Test
+    void everySuiteRunsAndHonoursTheOutputContract() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int code;
+        try (PrintStream console = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            code =
+                    BenchMain.run(
+                            console,
+                            "all",
+                            "--quick",
+                            "--rows",
+                            "50000",
+                            "--run-ms",
+                            "20",
+                            "--out",
+                            out.toString());
+        }
+        String output = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(output).isZero();
+        List<String> lines = output.lines().toList();
+
+        List<String> results = lines.stream().filter(l -> l.startsWith("RESULT ")).toList();
+        assertThat(results).as(output).allMatch(l -> RESULT.matcher(l).matches());
+        for (String system :
+                List.of(
+                        "parquet-lookup",
+                        "parquet-lookup-pagecache",
+                        "parquet-java",
+                        "duckdb",
+                        "hashmap",
+                        "floor")) {
+            assertThat(results)
+                    .as("reader results of " + system)
+                    .anyMatch(
+                            l ->
+                                    l.startsWith(
+                                            "RESULT suite=reader system="
+                                                    + system
+                                                    + " case=uniform threads=1 "));
+        }
+        assertThat(results)
+                .anyMatch(
+                        l ->
+                                l.startsWith(
+                                        "RESULT suite=reader system=parquet-lookup case=cold-start"));
+        assertThat(lines)
+                .as("reader ratios carry numbers, not NA")
+                .anyMatch(
+                        l ->
+                                l.matches(
+                                        "RATIO suite=reader case=uniform threads=1"
+                                                + " parquet-lookup/duckdb=[\\d.]+"
+                                                + " parquet-lookup/parquet-java=[\\d.]+"
+                                                + " parquet-lookup/floor=[\\d.]+ .*"));
+        assertThat(lines)
+                .anyMatch(
+                        l ->
+                                l.matches(
+                                        "NOTE fingerprint suite=reader case=zipf threads=2 .*agree=.*parquet-lookup.*"));
+
+        assertThat(results).anyMatch(l -> l.startsWith("RESULT suite=pageindex"));
+        assertThat(lines)
+                .anyMatch(
+                        l ->
+                                l.startsWith(
+                                        "RATIO suite=pageindex case=localized threads=1"
+                                                + " bytes_saved_by_offset_index="));
+        assertThat(lines).anyMatch(l -> l.startsWith("CONDITIONS suite=reader rows=50000"));
+
+        List<String> csv = Files.readAllLines(out.resolve("results.csv"));
+        assertThat(csv.get(0)).startsWith("suite,system,case,threads,ops_per_s,p50_us,p99_us");
+        assertThat(csv).hasSize(results.size() + 1);
+        for (String png :
+                List.of(
+                        "reader-throughput-t1.png",
+                        "reader-latency-t1.png",
+                        "pageindex-bytes.png")) {
+            Path chart = out.resolve(png);
+            assertThat(chart).exists();
+            byte[] head = Files.readAllBytes(chart);
+            assertThat(head)
+                    .as(png + " is a PNG")
+                    .startsWith((byte) 0x89, (byte) 'P', (byte) 'N', (byte) 'G');
+        }
+    }
+
+    @Test
+    void badCommandLinesAreRefusedWithTheUsage() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (PrintStream console = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            assertThat(BenchMain.run(console, "nosuch")).isEqualTo(2);
+            assertThat(BenchMain.run(console, "reader", "--reps", "2")).isEqualTo(2);
+        }
+        assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("usage: java -jar");
+    }
+
+    @Test
+    void quickMeansOneMillionRowsUnlessRowsAreGiven() {
+        assertThat(BenchOptions.parse("reader", "--quick").rows()).isEqualTo(1_000_000);
+        assertThat(BenchOptions.parse("reader").rows()).isEqualTo(10_000_000);
+        assertThat(BenchOptions.parse("reader", "--rows", "100m").rows()).isEqualTo(100_000_000);
+        assertThat(BenchOptions.parse("all", "--threads", "4").threads()).containsExactly(1, 4);
+    }
+}
