@@ -188,7 +188,8 @@ public final class DimensionTable implements Closeable {
                                 + column.name()
                                 + "', which "
                                 + first.file()
-                                + " has. Files of one table must have the same columns.");
+                                + " has. Files of one table must have the same columns: rewrite the odd file,"
+                                + " or move it out of the table's path.");
             }
             if (!match.type().equals(column.type())
                     || !match.parquetType().equals(column.parquetType())) {
@@ -203,7 +204,8 @@ public final class DimensionTable implements Closeable {
                                 + match.parquetType()
                                 + " in "
                                 + other.file()
-                                + ". Files of one table must have the same column types.");
+                                + ". Files of one table must have the same column types: rewrite the odd"
+                                + " file, or move it out of the table's path.");
             }
         }
     }
@@ -326,7 +328,7 @@ public final class DimensionTable implements Closeable {
                         + config.path()
                         + "; its columns are "
                         + names
-                        + ".");
+                        + ". Fix the table's columns or the query's projection.");
     }
 
     /**
@@ -342,8 +344,9 @@ public final class DimensionTable implements Closeable {
                             + plan.keyColumns()
                             + " needs "
                             + n
-                            + " key values, got "
-                            + key.length);
+                            + " key value(s), got "
+                            + key.length
+                            + ": pass one value per key column, in that order.");
         }
         Object[] comparable = new Object[n];
         for (int i = 0; i < n; i++) {

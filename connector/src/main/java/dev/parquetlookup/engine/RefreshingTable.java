@@ -488,10 +488,13 @@ public final class RefreshingTable implements Closeable {
             }
             try {
                 store.stat(directory + "/" + RefreshOptions.SUCCESS_MARKER);
-                return new Listing(directory, e.getValue());
             } catch (FileNotFoundException notYet) {
                 incomplete.add(e.getKey());
+                continue;
             }
+            // Listed again after the marker was seen: the parent's listing may predate files
+            // written just before the marker.
+            return new Listing(directory, store.list(directory));
         }
         throw new LookupFileException(
                 "No complete snapshot directory under "

@@ -87,10 +87,17 @@ public final class MetadataReader {
                             + " read. Rewrite it without encryption.");
         }
         if (!Arrays.equals(magic, MAGIC)) {
+            byte[] head =
+                    tailStart == 0
+                            ? Arrays.copyOfRange(tail, 0, 4)
+                            : source.read(new FileRange(0, 4));
             throw notParquet(
                     file,
-                    "it does not end with the magic bytes PAR1 (a truncated file, or a write that"
-                            + " did not finish)");
+                    Arrays.equals(head, MAGIC)
+                            ? "it starts with the magic bytes PAR1 but does not end with them (a"
+                                    + " truncated file, or a write that did not finish)"
+                            : "it neither starts nor ends with the magic bytes PAR1 (it is some"
+                                    + " other kind of file)");
         }
         int footerLength =
                 ByteBuffer.wrap(tail, tailLength - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
@@ -122,7 +129,8 @@ public final class MetadataReader {
                             new ByteArrayInputStream(footerBytes, footerOffset, footerLength));
             footer = new ParquetMetadataConverter().fromParquetMetadata(thrift);
         } catch (IOException | RuntimeException e) {
-            throw corrupt(file, "the footer cannot be decoded: " + e.getMessage(), e);
+            throw corrupt(
+                    file, "the footer is damaged (Thrift: " + stripPeriod(e.getMessage()) + ")", e);
         }
         MessageType schema = footer.getFileMetaData().getSchema();
         List<String> declared = declaredSortKey(file, thrift, schema);
@@ -264,7 +272,7 @@ public final class MetadataReader {
                                     indexStart,
                                     ref,
                                     keyTypes.get(k),
-                                    chunk,
+                                    columns[leaves[k]].pages().pageCount(),
                                     sortKey.get(k));
                 }
             }
@@ -448,7 +456,7 @@ public final class MetadataReader {
             if (offsets[i] < 4
                     || sizes[i] <= 0
                     || offsets[i] + sizes[i] > length
-                    || (i > 0 && firstRows[i] < firstRows[i - 1])) {
+                    || (i == 0 ? firstRows[i] != 0 : firstRows[i] < firstRows[i - 1])) {
                 throw corrupt(
                         file,
                         "the OffsetIndex of column "
@@ -470,7 +478,7 @@ public final class MetadataReader {
             long regionStart,
             IndexReference ref,
             KeyType type,
-            ColumnChunkMetaData chunk,
+            int pageCount,
             String column) {
         ColumnIndex index;
         try {
@@ -487,16 +495,36 @@ public final class MetadataReader {
         List<Boolean> nullPages = index.getNull_pages();
         List<ByteBuffer> mins = index.getMin_values();
         List<ByteBuffer> maxs = index.getMax_values();
-        List<Object> minKeys = new ArrayList<>(mins.size());
-        List<Object> maxKeys = new ArrayList<>(maxs.size());
-        for (int i = 0; i < mins.size(); i++) {
-            if (nullPages.get(i)) {
-                minKeys.add(null);
-                maxKeys.add(null);
-            } else {
-                minKeys.add(type.decodeBound(mins.get(i)));
-                maxKeys.add(type.decodeBound(maxs.get(i)));
+        if (nullPages.size() != pageCount || mins.size() != pageCount || maxs.size() != pageCount) {
+            throw corrupt(
+                    file,
+                    "the ColumnIndex of column '"
+                            + column
+                            + "' describes "
+                            + mins.size()
+                            + " pages but its OffsetIndex "
+                            + pageCount,
+                    null);
+        }
+        List<Object> minKeys = new ArrayList<>(pageCount);
+        List<Object> maxKeys = new ArrayList<>(pageCount);
+        try {
+            for (int i = 0; i < pageCount; i++) {
+                if (nullPages.get(i)) {
+                    minKeys.add(null);
+                    maxKeys.add(null);
+                } else {
+                    minKeys.add(type.decodeBound(mins.get(i)));
+                    maxKeys.add(type.decodeBound(maxs.get(i)));
+                }
             }
+        } catch (RuntimeException e) {
+            throw corrupt(
+                    file,
+                    "the ColumnIndex of column '"
+                            + column
+                            + "' holds a bound that cannot be decoded",
+                    e);
         }
         return KeyRanges.of(type, minKeys, maxKeys);
     }
@@ -514,6 +542,16 @@ public final class MetadataReader {
             for (SortingColumn sc : groups.get(0).getSorting_columns()) {
                 String[] path = schema.getColumns().get(sc.getColumn_idx()).getPath();
                 String name = String.join(".", path);
+                if (path.length > 1) {
+                    throw new LookupFileException(
+                            "File "
+                                    + file
+                                    + " is sorted by the nested column '"
+                                    + name
+                                    + "'; only top-level columns can be lookup keys. Set"
+                                    + " 'sort-key' to top-level columns the file is sorted by, or"
+                                    + " rewrite it with 'prepare'.");
+                }
                 if (sc.isDescending()) {
                     throw new LookupFileException(
                             "File "
@@ -545,6 +583,14 @@ public final class MetadataReader {
             }
         }
         return List.of();
+    }
+
+    private static String stripPeriod(String message) {
+        String m = String.valueOf(message).trim();
+        while (m.endsWith(".")) {
+            m = m.substring(0, m.length() - 1);
+        }
+        return m;
     }
 
     private static boolean isPrefix(List<String> prefix, List<String> of) {

@@ -1,6 +1,7 @@
 package dev.parquetlookup.writer;
 
 import dev.parquetlookup.io.ParquetOutputs;
+import dev.parquetlookup.metadata.MetadataReader;
 
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.format.SortingColumn;
@@ -49,7 +50,7 @@ import java.util.Map;
 public final class LookupFileWriter implements Closeable {
 
     /** Footer key-value metadata key holding the sort key, e.g. {@code "id"} or {@code "a,b"}. */
-    public static final String SORT_KEY_METADATA = "parquet-lookup.sort-key";
+    public static final String SORT_KEY_METADATA = MetadataReader.SORT_KEY_METADATA;
 
     private static final Logger LOG = LoggerFactory.getLogger(LookupFileWriter.class);
 
