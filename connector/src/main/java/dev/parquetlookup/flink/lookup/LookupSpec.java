@@ -108,11 +108,26 @@ public record LookupSpec(
                 return false;
             }
             Object actual = KeyNormalizer.toEngine(result, r, projectedTypes.get(r));
-            if (!Objects.deepEquals(residualValues[i], actual)) {
+            if (!sqlEquals(residualValues[i], actual)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * SQL equality of two non-null values in the engine's representation: numbers of FLOAT and
+     * DOUBLE compare by value ({@code -0.0 = 0.0}, {@code NaN} equals nothing), unlike {@link
+     * Double#equals}; arrays by content; the rest by {@code equals}.
+     */
+    static boolean sqlEquals(Object expected, Object actual) {
+        if (expected instanceof Double d) {
+            return d.doubleValue() == ((Double) actual).doubleValue();
+        }
+        if (expected instanceof Float f) {
+            return f.floatValue() == ((Float) actual).floatValue();
+        }
+        return Objects.deepEquals(expected, actual);
     }
 
     public boolean hasResidual() {

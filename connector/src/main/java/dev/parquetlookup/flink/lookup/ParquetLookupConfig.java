@@ -53,8 +53,13 @@ public record ParquetLookupConfig(
             throw new IllegalArgumentException(
                     "lookup.async.threads must be at least 1, got " + asyncThreads);
         }
-        if (metadataCacheMaxBytes < 0 || pageCacheMaxBytes < 0) {
-            throw new IllegalArgumentException("cache sizes must not be negative");
+        if (metadataCacheMaxBytes <= 0) {
+            throw new IllegalArgumentException(
+                    "metadata-cache.max-bytes must be positive, got " + metadataCacheMaxBytes);
+        }
+        if (pageCacheMaxBytes < 0) {
+            throw new IllegalArgumentException(
+                    "page-cache.max-bytes must not be negative, got " + pageCacheMaxBytes);
         }
         if (maxRetries < 0) {
             throw new IllegalArgumentException(

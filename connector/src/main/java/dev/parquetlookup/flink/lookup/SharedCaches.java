@@ -38,7 +38,24 @@ public final class SharedCaches {
     private static final Map<Long, Counted<MetadataCache>> METADATA = new HashMap<>();
     private static final Map<Long, Counted<PageCache>> PAGES = new HashMap<>();
 
+    /**
+     * Planning-time caches, one per bound, kept for the life of the JVM (see {@link #forPlanning}).
+     */
+    private static final Map<Long, MetadataCache> PLANNING = new HashMap<>();
+
     private SharedCaches() {}
+
+    /**
+     * The metadata cache used while planning (opening the files to check the declaration, sampling
+     * keys for the shuffle hint), one per bound, never released: planning has no close hook, and
+     * every table planned in the client JVM reuses the footers parsed for it instead of parsing
+     * them again per step or per query. Bounded like any metadata cache.
+     */
+    public static MetadataCache forPlanning(long metadataMaxBytes) {
+        synchronized (LOCK) {
+            return PLANNING.computeIfAbsent(metadataMaxBytes, MetadataCache::new);
+        }
+    }
 
     /**
      * Takes a reference to the shared metadata cache of {@code metadataMaxBytes} and, if {@code

@@ -30,7 +30,7 @@ import java.util.concurrent.BlockingQueue;
  *
  * <p>The engine's {@link DimensionTable#scan} pushes rows to a consumer, while an {@code
  * InputFormat} is pulled; a reader thread runs the scan into a small bounded queue, so memory stays
- * bounded however large the table. One split: the engine scans all files in key order.
+ * bounded however large the table. One split: the engine scans all files in one call.
  */
 public final class ParquetScanInputFormat extends RichInputFormat<RowData, InputSplit> {
 
@@ -79,16 +79,16 @@ public final class ParquetScanInputFormat extends RichInputFormat<RowData, Input
     @Override
     public void open(InputSplit split) throws IOException {
         caches = SharedCaches.acquire(config.metadataCacheMaxBytes(), config.pageCacheMaxBytes());
+        LookupPlan plan;
         try {
             table =
                     DimensionTable.open(
                             config.toTableConfig(caches.metadataCache(), caches.pageCache()));
+            plan = table.plan(table.sortKey().subList(0, 1), projectedNames);
         } catch (IOException | RuntimeException e) {
-            caches.close();
-            caches = null;
+            close();
             throw e;
         }
-        LookupPlan plan = table.plan(table.sortKey().subList(0, 1), projectedNames);
         RowDataConverter converter = new RowDataConverter(projectedTypes);
         queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
         next = null;

@@ -40,12 +40,7 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
      * @throws ValidationException if the path holds no usable Parquet file; the message says why
      */
     public static TableFiles inspect(ParquetLookupConfig config) {
-        try (SharedCaches.Lease caches =
-                        SharedCaches.acquire(
-                                config.metadataCacheMaxBytes(), config.pageCacheMaxBytes());
-                DimensionTable table =
-                        DimensionTable.open(
-                                config.toTableConfig(caches.metadataCache(), caches.pageCache()))) {
+        try (DimensionTable table = openForPlanning(config)) {
             return new TableFiles(table.columns(), table.sortKey(), describe(config, table));
         } catch (IOException | LookupFileException e) {
             throw new ValidationException(
@@ -65,12 +60,7 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
     public static List<Object[]> sampleKeys(
             ParquetLookupConfig config, List<String> keyColumns, int target) {
         KeySampler sampler = new KeySampler(target);
-        try (SharedCaches.Lease caches =
-                        SharedCaches.acquire(
-                                config.metadataCacheMaxBytes(), config.pageCacheMaxBytes());
-                DimensionTable table =
-                        DimensionTable.open(
-                                config.toTableConfig(caches.metadataCache(), caches.pageCache()))) {
+        try (DimensionTable table = openForPlanning(config)) {
             LookupPlan plan = table.plan(keyColumns, keyColumns);
             table.scan(
                     plan,
@@ -94,6 +84,13 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
         List<Object[]> samples = sampler.samples();
         samples.sort(KeyOrder::compare);
         return samples;
+    }
+
+    /** Opens the table on the planning-time metadata cache, without a page cache. */
+    private static DimensionTable openForPlanning(ParquetLookupConfig config) throws IOException {
+        return DimensionTable.open(
+                config.toTableConfig(
+                        SharedCaches.forPlanning(config.metadataCacheMaxBytes()), null));
     }
 
     private static String describe(ParquetLookupConfig config, DimensionTable table) {

@@ -51,6 +51,21 @@ class LookupSpecTest {
     }
 
     @Test
+    void floatingPointResidualKeysUseSqlEquality() {
+        assertThat(LookupSpec.sqlEquals(-0.0, 0.0)).isTrue();
+        assertThat(LookupSpec.sqlEquals(Double.NaN, Double.NaN)).isFalse();
+        assertThat(LookupSpec.sqlEquals(-0.0f, 0.0f)).isTrue();
+        assertThat(LookupSpec.sqlEquals(Float.NaN, Float.NaN)).isFalse();
+        assertThat(LookupSpec.sqlEquals(new byte[] {1}, new byte[] {1})).isTrue();
+
+        LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("id", "score"), List.of("id"));
+        Object[] zero = spec.residualValues(GenericRowData.of(1L, -0.0));
+        assertThat(spec.matchesResidual(zero, row(1L, "DE", 0.0))).isTrue();
+        Object[] nan = spec.residualValues(GenericRowData.of(1L, Double.NaN));
+        assertThat(spec.matchesResidual(nan, row(1L, "DE", Double.NaN))).isFalse();
+    }
+
+    @Test
     void isSerializable() throws Exception {
         LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("country", "id"), List.of("id"));
         LookupSpec copy = InstantiationUtil.clone(spec);

@@ -35,6 +35,31 @@ class SharedCachesTest {
     }
 
     @Test
+    void planningHasOneLastingCachePerBound() {
+        assertThat(SharedCaches.forPlanning(META + 3)).isSameAs(SharedCaches.forPlanning(META + 3));
+        assertThat(SharedCaches.forPlanning(META + 3).maxBytes()).isEqualTo(META + 3);
+        assertThat(SharedCaches.references(META + 3)).isZero(); // not a runtime lease
+    }
+
+    @Test
+    void metadataCacheMustBePositive() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () ->
+                                new ParquetLookupConfig(
+                                        "t",
+                                        "/p",
+                                        java.util.List.of(),
+                                        java.util.Map.of(),
+                                        true,
+                                        1,
+                                        0,
+                                        0,
+                                        0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("metadata-cache.max-bytes must be positive, got 0");
+    }
+
+    @Test
     void differentBoundsGetDifferentCaches() {
         try (SharedCaches.Lease a = SharedCaches.acquire(META + 1, 0);
                 SharedCaches.Lease b = SharedCaches.acquire(META + 2, 0)) {

@@ -1,0 +1,42 @@
+package dev.parquetlookup.flink.table;
+
+import dev.parquetlookup.flink.lookup.KeyOrder;
+import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.flink.lookup.SharedCaches;
+import dev.parquetlookup.metadata.MetadataCache;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Planning-time reads of the files. */
+class TableFilesTest {
+
+    @TempDir Path dir;
+
+    @Test
+    void inspectionAndKeySamplingParseEachFooterOnce() throws Exception {
+        TestDimension data = TestDimension.generate(9L, 50, 0);
+        data.write(dir, 3);
+        long bound = 3_000_017; // a planning cache no other test uses
+        ParquetLookupConfig config =
+                new ParquetLookupConfig(
+                        "t", dir.toUri().toString(), List.of(), Map.of(), true, 1, bound, 0, 0);
+
+        TableFiles files = TableFiles.inspect(config);
+        List<Object[]> samples = TableFiles.sampleKeys(config, List.of("g", "name"), 16);
+
+        assertThat(files.sortKey()).containsExactly("g", "name");
+        assertThat(files.description()).contains("3 files, first ");
+        MetadataCache.Stats stats = SharedCaches.forPlanning(bound).stats();
+        assertThat(stats.misses()).isEqualTo(3);
+        assertThat(stats.hits()).isEqualTo(3);
+        assertThat(samples).hasSize(16).isSortedAccordingTo(KeyOrder::compare);
+        assertThat(samples.get(0)[0]).isEqualTo(0L);
+    }
+}
