@@ -7,8 +7,10 @@ import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.KeyRanges;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.MetadataReader;
+import dev.parquetlookup.metadata.RowGroupInfo;
 
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
@@ -259,6 +261,36 @@ public final class DimensionTable implements Closeable {
             result.add(f.metadata());
         }
         return result;
+    }
+
+    /**
+     * Lower bounds of the leading sort-key column, one per page (per row group for files without a
+     * page index), in ascending order per file and in the engine's value representation: a free
+     * sample of the key distribution from metadata already in memory, e.g. for range partitioning.
+     * String bounds may be truncated prefixes of real keys.
+     */
+    public List<Object> leadingKeySamples() {
+        KeyType lead = keyTypes.get(0);
+        List<Object> samples = new ArrayList<>();
+        for (SortedFile file : files) {
+            FileMetadata meta = file.metadata();
+            for (RowGroupInfo rg : meta.rowGroups()) {
+                KeyRanges pages = rg.keyPages()[0];
+                if (pages != null) {
+                    for (int i = 0; i < pages.size(); i++) {
+                        samples.add(KeyValues.engineValue(lead, pages.min(i)));
+                    }
+                }
+            }
+            KeyRanges rowGroups = meta.rowGroupKeys();
+            for (int i = 0; i < rowGroups.size(); i++) {
+                RowGroupInfo rg = meta.rowGroups().get(rowGroups.entry(i));
+                if (rg.keyPages()[0] == null) {
+                    samples.add(KeyValues.engineValue(lead, rowGroups.min(i)));
+                }
+            }
+        }
+        return samples;
     }
 
     /**

@@ -78,6 +78,45 @@ final class KeyValues {
         }
     }
 
+    /**
+     * The inverse of {@link #comparable}: a key column's comparable form back in the engine's value
+     * representation ({@link ValueType}). Example: an INT64 {@code TIMESTAMP(MICROS)} key {@code
+     * 1_000_001L} is {@code new TimestampValue(1000, 1000)}.
+     */
+    static Object engineValue(KeyType type, Object comparable) {
+        LogicalTypeAnnotation logical = type.type().getLogicalTypeAnnotation();
+        switch (type.kind()) {
+            case LONG:
+                long v = (Long) comparable;
+                if (logical instanceof DecimalLogicalTypeAnnotation d) {
+                    return BigDecimal.valueOf(v, d.getScale());
+                }
+                if (logical instanceof TimestampLogicalTypeAnnotation t) {
+                    return switch (t.getUnit()) {
+                        case MILLIS -> new TimestampValue(v, 0);
+                        case MICROS -> TimestampValue.ofEpochMicros(v);
+                        case NANOS -> TimestampValue.ofEpochNanos(v);
+                    };
+                }
+                if (logical instanceof TimeLogicalTypeAnnotation t) {
+                    return switch (t.getUnit()) {
+                        case MILLIS -> v * 1_000_000L;
+                        case MICROS -> v * 1_000L;
+                        case NANOS -> v;
+                    };
+                }
+                boolean int32 =
+                        type.type().getPrimitiveTypeName()
+                                == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT32;
+                return int32 ? (Object) (int) v : (Object) v;
+            case BYTES:
+                return comparable;
+            default:
+                int scale = ((DecimalLogicalTypeAnnotation) logical).getScale();
+                return new BigDecimal((BigInteger) comparable, scale);
+        }
+    }
+
     private static BigInteger unscaled(Object value, int scale, String column) {
         BigDecimal decimal;
         if (value instanceof BigDecimal d) {

@@ -203,4 +203,36 @@ class DimensionTableTest {
             assertThat(table.readStatistics().readRequests() - reads).isEqualTo(2);
         }
     }
+
+    @Test
+    void leadingKeySamplesAreThePageMinimumsAsLookupKeys() throws IOException {
+        List<ColumnSpec> columns =
+                List.of(
+                        ColumnSpec.required("ts", new ValueType(Kind.TIMESTAMP, 6, 0)),
+                        ColumnSpec.required("amount", new ValueType(Kind.DECIMAL, 12, 2)));
+        List<Object[]> rows = new ArrayList<>();
+        for (long i = 0; i < 1000; i++) {
+            rows.add(
+                    new Object[] {
+                        TimestampValue.ofEpochMicros(1_700_000_000_000_000L + i * 1_001),
+                        java.math.BigDecimal.valueOf(i, 2)
+                    });
+        }
+        WriterOptions options =
+                WriterOptions.builder().rowsPerRowGroup(300).rowsPerPage(50).build();
+        Path file = write("ts.parquet", columns, List.of("ts"), options, rows);
+        try (DimensionTable table = open(file)) {
+            List<Object> samples = table.leadingKeySamples();
+            int pages = 0;
+            for (var rowGroup : table.fileMetadata().get(0).rowGroups()) {
+                pages += rowGroup.columns()[0].pages().pageCount();
+            }
+            assertThat(samples).hasSize(pages).hasSizeGreaterThan(4);
+            assertThat(samples.get(0)).isEqualTo(rows.get(0)[0]);
+            LookupPlan plan = table.plan(List.of("ts"), List.of("amount"));
+            for (Object sample : samples) {
+                assertThat(table.lookup(plan, new Object[] {sample})).hasSize(1);
+            }
+        }
+    }
 }

@@ -132,8 +132,7 @@ public final class ParquetLookupTableSource
             return; // the planner asks for the provider more than once per join
         }
         long start = System.nanoTime();
-        List<Object[]> samples =
-                TableFiles.sampleKeys(config, spec.normalizer().keyColumns(), SHUFFLE_SAMPLES);
+        List<Object[]> samples = TableFiles.sampleKeys(config, SHUFFLE_SAMPLES);
         partitioner = new KeyRangePartitioner(spec.normalizer(), samples);
         partitionerKeys = spec.keyNames();
         LOG.info(

@@ -3,7 +3,6 @@ package dev.parquetlookup.flink.table;
 import dev.parquetlookup.engine.ColumnSchema;
 import dev.parquetlookup.engine.DimensionTable;
 import dev.parquetlookup.engine.LookupFileException;
-import dev.parquetlookup.engine.LookupPlan;
 import dev.parquetlookup.flink.lookup.KeyOrder;
 import dev.parquetlookup.flink.lookup.KeySampler;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
@@ -52,26 +51,18 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
     }
 
     /**
-     * Samples the keys of the files' {@code keyColumns} (a leading prefix of the sort key) in
-     * sortable form ({@link KeyOrder}), about {@code target} of them evenly spread by row: the
-     * range boundaries of {@code 'shuffle' = 'true'}. Reads those key columns once, at planning
-     * (about 8 bytes per row for a BIGINT key: a 10M-row table reads ~80 MB once).
+     * Samples the leading sort-key column in sortable form ({@link KeyOrder}), about {@code target}
+     * values evenly spread over the files' pages: the range boundaries of {@code 'shuffle' =
+     * 'true'}. The samples are the page minimums already held by the metadata cache, so planning
+     * reads no data. A key with more columns ranks by its leading column, so all rows of one
+     * leading key go to one subtask.
      */
-    public static List<Object[]> sampleKeys(
-            ParquetLookupConfig config, List<String> keyColumns, int target) {
+    public static List<Object[]> sampleKeys(ParquetLookupConfig config, int target) {
         KeySampler sampler = new KeySampler(target);
         try (DimensionTable table = openForPlanning(config)) {
-            LookupPlan plan = table.plan(keyColumns, keyColumns);
-            table.scan(
-                    plan,
-                    row -> {
-                        for (Object value : row) {
-                            if (value == null) {
-                                return; // a null key is never looked up
-                            }
-                        }
-                        sampler.offer(KeyOrder.sortable(row));
-                    });
+            for (Object value : table.leadingKeySamples()) {
+                sampler.offer(KeyOrder.sortable(new Object[] {value}));
+            }
         } catch (IOException | LookupFileException e) {
             throw new ValidationException(
                     String.format(
@@ -79,8 +70,7 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
                             config.tableName(), config.path(), e.getMessage()),
                     e);
         }
-        // The scan goes file by file in path order, not in global key order: the sampler keeps
-        // a systematic sample of rows, sorted here into quantiles.
+        // Samples arrive file by file; sorted here into quantiles.
         List<Object[]> samples = sampler.samples();
         samples.sort(KeyOrder::compare);
         return samples;

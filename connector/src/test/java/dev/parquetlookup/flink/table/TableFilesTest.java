@@ -29,14 +29,15 @@ class TableFilesTest {
                         "t", dir.toUri().toString(), List.of(), Map.of(), true, 1, bound, 0, 0);
 
         TableFiles files = TableFiles.inspect(config);
-        List<Object[]> samples = TableFiles.sampleKeys(config, List.of("g", "name"), 16);
+        List<Object[]> samples = TableFiles.sampleKeys(config, 16);
 
         assertThat(files.sortKey()).containsExactly("g", "name");
         assertThat(files.description()).contains("3 files, first ");
         MetadataCache.Stats stats = SharedCaches.forPlanning(bound).stats();
         assertThat(stats.misses()).isEqualTo(3);
         assertThat(stats.hits()).isEqualTo(3);
-        assertThat(samples).hasSize(16).isSortedAccordingTo(KeyOrder::compare);
+        // one sample per page minimum (this small table has fewer pages than the target)
+        assertThat(samples).hasSizeBetween(3, 16).isSortedAccordingTo(KeyOrder::compare);
         assertThat(samples.get(0)[0]).isEqualTo(0L);
     }
 }
