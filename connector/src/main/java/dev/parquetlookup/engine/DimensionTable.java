@@ -135,14 +135,6 @@ public final class DimensionTable implements Closeable {
             FileMetadata first = opened.get(0).metadata();
             for (SortedFile f : opened) {
                 checkCompatible(first, f.metadata());
-                if (!f.metadata().hasPageIndex() && f.metadata().rowCount() > 0) {
-                    LOG.warn(
-                            "File {} has no page index for sort-key column '{}': lookups read whole"
-                                    + " column chunks of a row group. Rewrite it with 'prepare' for"
-                                    + " page-sized reads.",
-                            f.file(),
-                            first.sortKey().get(0));
-                }
             }
             LOG.info(
                     "Opened {} file(s) at {} sorted by {}",
@@ -196,7 +188,8 @@ public final class DimensionTable implements Closeable {
                                 + column.name()
                                 + "', which "
                                 + first.file()
-                                + " has. Files of one table must have the same columns.");
+                                + " has. Files of one table must have the same columns: rewrite the odd file,"
+                                + " or move it out of the table's path.");
             }
             if (!match.type().equals(column.type())
                     || !match.parquetType().equals(column.parquetType())) {
@@ -211,7 +204,8 @@ public final class DimensionTable implements Closeable {
                                 + match.parquetType()
                                 + " in "
                                 + other.file()
-                                + ". Files of one table must have the same column types.");
+                                + ". Files of one table must have the same column types: rewrite the odd"
+                                + " file, or move it out of the table's path.");
             }
         }
     }
@@ -334,7 +328,7 @@ public final class DimensionTable implements Closeable {
                         + config.path()
                         + "; its columns are "
                         + names
-                        + ".");
+                        + ". Fix the table's columns or the query's projection.");
     }
 
     /**
@@ -350,8 +344,9 @@ public final class DimensionTable implements Closeable {
                             + plan.keyColumns()
                             + " needs "
                             + n
-                            + " key values, got "
-                            + key.length);
+                            + " key value(s), got "
+                            + key.length
+                            + ": pass one value per key column, in that order.");
         }
         Object[] comparable = new Object[n];
         for (int i = 0; i < n; i++) {

@@ -6,6 +6,7 @@ import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyRanges;
+import dev.parquetlookup.metadata.KeySearch;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupInfo;
@@ -15,6 +16,7 @@ import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.values.ValuesReader;
 import org.apache.parquet.format.PageType;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Type;
@@ -68,9 +70,28 @@ final class SortedFile implements Closeable {
                 ValueType type = ColumnTypes.valueType(field);
                 if (type.kind() != ValueType.Kind.UNSUPPORTED) {
                     readers.put(field.getName(), ColumnTypes.reader(field.asPrimitiveType()));
+                    checkCodecs(field.getName(), leaf);
                 }
             }
             leaf += countLeaves(field);
+        }
+    }
+
+    /** Refuses at open a readable column whose pages use a codec we cannot decompress. */
+    private void checkCodecs(String column, int leaf) {
+        for (RowGroupInfo rg : meta.rowGroups()) {
+            CompressionCodecName codec = rg.columns()[leaf].codec();
+            if (!Decompression.supports(codec)) {
+                throw new LookupFileException(
+                        "File "
+                                + file()
+                                + ": column '"
+                                + column
+                                + "' is compressed with "
+                                + codec
+                                + ", which parquet-lookup cannot read. Rewrite the file with"
+                                + " 'prepare' (LZ4_RAW, ZSTD, SNAPPY, GZIP or UNCOMPRESSED).");
+            }
         }
     }
 
@@ -204,6 +225,38 @@ final class SortedFile implements Closeable {
         return new long[] {newFrom, Math.max(newFrom, newTo)};
     }
 
+    /**
+     * The rows of {@code [from, to)} whose leading key equals {@code key}, found by binary search
+     * in the leading key's pages: {@code {first, end}}, or {@code null} when none. They are
+     * contiguous because the leading key is sorted (checked while decoding).
+     */
+    @Nullable
+    private long[] leadingKeyRows(
+            RowGroupInfo rg, Object key, long from, long to, List<LoadedPage> loaded)
+            throws IOException {
+        int leaf = meta.keyLeaves()[0];
+        KeyType type = meta.keyTypes().get(0);
+        long matchFrom = -1;
+        long matchTo = -1;
+        for (LoadedPage page : loadPages(rg, leaf, from, to, loaded)) {
+            KeyPage keys;
+            try {
+                keys = KeyPage.decode(page, leaves[leaf], type, this, rg, 0);
+            } catch (IOException | RuntimeException e) {
+                throw pageError(rg, leaf, page.pageNumber, e);
+            }
+            int lo = keys.lowerBound(key);
+            int hi = keys.upperBound(key);
+            if (lo < hi) {
+                if (matchFrom < 0) {
+                    matchFrom = page.firstRow + keys.row(lo);
+                }
+                matchTo = page.firstRow + keys.row(hi - 1) + 1;
+            }
+        }
+        return matchFrom < 0 ? null : new long[] {Math.max(from, matchFrom), Math.min(to, matchTo)};
+    }
+
     private void searchSingleKey(
             RowGroupInfo rg,
             Object key,
@@ -212,28 +265,16 @@ final class SortedFile implements Closeable {
             List<RowSpan> out,
             List<LoadedPage> loaded)
             throws IOException {
-        int leaf = meta.keyLeaves()[0];
-        KeyType type = meta.keyTypes().get(0);
-        long matchFrom = -1;
-        long matchTo = -1;
-        for (LoadedPage page : loadPages(rg, leaf, from, to, loaded)) {
-            KeyPage keys = KeyPage.decode(page, leaves[leaf], type, this, rg, 0);
-            int lo = keys.lowerBound(key);
-            int hi = keys.upperBound(key);
-            if (lo < hi) {
-                long first = page.firstRow + keys.row(lo);
-                long end = page.firstRow + keys.row(hi - 1) + 1;
-                if (matchFrom < 0) {
-                    matchFrom = first;
-                }
-                matchTo = end;
-            }
-        }
-        if (matchFrom >= 0) {
-            out.add(new RowSpan(rg.ordinal(), matchFrom, matchTo));
+        long[] rows = leadingKeyRows(rg, key, from, to, loaded);
+        if (rows != null) {
+            out.add(new RowSpan(rg.ordinal(), rows[0], rows[1]));
         }
     }
 
+    /**
+     * Composite keys: the leading key's rows by binary search, then the later key columns are
+     * compared row by row only there (they are sorted only within runs of equal leading keys).
+     */
     private void searchCompositeKey(
             RowGroupInfo rg,
             Object[] key,
@@ -242,15 +283,26 @@ final class SortedFile implements Closeable {
             List<RowSpan> out,
             List<LoadedPage> loaded)
             throws IOException {
+        long[] lead = leadingKeyRows(rg, key[0], from, to, loaded);
+        if (lead == null) {
+            return;
+        }
+        from = lead[0];
+        to = lead[1];
         int n = key.length;
         int rows = (int) (to - from);
         Object[][] columns = new Object[n][];
-        for (int k = 0; k < n; k++) {
+        for (int k = 1; k < n; k++) {
             int leaf = meta.keyLeaves()[k];
             KeyType type = meta.keyTypes().get(k);
             Object[] values = new Object[rows];
             for (LoadedPage page : loadPages(rg, leaf, from, to, loaded)) {
-                KeyPage keys = KeyPage.decode(page, leaves[leaf], type, this, rg, k);
+                KeyPage keys;
+                try {
+                    keys = KeyPage.decode(page, leaves[leaf], type, this, rg, k);
+                } catch (IOException | RuntimeException e) {
+                    throw pageError(rg, leaf, page.pageNumber, e);
+                }
                 for (int i = 0; i < keys.size(); i++) {
                     long row = page.firstRow + keys.row(i);
                     if (row >= from && row < to) {
@@ -263,7 +315,7 @@ final class SortedFile implements Closeable {
         long runStart = -1;
         for (int r = 0; r < rows; r++) {
             boolean match = true;
-            for (int k = 0; k < n && match; k++) {
+            for (int k = 1; k < n && match; k++) {
                 Object v = columns[k][r];
                 match = v != null && meta.keyTypes().get(k).compare(v, key[k]) == 0;
             }
@@ -320,17 +372,22 @@ final class SortedFile implements Closeable {
             int row = 0;
             for (RowSpan span : spans) {
                 for (LoadedPage page : pages.get(request++)) {
-                    PageCursor cursor =
-                            new PageCursor(page.page, leaves[leaf], dictionaryFor(page, leaf));
-                    long pageEnd = page.firstRow + cursor.rows();
-                    long start = Math.max(span.from(), page.firstRow);
-                    long end = Math.min(span.to(), pageEnd);
-                    cursor.skipRows((int) (start - page.firstRow));
-                    for (long r = start; r < end; r++) {
-                        if (!cursor.isNextNull()) {
-                            rows[row][c] = cursor.read(reader);
+                    try {
+                        PageCursor cursor =
+                                new PageCursor(page.page, leaves[leaf], dictionaryFor(page, leaf));
+                        long pageEnd = page.firstRow + cursor.rows();
+                        long start = Math.max(span.from(), page.firstRow);
+                        long end = Math.min(span.to(), pageEnd);
+                        cursor.skipRows((int) (start - page.firstRow));
+                        for (long r = start; r < end; r++) {
+                            if (!cursor.isNextNull()) {
+                                rows[row][c] = cursor.read(reader);
+                            }
+                            row++;
                         }
-                        row++;
+                    } catch (IOException | RuntimeException e) {
+                        throw pageError(
+                                meta.rowGroups().get(page.rowGroup), leaf, page.pageNumber, e);
                     }
                 }
             }
@@ -363,7 +420,10 @@ final class SortedFile implements Closeable {
         final int leaf;
         final int pageNumber;
         final long firstRow;
-        final DataPage page;
+
+        /** Null until the batch read that fetches it fills it in. */
+        DataPage page;
+
         @Nullable Dictionary dictionary;
 
         LoadedPage(
@@ -388,94 +448,124 @@ final class SortedFile implements Closeable {
             RowGroupInfo rg, int leaf, long from, long to, List<LoadedPage> loaded)
             throws IOException {
         List<LoadedPage> pages =
-                loadPages(List.of(new PageRequest(rg, leaf, from, to)), List.of()).get(0);
-        loaded.addAll(pages);
+                loadPages(List.of(new PageRequest(rg, leaf, from, to)), loaded).get(0);
+        for (LoadedPage page : pages) {
+            if (!loaded.contains(page)) {
+                loaded.add(page);
+            }
+        }
         return pages;
     }
 
     /**
-     * The pages covering each request's rows. Pages located by the OffsetIndex are fetched in one
-     * {@link RangeSource#readAll}; chunks without a page index are read whole and walked.
+     * The pages covering each request's rows. Pages this lookup already decoded ({@code loaded}) or
+     * the page cache holds are reused; the others, located by the OffsetIndex, are fetched in one
+     * {@link RangeSource#readAll}, each page once even when several requests need it. Chunks
+     * without a page index are read whole and walked.
      */
     private List<List<LoadedPage>> loadPages(List<PageRequest> requests, List<LoadedPage> loaded)
             throws IOException {
         List<List<LoadedPage>> result = new ArrayList<>(requests.size());
         List<FileRange> ranges = new ArrayList<>();
-        List<int[]> rangeOwners = new ArrayList<>(); // {request, slot in its page list, page}
-        for (int q = 0; q < requests.size(); q++) {
-            PageRequest request = requests.get(q);
-            ColumnChunkInfo chunk = request.rowGroup.columns()[request.leaf];
-            PageLocations locations = chunk.pages();
+        List<LoadedPage> missing = new ArrayList<>(); // placeholders, one per range
+        List<LoadedPage> walkedHere = new ArrayList<>();
+        for (PageRequest request : requests) {
+            RowGroupInfo rg = request.rowGroup;
+            PageLocations locations = rg.columns()[request.leaf].pages();
             if (locations == null) {
-                result.add(walkChunk(request));
+                List<LoadedPage> walked = alreadyWalked(loaded, request);
+                if (walked == null) {
+                    walked = alreadyWalked(walkedHere, request);
+                }
+                if (walked == null) {
+                    walked = walkChunk(request);
+                    walkedHere.addAll(walked);
+                }
+                result.add(walked);
                 continue;
             }
             int firstPage = locations.pageOfRow(request.from);
             int lastPage = locations.pageOfRow(request.to - 1);
             List<LoadedPage> pages = new ArrayList<>(lastPage - firstPage + 1);
             for (int p = firstPage; p <= lastPage; p++) {
-                DataPage cached =
-                        alreadyLoaded(loaded, request.rowGroup.ordinal(), request.leaf, p);
-                if (cached == null && pageCache != null) {
-                    cached = pageCache.page(file(), request.rowGroup.ordinal(), request.leaf, p);
+                LoadedPage page = find(loaded, rg.ordinal(), request.leaf, p);
+                if (page == null) {
+                    page = find(missing, rg.ordinal(), request.leaf, p);
                 }
-                pages.add(
-                        new LoadedPage(
-                                request.rowGroup.ordinal(),
-                                request.leaf,
-                                p,
-                                locations.firstRows()[p],
-                                cached,
-                                null));
-                if (cached == null) {
-                    ranges.add(locations.range(p));
-                    rangeOwners.add(new int[] {q, pages.size() - 1, p});
+                if (page == null) {
+                    DataPage cached =
+                            pageCache == null
+                                    ? null
+                                    : pageCache.page(file(), rg.ordinal(), request.leaf, p);
+                    page =
+                            new LoadedPage(
+                                    rg.ordinal(),
+                                    request.leaf,
+                                    p,
+                                    locations.firstRows()[p],
+                                    cached,
+                                    null);
+                    if (cached == null) {
+                        ranges.add(locations.range(p));
+                        missing.add(page);
+                    }
                 }
+                pages.add(page);
             }
             result.add(pages);
         }
         if (!ranges.isEmpty()) {
             byte[][] bytes = source.readAll(ranges);
             for (int i = 0; i < bytes.length; i++) {
-                int[] owner = rangeOwners.get(i);
-                PageRequest request = requests.get(owner[0]);
-                ColumnChunkInfo chunk = request.rowGroup.columns()[request.leaf];
-                DataPage page;
+                LoadedPage page = missing.get(i);
+                RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
                 try {
                     PageDecoder.Header header = PageDecoder.header(bytes[i], 0, bytes[i].length);
-                    page = PageDecoder.dataPage(bytes[i], header, chunk.codec());
+                    page.page =
+                            PageDecoder.dataPage(bytes[i], header, rg.columns()[page.leaf].codec());
                 } catch (IOException | RuntimeException e) {
-                    throw pageError(request.rowGroup, request.leaf, owner[2], ranges.get(i), e);
+                    throw pageError(rg, page.leaf, page.pageNumber, e);
                 }
                 if (pageCache != null) {
-                    pageCache.putPage(
-                            file(), request.rowGroup.ordinal(), request.leaf, owner[2], page);
+                    pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
                 }
-                LoadedPage old = result.get(owner[0]).get(owner[1]);
-                result.get(owner[0])
-                        .set(
-                                owner[1],
-                                new LoadedPage(
-                                        old.rowGroup,
-                                        old.leaf,
-                                        old.pageNumber,
-                                        old.firstRow,
-                                        page,
-                                        null));
             }
         }
         return result;
     }
 
     @Nullable
-    private static DataPage alreadyLoaded(
-            List<LoadedPage> loaded, int rowGroup, int leaf, int page) {
-        for (LoadedPage p : loaded) {
+    private static LoadedPage find(List<LoadedPage> pages, int rowGroup, int leaf, int page) {
+        for (LoadedPage p : pages) {
             if (p.rowGroup == rowGroup && p.leaf == leaf && p.pageNumber == page) {
-                return p.page;
+                return p;
             }
         }
         return null;
+    }
+
+    /**
+     * Pages of a walked chunk (no page index) this lookup already holds, if they cover the rows.
+     */
+    @Nullable
+    private static List<LoadedPage> alreadyWalked(List<LoadedPage> loaded, PageRequest request) {
+        List<LoadedPage> pages = new ArrayList<>();
+        for (LoadedPage p : loaded) {
+            if (p.rowGroup == request.rowGroup.ordinal()
+                    && p.leaf == request.leaf
+                    && p.firstRow + p.page.valueCount() > request.from
+                    && p.firstRow < request.to) {
+                pages.add(p);
+            }
+        }
+        if (pages.isEmpty()
+                || pages.get(0).firstRow > request.from
+                || pages.get(pages.size() - 1).firstRow
+                                + pages.get(pages.size() - 1).page.valueCount()
+                        < request.to) {
+            return null;
+        }
+        return pages;
     }
 
     /** No page index: read the whole column chunk and walk its pages. */
@@ -521,7 +611,7 @@ final class SortedFile implements Closeable {
                 offset = next;
             }
         } catch (IOException | RuntimeException e) {
-            throw pageError(rg, request.leaf, pageNumber, range, e);
+            throw pageError(rg, request.leaf, pageNumber, e);
         }
         return pages;
     }
@@ -565,7 +655,7 @@ final class SortedFile implements Closeable {
             size = header.header().getUncompressed_page_size();
             dictionary = PageDecoder.dictionary(bytes, header, chunk.codec(), leaves[leaf]);
         } catch (IOException | RuntimeException e) {
-            throw pageError(rg, leaf, -1, range, e);
+            throw pageError(rg, leaf, -1, e);
         }
         if (pageCache != null) {
             pageCache.putDictionary(file(), rg.ordinal(), leaf, dictionary, 64 + 2 * size);
@@ -574,11 +664,15 @@ final class SortedFile implements Closeable {
         return dictionary;
     }
 
-    private LookupFileException pageError(
-            RowGroupInfo rg, int leaf, int page, FileRange range, Exception e) {
+    private LookupFileException pageError(RowGroupInfo rg, int leaf, int page, Exception e) {
         if (e instanceof LookupFileException lfe) {
             return lfe;
         }
+        ColumnChunkInfo chunk = rg.columns()[leaf];
+        FileRange range =
+                page >= 0 && chunk.pages() != null
+                        ? chunk.pages().range(page)
+                        : new FileRange(chunk.startOffset(), (int) chunk.totalCompressedSize());
         String what = page < 0 ? "the dictionary page" : "page " + page;
         return new LookupFileException(
                 "File "
@@ -757,56 +851,16 @@ final class SortedFile implements Closeable {
 
         /** First index whose key is at least {@code key}. */
         int lowerBound(Object key) {
-            int lo = 0;
-            int hi = size;
-            if (longs != null) {
-                long k = (Long) key;
-                while (lo < hi) {
-                    int mid = (lo + hi) >>> 1;
-                    if (longs[mid] < k) {
-                        lo = mid + 1;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                return lo;
-            }
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (type.compare(objects[mid], key) < 0) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            return lo;
+            return longs != null
+                    ? KeySearch.firstAbove(longs, size, (Long) key, false)
+                    : KeySearch.firstAbove(objects, size, key, false, type);
         }
 
         /** First index whose key is above {@code key}. */
         int upperBound(Object key) {
-            int lo = 0;
-            int hi = size;
-            if (longs != null) {
-                long k = (Long) key;
-                while (lo < hi) {
-                    int mid = (lo + hi) >>> 1;
-                    if (longs[mid] <= k) {
-                        lo = mid + 1;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                return lo;
-            }
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (type.compare(objects[mid], key) <= 0) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            return lo;
+            return longs != null
+                    ? KeySearch.firstAbove(longs, size, (Long) key, true)
+                    : KeySearch.firstAbove(objects, size, key, true, type);
         }
     }
 }

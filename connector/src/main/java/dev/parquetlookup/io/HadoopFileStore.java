@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.hadoop.fs.RemoteIterator;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -64,15 +65,46 @@ public final class HadoopFileStore implements FileStore {
             files.add(toFileId(status));
             return files;
         }
-        RemoteIterator<LocatedFileStatus> it = fs.listFiles(root, true);
-        while (it.hasNext()) {
-            LocatedFileStatus file = it.next();
-            if (file.isFile() && isDataFile(root, file.getPath())) {
-                files.add(toFileId(file));
+        if (fs instanceof RawLocalFileSystem) {
+            listLocal(fs, status.getPath(), files);
+        } else {
+            RemoteIterator<LocatedFileStatus> it = fs.listFiles(root, true);
+            while (it.hasNext()) {
+                LocatedFileStatus file = it.next();
+                if (file.isFile() && isDataFile(root, file.getPath())) {
+                    files.add(toFileId(file));
+                }
             }
         }
         files.sort(Comparator.comparing(FileId::path));
         return files;
+    }
+
+    /**
+     * Local listing by {@code listStatus}, not {@code listFiles}: the latter builds a {@code
+     * LocatedFileStatus} per file, which makes the raw local file system fork {@code ls} to read
+     * permissions, and fails the whole listing when a file is renamed or deleted meanwhile (a
+     * publisher's temporary file). Names starting with '.' or '_' are skipped with everything below
+     * them; entries that vanish while listing are skipped too.
+     */
+    private static void listLocal(FileSystem fs, Path dir, List<FileId> files) throws IOException {
+        FileStatus[] children;
+        try {
+            children = fs.listStatus(dir);
+        } catch (FileNotFoundException e) {
+            return; // deleted while its parent was being listed
+        }
+        for (FileStatus child : children) {
+            String name = child.getPath().getName();
+            if (name.startsWith(".") || name.startsWith("_")) {
+                continue;
+            }
+            if (child.isDirectory()) {
+                listLocal(fs, child.getPath(), files);
+            } else if (child.isFile()) {
+                files.add(toFileId(child));
+            }
+        }
     }
 
     @Override

@@ -11,8 +11,9 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 
 /**
- * {@link RangeSource} over one Hadoop stream. Only positioned reads ({@code readFully(position,
- * ...)}) are used, so one stream serves every thread without a lock of ours.
+ * {@link RangeSource} over one Hadoop stream shared by every thread, without a lock of ours: local
+ * files use positioned reads ({@code readFully(position, ...)}, a {@code pread} on the raw local
+ * file system), other file systems use vectored reads, which do not hold the stream's lock.
  */
 final class HadoopRangeSource implements RangeSource {
 
@@ -42,18 +43,26 @@ final class HadoopRangeSource implements RangeSource {
                                     + " truncated or was rewritten",
                             length, position, file.path(), file.length()));
         }
-        try {
-            in.readFully(position, buffer, offset, length);
-        } catch (IOException e) {
-            throw rangeError(position, length, e);
+        if (local) {
+            try {
+                in.readFully(position, buffer, offset, length);
+            } catch (IOException e) {
+                throw rangeError(position, length, e);
+            }
+            return;
         }
+        byte[] bytes = readAll(List.of(new FileRange(position, length)))[0];
+        System.arraycopy(bytes, 0, buffer, offset, length);
     }
 
     @Override
     public byte[][] readAll(List<FileRange> ranges) throws IOException {
-        if (local || ranges.size() < 2) {
+        if (local) {
             return RangeSource.super.readAll(ranges);
         }
+        // Object stores: positioned readFully is synchronized per stream (S3A's classic stream
+        // seeks and reads under its lock), so it would serialise every lookup on a file. Vectored
+        // reads take no stream lock, run ranges in parallel and coalesce close ones.
         List<org.apache.hadoop.fs.FileRange> hadoopRanges = new ArrayList<>(ranges.size());
         for (FileRange range : ranges) {
             if (range.end() > file.length()) {

@@ -99,56 +99,17 @@ public final class KeyRanges {
 
     /** First entry whose max is at least {@code key}, or {@link #size()} if none. */
     public int firstWithMaxAtLeast(Object key) {
-        int lo = 0;
-        int hi = entries.length;
-        if (maxLong != null) {
-            long k = (Long) key;
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (maxLong[mid] < k) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            return lo;
-        }
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (type.compare(max[mid], key) < 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
+        return maxLong != null
+                ? KeySearch.firstAbove(maxLong, entries.length, (Long) key, false)
+                : KeySearch.firstAbove(max, entries.length, key, false, type);
     }
 
     /** Last entry whose min is at most {@code key}, or -1 if none. */
     public int lastWithMinAtMost(Object key) {
-        int lo = 0;
-        int hi = entries.length;
-        if (minLong != null) {
-            long k = (Long) key;
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (minLong[mid] <= k) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            return lo - 1;
-        }
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (type.compare(min[mid], key) <= 0) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo - 1;
+        return (minLong != null
+                        ? KeySearch.firstAbove(minLong, entries.length, (Long) key, true)
+                        : KeySearch.firstAbove(min, entries.length, key, true, type))
+                - 1;
     }
 
     /** Whether entry {@code i}'s bounds contain {@code key}. */

@@ -22,6 +22,9 @@ import org.apache.parquet.internal.hadoop.metadata.IndexReference;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -44,6 +47,8 @@ public final class MetadataReader {
 
     /** Footer key-value entry our writer records the sort key in (comma-separated names). */
     public static final String SORT_KEY_METADATA = "parquet-lookup.sort-key";
+
+    private static final Logger LOG = LoggerFactory.getLogger(MetadataReader.class);
 
     static final int TAIL_READ = 64 * 1024;
     private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
@@ -82,10 +87,17 @@ public final class MetadataReader {
                             + " read. Rewrite it without encryption.");
         }
         if (!Arrays.equals(magic, MAGIC)) {
+            byte[] head =
+                    tailStart == 0
+                            ? Arrays.copyOfRange(tail, 0, 4)
+                            : source.read(new FileRange(0, 4));
             throw notParquet(
                     file,
-                    "it does not end with the magic bytes PAR1 (a truncated file, or a write that"
-                            + " did not finish)");
+                    Arrays.equals(head, MAGIC)
+                            ? "it starts with the magic bytes PAR1 but does not end with them (a"
+                                    + " truncated file, or a write that did not finish)"
+                            : "it neither starts nor ends with the magic bytes PAR1 (it is some"
+                                    + " other kind of file)");
         }
         int footerLength =
                 ByteBuffer.wrap(tail, tailLength - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
@@ -117,7 +129,8 @@ public final class MetadataReader {
                             new ByteArrayInputStream(footerBytes, footerOffset, footerLength));
             footer = new ParquetMetadataConverter().fromParquetMetadata(thrift);
         } catch (IOException | RuntimeException e) {
-            throw corrupt(file, "the footer cannot be decoded: " + e.getMessage(), e);
+            throw corrupt(
+                    file, "the footer is damaged (Thrift: " + stripPeriod(e.getMessage()) + ")", e);
         }
         MessageType schema = footer.getFileMetaData().getSchema();
         List<String> declared = declaredSortKey(file, thrift, schema);
@@ -132,20 +145,6 @@ public final class MetadataReader {
                             + footer.getFileMetaData().getCreatedBy()
                             + "). Name the columns it is sorted by with the 'sort-key' option, or"
                             + " rewrite it with 'prepare'.");
-        }
-        if (!declared.isEmpty()
-                && !configuredSortKey.isEmpty()
-                && !isPrefix(configuredSortKey, declared)) {
-            throw new LookupFileException(
-                    "File "
-                            + file
-                            + " declares sort key "
-                            + declared
-                            + " but the table declares "
-                            + configuredSortKey
-                            + ". Set 'sort-key' to "
-                            + String.join(",", declared)
-                            + " (or a leading part of it), or remove the option.");
         }
         int[] leaves = new int[sortKey.size()];
         List<KeyType> keyTypes = new ArrayList<>();
@@ -189,6 +188,20 @@ public final class MetadataReader {
             }
             keyTypes.add(keyType);
             leaves[i] = leafIndex(schema, name);
+        }
+        if (!declared.isEmpty()
+                && !configuredSortKey.isEmpty()
+                && !isPrefix(configuredSortKey, declared)) {
+            throw new LookupFileException(
+                    "File "
+                            + file
+                            + " declares sort key "
+                            + declared
+                            + " but the table declares "
+                            + configuredSortKey
+                            + ". Set 'sort-key' to "
+                            + String.join(",", declared)
+                            + " (or a leading part of it), or remove the option.");
         }
 
         byte[] indexRegion = null;
@@ -259,7 +272,7 @@ public final class MetadataReader {
                                     indexStart,
                                     ref,
                                     keyTypes.get(k),
-                                    chunk,
+                                    columns[leaves[k]].pages().pageCount(),
                                     sortKey.get(k));
                 }
             }
@@ -300,18 +313,30 @@ public final class MetadataReader {
         KeyRanges rowGroupKeys = KeyRanges.of(keyTypes.get(0), rgMins, rgMaxs);
         retained += rowGroupKeys.retainedBytes();
         verifySorted(file, sortKey.get(0), rowGroupKeys, rowGroups);
-        return new FileMetadata(
-                file,
-                schema,
-                firstRow,
-                List.copyOf(rowGroups),
-                List.copyOf(sortKey),
-                List.copyOf(keyTypes),
-                leaves,
-                rowGroupKeys,
-                declared,
-                footer.getFileMetaData().getCreatedBy(),
-                retained);
+        FileMetadata metadata =
+                new FileMetadata(
+                        file,
+                        schema,
+                        firstRow,
+                        List.copyOf(rowGroups),
+                        List.copyOf(sortKey),
+                        List.copyOf(keyTypes),
+                        leaves,
+                        rowGroupKeys,
+                        declared,
+                        footer.getFileMetaData().getCreatedBy(),
+                        retained);
+        if (!metadata.hasPageIndex() && metadata.rowCount() > 0) {
+            // Logged once per parse, and a file version is parsed once while it stays cached.
+            LOG.warn(
+                    "File {} has no page index for sort-key column '{}' (written by {}): lookups"
+                            + " read whole column chunks of a row group. Rewrite it with 'prepare'"
+                            + " for page-sized reads.",
+                    file,
+                    sortKey.get(0),
+                    metadata.createdBy());
+        }
+        return metadata;
     }
 
     /** Row-group and page bounds of the leading key must not decrease. */
@@ -431,7 +456,7 @@ public final class MetadataReader {
             if (offsets[i] < 4
                     || sizes[i] <= 0
                     || offsets[i] + sizes[i] > length
-                    || (i > 0 && firstRows[i] < firstRows[i - 1])) {
+                    || (i == 0 ? firstRows[i] != 0 : firstRows[i] < firstRows[i - 1])) {
                 throw corrupt(
                         file,
                         "the OffsetIndex of column "
@@ -453,7 +478,7 @@ public final class MetadataReader {
             long regionStart,
             IndexReference ref,
             KeyType type,
-            ColumnChunkMetaData chunk,
+            int pageCount,
             String column) {
         ColumnIndex index;
         try {
@@ -470,16 +495,36 @@ public final class MetadataReader {
         List<Boolean> nullPages = index.getNull_pages();
         List<ByteBuffer> mins = index.getMin_values();
         List<ByteBuffer> maxs = index.getMax_values();
-        List<Object> minKeys = new ArrayList<>(mins.size());
-        List<Object> maxKeys = new ArrayList<>(maxs.size());
-        for (int i = 0; i < mins.size(); i++) {
-            if (nullPages.get(i)) {
-                minKeys.add(null);
-                maxKeys.add(null);
-            } else {
-                minKeys.add(type.decodeBound(mins.get(i)));
-                maxKeys.add(type.decodeBound(maxs.get(i)));
+        if (nullPages.size() != pageCount || mins.size() != pageCount || maxs.size() != pageCount) {
+            throw corrupt(
+                    file,
+                    "the ColumnIndex of column '"
+                            + column
+                            + "' describes "
+                            + mins.size()
+                            + " pages but its OffsetIndex "
+                            + pageCount,
+                    null);
+        }
+        List<Object> minKeys = new ArrayList<>(pageCount);
+        List<Object> maxKeys = new ArrayList<>(pageCount);
+        try {
+            for (int i = 0; i < pageCount; i++) {
+                if (nullPages.get(i)) {
+                    minKeys.add(null);
+                    maxKeys.add(null);
+                } else {
+                    minKeys.add(type.decodeBound(mins.get(i)));
+                    maxKeys.add(type.decodeBound(maxs.get(i)));
+                }
             }
+        } catch (RuntimeException e) {
+            throw corrupt(
+                    file,
+                    "the ColumnIndex of column '"
+                            + column
+                            + "' holds a bound that cannot be decoded",
+                    e);
         }
         return KeyRanges.of(type, minKeys, maxKeys);
     }
@@ -497,6 +542,16 @@ public final class MetadataReader {
             for (SortingColumn sc : groups.get(0).getSorting_columns()) {
                 String[] path = schema.getColumns().get(sc.getColumn_idx()).getPath();
                 String name = String.join(".", path);
+                if (path.length > 1) {
+                    throw new LookupFileException(
+                            "File "
+                                    + file
+                                    + " is sorted by the nested column '"
+                                    + name
+                                    + "'; only top-level columns can be lookup keys. Set"
+                                    + " 'sort-key' to top-level columns the file is sorted by, or"
+                                    + " rewrite it with 'prepare'.");
+                }
                 if (sc.isDescending()) {
                     throw new LookupFileException(
                             "File "
@@ -528,6 +583,14 @@ public final class MetadataReader {
             }
         }
         return List.of();
+    }
+
+    private static String stripPeriod(String message) {
+        String m = String.valueOf(message).trim();
+        while (m.endsWith(".")) {
+            m = m.substring(0, m.length() - 1);
+        }
+        return m;
     }
 
     private static boolean isPrefix(List<String> prefix, List<String> of) {

@@ -1,6 +1,7 @@
 package dev.parquetlookup.writer;
 
 import dev.parquetlookup.io.ParquetOutputs;
+import dev.parquetlookup.metadata.MetadataReader;
 
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.format.SortingColumn;
@@ -49,7 +50,7 @@ import java.util.Map;
 public final class LookupFileWriter implements Closeable {
 
     /** Footer key-value metadata key holding the sort key, e.g. {@code "id"} or {@code "a,b"}. */
-    public static final String SORT_KEY_METADATA = "parquet-lookup.sort-key";
+    public static final String SORT_KEY_METADATA = MetadataReader.SORT_KEY_METADATA;
 
     private static final Logger LOG = LoggerFactory.getLogger(LookupFileWriter.class);
 
@@ -213,24 +214,8 @@ public final class LookupFileWriter implements Closeable {
     private void writePrepared(Object[] prepared, long rowNumber) throws IOException {
         if (previous != null && layout.compareKeys(previous, prepared) > 0) {
             failed = true;
-            String key = String.join(", ", layout.sortKey());
             throw new IllegalArgumentException(
-                    "Cannot write "
-                            + target.path()
-                            + ": the input is not sorted by ("
-                            + key
-                            + "): row "
-                            + rowNumber
-                            + " has key "
-                            + layout.formatKey(prepared)
-                            + ", smaller than key "
-                            + layout.formatKey(previous)
-                            + " of row "
-                            + (rowNumber - 1)
-                            + ". Sort the rows by ("
-                            + key
-                            + ") first, or let the writer sort them with"
-                            + " WriterOptions.builder().sortInput(true) (prepare --key does).");
+                    layout.unsortedMessage(target.path(), rowNumber, prepared, previous));
         }
         try {
             writer.write(prepared);
@@ -240,6 +225,20 @@ public final class LookupFileWriter implements Closeable {
         }
         previous = prepared;
         rowsWritten++;
+    }
+
+    /** Writes a row already converted by {@link RowLayout#prepare} (for the dataset writer). */
+    void writePreparedRow(Object[] prepared) throws IOException {
+        if (closed || failed) {
+            throw new IllegalStateException("writer of " + target.path() + " is closed or failed");
+        }
+        rowsGiven++;
+        writePrepared(prepared, rowsGiven);
+    }
+
+    /** Marks the file as failed: {@link #close()} then deletes it instead of finishing it. */
+    void markFailed() {
+        failed = true;
     }
 
     /** Rows given to {@link #write} so far. */

@@ -497,6 +497,27 @@ final class RowLayout {
         return ((Comparable<Object>) a).compareTo(b);
     }
 
+    /** The error message for a row whose key is smaller than the previous row's. */
+    String unsortedMessage(String path, long rowNumber, Object[] prepared, Object[] previous) {
+        String key = String.join(", ", sortKey);
+        return "Cannot write "
+                + path
+                + ": the input is not sorted by ("
+                + key
+                + "): row "
+                + rowNumber
+                + " has key "
+                + formatKey(prepared)
+                + ", smaller than key "
+                + formatKey(previous)
+                + " of row "
+                + (rowNumber - 1)
+                + ". Sort the rows by ("
+                + key
+                + ") first, or let the writer sort them with"
+                + " WriterOptions.builder().sortInput(true) (prepare --key does).";
+    }
+
     /** The sort key of a prepared row, for messages: {@code (42, "abc")}. */
     String formatKey(Object[] prepared) {
         StringBuilder sb = new StringBuilder("(");

@@ -96,7 +96,18 @@ class DuckDbInteropTest {
     }
 
     /** One DuckDB-written table: key column, codec, row-group size, Parquet version, files. */
-    record Case(String keyType, String codec, int rowGroupRows, String parquetVersion, int files) {
+    record Case(
+            String keyType,
+            String codec,
+            int rowGroupRows,
+            String parquetVersion,
+            int files,
+            String nullKeys) {
+
+        Case(String keyType, String codec, int rowGroupRows, String parquetVersion, int files) {
+            this(keyType, codec, rowGroupRows, parquetVersion, files, "");
+        }
+
         @Override
         public String toString() {
             return keyType
@@ -107,7 +118,8 @@ class DuckDbInteropTest {
                     + " "
                     + parquetVersion
                     + " files="
-                    + files;
+                    + files
+                    + (nullKeys.isEmpty() ? "" : " nulls " + nullKeys);
         }
     }
 
@@ -121,7 +133,10 @@ class DuckDbInteropTest {
                 new Case("decimal", "zstd", 8192, "V1", 1),
                 new Case("bigint", "snappy", 2048, "V2", 1),
                 new Case("varchar", "zstd", 2048, "V2", 1),
-                new Case("bigint", "zstd", 2048, "V1", 3));
+                new Case("bigint", "zstd", 2048, "V1", 3),
+                // Null keys (every 50th row, and a whole first row group) sorted last or first.
+                new Case("bigint", "snappy", 2048, "V1", 1, "LAST"),
+                new Case("varchar", "zstd", 2048, "V1", 1, "FIRST"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -135,12 +150,14 @@ class DuckDbInteropTest {
             String where = c.files == 1 ? "" : " WHERE i % " + c.files + " = " + f;
             try (Statement st = duck.createStatement()) {
                 st.execute(
-                        "COPY (SELECT k_"
-                                + c.keyType
+                        "COPY (SELECT "
+                                + keyExpression(c)
                                 + " AS k, * EXCLUDE (k_bigint, k_integer, k_varchar, k_date,"
                                 + " k_timestamp, k_decimal) FROM src"
                                 + where
-                                + " ORDER BY k, i) TO '"
+                                + " ORDER BY k"
+                                + (c.nullKeys.isEmpty() ? "" : " NULLS " + c.nullKeys)
+                                + ", i) TO '"
                                 + file
                                 + "' (FORMAT parquet, COMPRESSION "
                                 + c.codec
@@ -160,7 +177,10 @@ class DuckDbInteropTest {
         List<Object> keys = new ArrayList<>();
         try (Statement st = duck.createStatement();
                 ResultSet rs =
-                        st.executeQuery("SELECT DISTINCT k FROM " + source + " ORDER BY k")) {
+                        st.executeQuery(
+                                "SELECT DISTINCT k FROM "
+                                        + source
+                                        + " WHERE k IS NOT NULL ORDER BY k")) {
             while (rs.next()) {
                 keys.add(duckKey(c.keyType, rs));
             }
@@ -249,6 +269,13 @@ class DuckDbInteropTest {
                 .as("every DuckDB row's file is one of the engine's %s", engineFiles)
                 .hasSameSizeAs(rows);
         return out;
+    }
+
+    /** The key column: nulls in every 50th row and in the 2,100 rows with the lowest i. */
+    private static String keyExpression(Case c) {
+        return c.nullKeys.isEmpty()
+                ? "k_" + c.keyType
+                : "CASE WHEN i % 50 = 0 OR i < 2100 THEN NULL ELSE k_" + c.keyType + " END";
     }
 
     private static String sqlType(String keyType) {

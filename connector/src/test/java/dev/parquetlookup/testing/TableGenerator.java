@@ -43,6 +43,10 @@ public final class TableGenerator {
                     CompressionCodecName.ZSTD,
                     CompressionCodecName.LZ4_RAW);
 
+    /** Both writers: what the randomized engine tests draw from. */
+    public static final List<TableSpec.Writer> ALL_WRITERS =
+            List.of(TableSpec.Writer.PARQUET_JAVA, TableSpec.Writer.LOOKUP_FILE_WRITER);
+
     private static final int[] ROWS_PER_PAGE = {1, 2, 3, 7, 20, 64, 1000, 20_000};
     private static final int[] ROWS_PER_ROW_GROUP = {5, 13, 100, 400, 1_000, 100_000};
     private static final int[] DISTINCT_KEYS = {1, 2, 9, 60, 250, 700};
@@ -159,6 +163,7 @@ public final class TableGenerator {
                 fileCount,
                 fileCount > 1 && r.nextInt(3) == 0,
                 r.nextInt(5) == 0,
+                r.nextInt(4) == 0,
                 r.nextInt(4) == 0);
     }
 
@@ -254,7 +259,7 @@ public final class TableGenerator {
             int poolSize = Math.max(1, n / (k == 0 ? 5 : 2));
             List<Object> pool = new ArrayList<>();
             for (int i = 0; i < poolSize; i++) {
-                pool.add(randomKey(keyCols.get(k), r, spec.longKeyPrefix()));
+                pool.add(keyOrNull(spec, keyCols.get(k), r));
             }
             pools.add(pool);
         }
@@ -265,11 +270,17 @@ public final class TableGenerator {
                 tuple[k] =
                         k < pools.size()
                                 ? pools.get(k).get(r.nextInt(pools.get(k).size()))
-                                : randomKey(keyCols.get(k), r, spec.longKeyPrefix());
+                                : keyOrNull(spec, keyCols.get(k), r);
             }
             set.add(tuple);
         }
         return new ArrayList<>(set);
+    }
+
+    private static Object keyOrNull(TableSpec spec, ColumnSpec c, Random r) {
+        return spec.nullKeys() && c.nullable() && r.nextInt(12) == 0
+                ? null
+                : randomKey(c, r, spec.longKeyPrefix());
     }
 
     /** Splits sorted rows into the spec's files, each file sorted and non-empty. */
@@ -459,6 +470,9 @@ public final class TableGenerator {
     }
 
     private static Object step(ColumnSpec c, Object v, int dir) {
+        if (v == null) {
+            return null;
+        }
         ValueType t = c.type();
         return switch (t.kind()) {
             case INT, DATE -> {

@@ -45,13 +45,18 @@ class TableGeneratorTest {
         boolean runAcrossFiles = false;
         boolean compositeKey = false;
         boolean overlapping = false;
+        boolean noPageIndex = false;
+        boolean sortingColumnsOnly = false;
+        Set<TableSpec.Writer> writers = EnumSet.noneOf(TableSpec.Writer.class);
         for (long seed = 0; seed < SEEDS; seed++) {
-            TableSpec spec =
-                    TableGenerator.randomSpec(seed, List.of(TableSpec.Writer.PARQUET_JAVA));
+            TableSpec spec = TableGenerator.randomSpec(seed, TableGenerator.ALL_WRITERS);
             GeneratedTable t = TableGenerator.generate(spec, tmp.resolve("s" + seed));
             String context = "\n" + spec.describe();
             compositeKey |= spec.sortKey().size() > 1;
             overlapping |= spec.overlappingFiles();
+            noPageIndex |= !spec.options().pageIndex();
+            sortingColumnsOnly |= !spec.sortKeyInConfig();
+            writers.add(spec.writer());
             spec.sortKey()
                     .forEach(
                             k ->
@@ -86,6 +91,14 @@ class TableGeneratorTest {
                             v2Pages |=
                                     chunk.getEncodingStats() != null
                                             && chunk.getEncodingStats().usesV2Pages();
+                        }
+                        if (!spec.options().pageIndex()) {
+                            assertThat(block.getColumns().get(keyCol).getOffsetIndexReference())
+                                    .as("no page index" + context)
+                                    .isNull();
+                            rowBase += block.getRowCount();
+                            lastOfPreviousGroup = read.get((int) rowBase - 1);
+                            continue;
                         }
                         OffsetIndex pages = reader.readOffsetIndex(block.getColumns().get(keyCol));
                         assertThat(pages).as("page index written" + context).isNotNull();
@@ -141,6 +154,9 @@ class TableGeneratorTest {
         assertThat(runAcrossFiles).as("equal keys across a file boundary").isTrue();
         assertThat(compositeKey).as("composite keys").isTrue();
         assertThat(overlapping).as("overlapping files").isTrue();
+        assertThat(noPageIndex).as("files without a page index").isTrue();
+        assertThat(sortingColumnsOnly).as("sort key taken from sorting_columns").isTrue();
+        assertThat(writers).containsExactlyInAnyOrder(TableSpec.Writer.values());
     }
 
     @Test

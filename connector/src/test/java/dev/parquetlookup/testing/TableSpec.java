@@ -21,6 +21,8 @@ import java.util.stream.Collectors;
  * @param longKeyPrefix STRING/BINARY keys share a 70-byte prefix (truncated page-index bounds)
  * @param junkFiles a {@code _SUCCESS}, a hidden file and a {@code _temporary/} file beside the
  *     data, which the engine must skip
+ * @param nullKeys nullable key columns hold some nulls (sorted first, as {@code LookupFileWriter}
+ *     and SQL's {@code NULLS FIRST} do); a null never matches a lookup
  */
 public record TableSpec(
         long seed,
@@ -33,7 +35,8 @@ public record TableSpec(
         int fileCount,
         boolean overlappingFiles,
         boolean longKeyPrefix,
-        boolean junkFiles) {
+        boolean junkFiles,
+        boolean nullKeys) {
 
     /** The writer that produces the files. */
     public enum Writer {
@@ -82,6 +85,7 @@ public record TableSpec(
                 + distinctKeys
                 + (longKeyPrefix ? " longKeyPrefix" : "")
                 + (junkFiles ? " junkFiles" : "")
+                + (nullKeys ? " nullKeys" : "")
                 + "\n  options="
                 + options
                 + "\n  columns="

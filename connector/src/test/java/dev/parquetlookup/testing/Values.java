@@ -57,9 +57,12 @@ public final class Values {
 
     /**
      * Sort order of key values as Parquet orders them: signed integers, unsigned lexicographic
-     * bytes for STRING and BINARY, numeric order for DECIMAL and timestamps. Nulls are not keys.
+     * bytes for STRING and BINARY, numeric order for DECIMAL and timestamps; nulls first.
      */
     public static int compareKey(Object a, Object b) {
+        if (a == null || b == null) {
+            return a == null ? (b == null ? 0 : -1) : 1;
+        }
         if (a instanceof Integer x) {
             return Integer.compare(x, (Integer) b);
         }

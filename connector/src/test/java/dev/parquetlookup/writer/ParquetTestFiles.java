@@ -29,18 +29,18 @@ import java.util.List;
  * Reads files back with parquet-java's own reader (the reference), converting values to the
  * engine's representation.
  */
-final class ParquetTestFiles {
+public final class ParquetTestFiles {
 
     private ParquetTestFiles() {}
 
-    static ParquetFileReader open(Path file) throws IOException {
+    public static ParquetFileReader open(Path file) throws IOException {
         return ParquetFileReader.open(
                 HadoopInputFile.fromPath(
                         new org.apache.hadoop.fs.Path(file.toUri()), new Configuration()));
     }
 
     /** Every row, values as the engine represents them. */
-    static List<Object[]> readRows(Path file, List<ColumnSpec> columns) throws IOException {
+    public static List<Object[]> readRows(Path file, List<ColumnSpec> columns) throws IOException {
         List<Object[]> rows = new ArrayList<>();
         try (ParquetReader<Group> reader =
                 ParquetReader.builder(
@@ -103,7 +103,7 @@ final class ParquetTestFiles {
     }
 
     /** The raw Thrift footer, for what parquet-java's model does not expose (sorting_columns). */
-    static FileMetaData rawFooter(Path file) throws IOException {
+    public static FileMetaData rawFooter(Path file) throws IOException {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
             long len = raf.length();
             byte[] tail = new byte[8];

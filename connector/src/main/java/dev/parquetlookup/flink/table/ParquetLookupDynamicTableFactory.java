@@ -167,7 +167,11 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
     @Nullable
     private static CacheReloadTrigger reloadTrigger(ReadableConfig options) {
         return switch (options.get(LookupOptions.FULL_CACHE_RELOAD_STRATEGY)) {
-            case PERIODIC -> PeriodicCacheReloadTrigger.fromConfig(options);
+            case PERIODIC ->
+                    options.getOptional(LookupOptions.FULL_CACHE_PERIODIC_RELOAD_INTERVAL)
+                                    .isPresent()
+                            ? PeriodicCacheReloadTrigger.fromConfig(options)
+                            : new LoadOnceReloadTrigger();
             case TIMED -> TimedCacheReloadTrigger.fromConfig(options);
         };
     }

@@ -84,7 +84,7 @@ public final class SchemaValidator {
         return String.format(
                 "column '%s': Parquet type '%s' is read as %s, declared SQL type %s; %s.",
                 column.name(),
-                column.parquetType(),
+                column.parquetType().replaceAll("\\s+", " "),
                 column.type(),
                 declared.asSummaryString(),
                 fix);

@@ -1,0 +1,238 @@
+package dev.parquetlookup.flink.datastream;
+
+import dev.parquetlookup.engine.TimestampValue;
+import dev.parquetlookup.engine.ValueType;
+
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.DateType;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.DoubleType;
+import org.apache.flink.table.types.logical.FloatType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.TimeType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.TinyIntType;
+import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+import javax.annotation.Nullable;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+
+/**
+ * Conversions between the Java values a DataStream job uses ("external" values, as in Flink's
+ * {@code Row}) and the engine's representation ({@link ValueType}):
+ *
+ * <pre>
+ * file type        key value accepted                      value in the result Row
+ * BOOLEAN          Boolean                                 Boolean
+ * TINYINT          Byte/Short/Integer/Long in range        Byte
+ * SMALLINT         Byte/Short/Integer/Long in range        Short
+ * INT              Byte/Short/Integer/Long in range        Integer
+ * BIGINT           Byte/Short/Integer/Long                 Long
+ * FLOAT / DOUBLE   Float / Double (any Number)             Float / Double
+ * DECIMAL(p, s)    BigDecimal, BigInteger, Long, Integer   BigDecimal with scale s
+ * STRING           String (any CharSequence)               String
+ * BINARY           byte[]                                  byte[]
+ * DATE             LocalDate                               LocalDate
+ * TIME(p)          LocalTime                               LocalTime (milliseconds)
+ * TIMESTAMP(p)     LocalDateTime                           LocalDateTime
+ * TIMESTAMP_LTZ(p) Instant                                 Instant
+ * </pre>
+ *
+ * Example: for a {@code DECIMAL(12, 2)} key, {@code toEngineKey(new BigDecimal("7.5"), type,
+ * "credit")} is {@code 7.50}; {@code new BigDecimal("7.505")} can equal no stored value and gives
+ * {@link #NO_MATCH}.
+ */
+final class ExternalValues {
+
+    /** A key value that cannot equal any stored value (e.g. a decimal with too many digits). */
+    static final Object NO_MATCH = new Object();
+
+    private ExternalValues() {}
+
+    /**
+     * The Flink type a column of {@code type} is read as: the file's precision is kept, except
+     * TIME, which Flink holds in milliseconds. Null for nested and unsupported columns.
+     */
+    @Nullable
+    static LogicalType logicalType(ValueType type) {
+        return switch (type.kind()) {
+            case BOOLEAN -> new BooleanType();
+            case TINYINT -> new TinyIntType();
+            case SMALLINT -> new SmallIntType();
+            case INT -> new IntType();
+            case BIGINT -> new BigIntType();
+            case FLOAT -> new FloatType();
+            case DOUBLE -> new DoubleType();
+            case DECIMAL -> new DecimalType(type.precision(), type.scale());
+            case STRING -> new VarCharType(VarCharType.MAX_LENGTH);
+            case BINARY -> new VarBinaryType(VarBinaryType.MAX_LENGTH);
+            case DATE -> new DateType();
+            case TIME -> new TimeType(Math.min(type.precision(), 3));
+            case TIMESTAMP -> new TimestampType(timestampPrecision(type));
+            case TIMESTAMP_LTZ -> new LocalZonedTimestampType(timestampPrecision(type));
+            case NESTED, UNSUPPORTED -> null;
+        };
+    }
+
+    private static int timestampPrecision(ValueType type) {
+        return Math.max(0, Math.min(type.precision(), 9));
+    }
+
+    /**
+     * A key value from the event in the engine's representation, {@link #NO_MATCH} if it cannot
+     * equal a stored value.
+     *
+     * @throws IllegalArgumentException if the Java type does not fit the column; the message names
+     *     the column, both types and what to return instead
+     */
+    static Object toEngineKey(Object value, ValueType type, String column) {
+        try {
+            return switch (type.kind()) {
+                case BOOLEAN -> (Boolean) value;
+                case TINYINT -> intInRange(value, Byte.MIN_VALUE, Byte.MAX_VALUE);
+                case SMALLINT -> intInRange(value, Short.MIN_VALUE, Short.MAX_VALUE);
+                case INT -> intInRange(value, Integer.MIN_VALUE, Integer.MAX_VALUE);
+                case BIGINT -> integral(value);
+                case FLOAT -> value instanceof Float f ? f : ((Number) value).floatValue();
+                case DOUBLE -> value instanceof Double d ? d : ((Number) value).doubleValue();
+                case DECIMAL -> decimal(value, type.scale());
+                case STRING -> ((CharSequence) value).toString().getBytes(StandardCharsets.UTF_8);
+                case BINARY -> (byte[]) value;
+                case DATE -> (int) ((LocalDate) value).toEpochDay();
+                // Flink keeps TIME in milliseconds: compare at that precision.
+                case TIME -> (((LocalTime) value).toNanoOfDay() / 1_000_000L) * 1_000_000L;
+                case TIMESTAMP -> timestamp(((LocalDateTime) value).toInstant(ZoneOffset.UTC));
+                case TIMESTAMP_LTZ -> timestamp((Instant) value);
+                case NESTED, UNSUPPORTED ->
+                        throw new IllegalArgumentException(
+                                "column '" + column + "' of type " + type + " cannot be a key");
+            };
+        } catch (ClassCastException e) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "Key column '%s' is %s in the files, but the key function returned a"
+                                    + " %s (%s); return %s instead.",
+                            column, type, value.getClass().getName(), value, expected(type)),
+                    e);
+        }
+    }
+
+    private static Object intInRange(Object value, long min, long max) {
+        long v = integral(value);
+        if (v < min || v > max) {
+            return NO_MATCH;
+        }
+        return (int) v;
+    }
+
+    private static long integral(Object value) {
+        if (value instanceof Long
+                || value instanceof Integer
+                || value instanceof Short
+                || value instanceof Byte) {
+            return ((Number) value).longValue();
+        }
+        throw new ClassCastException(value.getClass().getName());
+    }
+
+    private static Object decimal(Object value, int scale) {
+        BigDecimal d;
+        if (value instanceof BigDecimal b) {
+            d = b;
+        } else if (value instanceof BigInteger i) {
+            d = new BigDecimal(i);
+        } else {
+            d = BigDecimal.valueOf(integral(value));
+        }
+        try {
+            return d.setScale(scale, RoundingMode.UNNECESSARY);
+        } catch (ArithmeticException e) {
+            return NO_MATCH; // more fractional digits than the column holds: equals nothing
+        }
+    }
+
+    private static TimestampValue timestamp(Instant instant) {
+        long millis = instant.getEpochSecond() * 1000 + instant.getNano() / 1_000_000;
+        return new TimestampValue(millis, instant.getNano() % 1_000_000);
+    }
+
+    private static String expected(ValueType type) {
+        return switch (type.kind()) {
+            case BOOLEAN -> "a Boolean";
+            case TINYINT, SMALLINT, INT -> "an Integer";
+            case BIGINT -> "a Long";
+            case FLOAT -> "a Float";
+            case DOUBLE -> "a Double";
+            case DECIMAL -> "a BigDecimal";
+            case STRING -> "a String";
+            case BINARY -> "a byte[]";
+            case DATE -> "a LocalDate";
+            case TIME -> "a LocalTime";
+            case TIMESTAMP -> "a LocalDateTime";
+            case TIMESTAMP_LTZ -> "an Instant";
+            case NESTED, UNSUPPORTED -> "nothing (this column cannot be a key)";
+        };
+    }
+
+    /** Field {@code pos} of Flink internal data as the external value of {@code type}. */
+    @Nullable
+    static Object toExternal(RowData row, int pos, LogicalType type) {
+        if (row.isNullAt(pos)) {
+            return null;
+        }
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+                return row.getBoolean(pos);
+            case TINYINT:
+                return row.getByte(pos);
+            case SMALLINT:
+                return row.getShort(pos);
+            case INTEGER:
+                return row.getInt(pos);
+            case BIGINT:
+                return row.getLong(pos);
+            case FLOAT:
+                return row.getFloat(pos);
+            case DOUBLE:
+                return row.getDouble(pos);
+            case DECIMAL:
+                {
+                    DecimalType d = (DecimalType) type;
+                    return row.getDecimal(pos, d.getPrecision(), d.getScale()).toBigDecimal();
+                }
+            case CHAR:
+            case VARCHAR:
+                return row.getString(pos).toString();
+            case BINARY:
+            case VARBINARY:
+                return row.getBinary(pos);
+            case DATE:
+                return LocalDate.ofEpochDay(row.getInt(pos));
+            case TIME_WITHOUT_TIME_ZONE:
+                return LocalTime.ofNanoOfDay(row.getInt(pos) * 1_000_000L);
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                return row.getTimestamp(pos, ((TimestampType) type).getPrecision())
+                        .toLocalDateTime();
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return row.getTimestamp(pos, ((LocalZonedTimestampType) type).getPrecision())
+                        .toInstant();
+            default:
+                throw new UnsupportedOperationException("values of type " + type);
+        }
+    }
+}

@@ -1,0 +1,429 @@
+package dev.parquetlookup.flink.datastream;
+
+import dev.parquetlookup.engine.ColumnSchema;
+import dev.parquetlookup.flink.lookup.LookupSpec;
+import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.flink.table.SchemaValidator;
+import dev.parquetlookup.flink.table.TableFiles;
+
+import org.apache.flink.api.common.functions.JoinFunction;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.table.connector.source.lookup.cache.DefaultLookupCache;
+import org.apache.flink.table.connector.source.lookup.cache.LookupCache;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.types.Row;
+
+import javax.annotation.Nullable;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Builds an {@link org.apache.flink.streaming.api.functions.async.AsyncFunction} that enriches each
+ * event of a {@code DataStream} with the rows of a sorted Parquet dimension table whose key equals
+ * the event's key, for {@code AsyncDataStream.unorderedWait} or {@code orderedWait}. It runs on the
+ * same engine, shared metadata and page caches, metrics and options as the {@code parquet-lookup}
+ * SQL connector.
+ *
+ * <pre>{@code
+ * DataStream<EnrichedOrder> enriched = AsyncDataStream.unorderedWait(
+ *     orders,
+ *     ParquetEnrichment.<Order>from("s3a://bucket/customers/")
+ *         .key(order -> order.customerId)        // the first sort-key column, e.g. id BIGINT
+ *         .columns("name", "country")            // projection; default: every column
+ *         .join((order, customer) -> new EnrichedOrder(order, customer))  // customer: Row or null
+ *         .build(),
+ *     5, TimeUnit.SECONDS, 1000);
+ * }</pre>
+ *
+ * <p><b>Keys.</b> {@link #key(KeyExtractor)} binds key functions to the files' sort-key columns in
+ * order (the first call to the first column, and so on): they must give the sort key or a leading
+ * prefix of it. {@link #key(String, KeyExtractor)} names the column instead; named keys may also
+ * include columns after the prefix, which are compared on the rows found. A null key value matches
+ * nothing. Key values use the Java types of Flink's {@code Row}: {@code Long} for BIGINT, {@code
+ * Integer} for INT, {@code String}, {@code BigDecimal}, {@code LocalDate}, {@code LocalDateTime}
+ * for TIMESTAMP, {@code Instant} for TIMESTAMP_LTZ, {@code byte[]}.
+ *
+ * <p><b>Rows.</b> The dimension row is a {@link Row} of the projected columns, readable by name
+ * ({@code customer.getField("name")}) or position, with the same Java types (DECIMAL as {@code
+ * BigDecimal}, TIME as {@code LocalTime} in milliseconds, ...). It is a new object per call.
+ *
+ * <p><b>Join semantics.</b> Left join by default: an event without a matching row is passed to
+ * {@link #join} with {@code null}. {@link #innerJoin()} drops such events. A key with several rows
+ * calls {@link #join} once per row (one output per row, like SQL); {@link #joinAll} is called once
+ * per event with every row (an empty list for a miss in a left join). A join function returning
+ * {@code null} emits nothing for that call.
+ *
+ * <p><b>Threads, timeouts, failures.</b> Lookups run on {@link #asyncThreads} threads per subtask
+ * (the join function runs there too, so it must not rely on the task thread); {@code
+ * AsyncDataStream}'s capacity bounds how many are in flight. A failed lookup (after {@link
+ * #maxRetries} retries) or a throwing key or join function fails the event's future, and so the
+ * job; a lookup that exceeds {@code AsyncDataStream}'s timeout fails it with a {@link
+ * java.util.concurrent.TimeoutException} that names the table.
+ *
+ * <p>{@link #build()} opens the files once on the client to check the key and the columns, as
+ * planning does for SQL, so a mistake fails before the job is submitted.
+ *
+ * @param <IN> the event type
+ */
+public final class ParquetEnrichment<IN> {
+
+    /** Default of {@link #asyncThreads}, as the SQL option {@code lookup.async.threads}. */
+    public static final int DEFAULT_ASYNC_THREADS = 16;
+
+    /** Default of {@link #metadataCacheMaxBytes}, as {@code metadata-cache.max-bytes}. */
+    public static final long DEFAULT_METADATA_CACHE_BYTES = 256L << 20;
+
+    /** Default of {@link #maxRetries}, as Flink's {@code lookup.max-retries}. */
+    public static final int DEFAULT_MAX_RETRIES = 3;
+
+    private final String path;
+    @Nullable private String name;
+    private final List<String> keyColumns = new ArrayList<>();
+    private final List<KeyExtractor<IN>> keyExtractors = new ArrayList<>();
+    private boolean namedKeys;
+    private boolean positionalKeys;
+    @Nullable private List<String> columns;
+    private List<String> sortKey = List.of();
+    private final Map<String, String> hadoopOptions = new HashMap<>();
+    private boolean inner;
+    private int asyncThreads = DEFAULT_ASYNC_THREADS;
+    private long metadataCacheMaxBytes = DEFAULT_METADATA_CACHE_BYTES;
+    private long pageCacheMaxBytes;
+    private int maxRetries = DEFAULT_MAX_RETRIES;
+    @Nullable private LookupCache rowCache;
+
+    private ParquetEnrichment(String path) {
+        this.path = Objects.requireNonNull(path, "path");
+    }
+
+    /**
+     * Starts a builder over a sorted Parquet file or a directory of them (a Hadoop URI such as
+     * {@code s3a://bucket/customers/}, {@code hdfs://...}, {@code file:///...}, or a local path).
+     */
+    public static <IN> ParquetEnrichment<IN> from(String path) {
+        return new ParquetEnrichment<>(path);
+    }
+
+    /** The table's name in messages, metrics' thread names and logs; default: the path. */
+    public ParquetEnrichment<IN> name(String name) {
+        this.name = Objects.requireNonNull(name, "name");
+        return this;
+    }
+
+    /** The next key value, bound to the next column of the files' sort key. */
+    public ParquetEnrichment<IN> key(KeyExtractor<IN> extractor) {
+        if (namedKeys) {
+            throw new IllegalStateException(
+                    "Mixing key(extractor) and key(column, extractor): name every key column or"
+                            + " none.");
+        }
+        positionalKeys = true;
+        keyExtractors.add(Objects.requireNonNull(extractor, "extractor"));
+        return this;
+    }
+
+    /** A key value for the named column of the files. */
+    public ParquetEnrichment<IN> key(String column, KeyExtractor<IN> extractor) {
+        if (positionalKeys) {
+            throw new IllegalStateException(
+                    "Mixing key(extractor) and key(column, extractor): name every key column or"
+                            + " none.");
+        }
+        if (keyColumns.contains(column)) {
+            throw new IllegalArgumentException("key column '" + column + "' given twice");
+        }
+        namedKeys = true;
+        keyColumns.add(Objects.requireNonNull(column, "column"));
+        keyExtractors.add(Objects.requireNonNull(extractor, "extractor"));
+        return this;
+    }
+
+    /** The columns of the dimension rows, in this order; default: every readable column. */
+    public ParquetEnrichment<IN> columns(String... columns) {
+        if (columns.length == 0) {
+            throw new IllegalArgumentException("columns() needs at least one column");
+        }
+        this.columns = List.of(columns);
+        return this;
+    }
+
+    /**
+     * The columns the files are sorted by, for files that do not declare their order (DuckDB,
+     * Spark, ...); as the SQL option {@code sort-key}. Verified from the files' statistics.
+     */
+    public ParquetEnrichment<IN> sortKey(String... columns) {
+        this.sortKey = List.of(columns);
+        return this;
+    }
+
+    /** A Hadoop configuration entry, e.g. {@code hadoop("fs.s3a.endpoint", "http://...")}. */
+    public ParquetEnrichment<IN> hadoop(String key, String value) {
+        hadoopOptions.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value));
+        return this;
+    }
+
+    /** Drops events whose key has no row (default: left join, {@code join} gets null). */
+    public ParquetEnrichment<IN> innerJoin() {
+        this.inner = true;
+        return this;
+    }
+
+    /** Keeps events whose key has no row, joined with null (the default). */
+    public ParquetEnrichment<IN> leftJoin() {
+        this.inner = false;
+        return this;
+    }
+
+    /** Threads per subtask doing lookups (default 16); more for object stores. */
+    public ParquetEnrichment<IN> asyncThreads(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("asyncThreads must be at least 1, got " + threads);
+        }
+        this.asyncThreads = threads;
+        return this;
+    }
+
+    /** Bound of the TaskManager-wide metadata cache (default 256 MiB). */
+    public ParquetEnrichment<IN> metadataCacheMaxBytes(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException(
+                    "metadataCacheMaxBytes must be positive, got " + bytes);
+        }
+        this.metadataCacheMaxBytes = bytes;
+        return this;
+    }
+
+    /** Bound of the TaskManager-wide cache of decompressed pages (default 0: off). */
+    public ParquetEnrichment<IN> pageCacheMaxBytes(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException(
+                    "pageCacheMaxBytes must not be negative, got " + bytes);
+        }
+        this.pageCacheMaxBytes = bytes;
+        return this;
+    }
+
+    /** Retries of a lookup that failed with an I/O error (default 3). */
+    public ParquetEnrichment<IN> maxRetries(int retries) {
+        if (retries < 0) {
+            throw new IllegalArgumentException("maxRetries must not be negative, got " + retries);
+        }
+        this.maxRetries = retries;
+        return this;
+    }
+
+    /**
+     * A per-subtask cache of looked-up rows by key, Flink's {@link DefaultLookupCache} (the SQL
+     * {@code lookup.cache} = {@code PARTIAL}): at most {@code maxRows} keys, each kept {@code
+     * expireAfterWrite} at most; misses are cached too. Its metrics are Flink's {@code cache.*}.
+     */
+    public ParquetEnrichment<IN> rowCache(long maxRows, Duration expireAfterWrite) {
+        return rowCache(
+                DefaultLookupCache.newBuilder()
+                        .maximumSize(maxRows)
+                        .expireAfterWrite(expireAfterWrite)
+                        .cacheMissingKey(true)
+                        .build());
+    }
+
+    /** A row cache configured in full, e.g. {@code DefaultLookupCache.newBuilder()...build()}. */
+    public ParquetEnrichment<IN> rowCache(LookupCache cache) {
+        this.rowCache = Objects.requireNonNull(cache, "cache");
+        return this;
+    }
+
+    /** The function that makes one output of an event and one dimension row (null on a miss). */
+    public <OUT> Joined<IN, OUT> join(JoinFunction<IN, Row, OUT> join) {
+        return new Joined<>(this, Objects.requireNonNull(join, "join"), null);
+    }
+
+    /**
+     * The function that makes one output of an event and all its dimension rows (empty on a miss),
+     * instead of one call per row.
+     */
+    public <OUT> Joined<IN, OUT> joinAll(JoinFunction<IN, List<Row>, OUT> joinAll) {
+        return new Joined<>(this, null, Objects.requireNonNull(joinAll, "joinAll"));
+    }
+
+    /**
+     * The last step of the builder: an optional output type, then {@link #build()}.
+     *
+     * @param <IN> the event type
+     * @param <OUT> the output type
+     */
+    public static final class Joined<IN, OUT> {
+        private final ParquetEnrichment<IN> builder;
+        @Nullable private final JoinFunction<IN, Row, OUT> join;
+        @Nullable private final JoinFunction<IN, List<Row>, OUT> joinAll;
+        @Nullable private TypeInformation<OUT> outputType;
+
+        private Joined(
+                ParquetEnrichment<IN> builder,
+                @Nullable JoinFunction<IN, Row, OUT> join,
+                @Nullable JoinFunction<IN, List<Row>, OUT> joinAll) {
+            this.builder = builder;
+            this.join = join;
+            this.joinAll = joinAll;
+        }
+
+        /**
+         * The output type, when Flink cannot infer it from the join function (a generic output
+         * type); otherwise optional.
+         */
+        public Joined<IN, OUT> returns(TypeInformation<OUT> type) {
+            this.outputType = Objects.requireNonNull(type, "type");
+            return this;
+        }
+
+        /** Like {@link #returns(TypeInformation)} for a non-generic class. */
+        public Joined<IN, OUT> returns(Class<OUT> type) {
+            return returns(TypeInformation.of(type));
+        }
+
+        /**
+         * Checks the key and columns against the files and returns the function.
+         *
+         * @throws org.apache.flink.table.api.ValidationException if the files cannot be read, a
+         *     column does not exist or cannot be read, or the key is not a leading prefix of the
+         *     sort key
+         */
+        public ParquetEnrichmentFunction<IN, OUT> build() {
+            return builder.build(join, joinAll, outputType);
+        }
+    }
+
+    private <OUT> ParquetEnrichmentFunction<IN, OUT> build(
+            @Nullable JoinFunction<IN, Row, OUT> join,
+            @Nullable JoinFunction<IN, List<Row>, OUT> joinAll,
+            @Nullable TypeInformation<OUT> outputType) {
+        if (keyExtractors.isEmpty()) {
+            throw new IllegalStateException(
+                    "No key: call key(event -> ...) once per sort-key column, e.g."
+                            + " .key(order -> order.customerId).");
+        }
+        String tableName = name != null ? name : path;
+        ParquetLookupConfig config =
+                new ParquetLookupConfig(
+                        tableName,
+                        path,
+                        sortKey,
+                        hadoopOptions,
+                        true,
+                        asyncThreads,
+                        metadataCacheMaxBytes,
+                        pageCacheMaxBytes,
+                        maxRetries);
+        TableFiles files = TableFiles.inspect(config);
+        Map<String, ColumnSchema> byName = new LinkedHashMap<>();
+        for (ColumnSchema column : files.columns()) {
+            byName.put(column.name(), column);
+        }
+
+        List<String> keys = new ArrayList<>(keyColumns);
+        if (positionalKeys) {
+            if (keyExtractors.size() > files.sortKey().size()) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "Table '%s' (%s) is sorted by %s, but %d key functions were given:"
+                                        + " give at most one per sort-key column, or name the"
+                                        + " extra columns with key(column, extractor).",
+                                tableName,
+                                files.description(),
+                                files.sortKey(),
+                                keyExtractors.size()));
+            }
+            keys = new ArrayList<>(files.sortKey().subList(0, keyExtractors.size()));
+        }
+        List<String> enginePrefix =
+                SchemaValidator.enginePrefix(tableName, files.description(), keys, files.sortKey());
+
+        List<String> outputNames;
+        if (columns != null) {
+            outputNames = columns;
+        } else {
+            outputNames = new ArrayList<>();
+            for (ColumnSchema column : files.columns()) {
+                if (ExternalValues.logicalType(column.type()) != null) {
+                    outputNames.add(column.name());
+                }
+            }
+        }
+        // The key columns are read anyway; the SQL glue wants them among the projected columns.
+        List<String> projected = new ArrayList<>(outputNames);
+        for (String key : keys) {
+            if (!projected.contains(key)) {
+                projected.add(key);
+            }
+        }
+        List<String> problems = new ArrayList<>();
+        List<LogicalType> types = new ArrayList<>();
+        for (String column : projected) {
+            ColumnSchema schema = byName.get(column);
+            LogicalType type = schema == null ? null : ExternalValues.logicalType(schema.type());
+            if (schema == null) {
+                problems.add("column '" + column + "' is not in the files");
+            } else if (type == null) {
+                problems.add(
+                        "column '"
+                                + column
+                                + "' ("
+                                + schema.parquetType()
+                                + ") is nested or of an unsupported type; leave it out of"
+                                + " columns()");
+            }
+            types.add(type);
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "Table '%s' (%s): %s. The files have columns %s.",
+                            tableName,
+                            files.description(),
+                            String.join("; ", problems),
+                            byName.keySet()));
+        }
+        if (new java.util.HashSet<>(outputNames).size() != outputNames.size()) {
+            throw new IllegalArgumentException("columns() names a column twice: " + outputNames);
+        }
+
+        List<KeyField> keyFields = new ArrayList<>();
+        for (String key : keys) {
+            keyFields.add(KeyField.of(key, byName.get(key).type()));
+        }
+        int[] enginePositions = new int[enginePrefix.size()];
+        for (int i = 0; i < enginePositions.length; i++) {
+            enginePositions[i] = keys.indexOf(enginePrefix.get(i));
+        }
+        LookupSpec spec = LookupSpec.of(projected, types, keys, enginePrefix);
+        @SuppressWarnings("unchecked")
+        KeyExtractor<IN>[] extractors = keyExtractors.toArray(new KeyExtractor[0]);
+        return new ParquetEnrichmentFunction<>(
+                config,
+                spec,
+                keyFields,
+                extractors,
+                enginePositions,
+                outputNames.size(),
+                inner,
+                rowCache,
+                join,
+                joinAll,
+                outputType);
+    }
+
+    @Override
+    public String toString() {
+        return "ParquetEnrichment(" + path + ", keys " + keyColumns + ", columns " + columns + ")";
+    }
+
+    static String describeKey(Object[] values) {
+        return Arrays.deepToString(values);
+    }
+}

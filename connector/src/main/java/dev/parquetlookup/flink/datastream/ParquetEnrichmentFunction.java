@@ -1,0 +1,376 @@
+package dev.parquetlookup.flink.datastream;
+
+import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.flink.lookup.LookupRuntime;
+import dev.parquetlookup.flink.lookup.LookupSpec;
+import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+
+import org.apache.flink.api.common.functions.InvalidTypesException;
+import org.apache.flink.api.common.functions.JoinFunction;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.typeutils.MissingTypeInfo;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.api.java.typeutils.TypeExtractor;
+import org.apache.flink.runtime.metrics.groups.InternalCacheMetricGroup;
+import org.apache.flink.streaming.api.functions.async.ResultFuture;
+import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
+import org.apache.flink.table.connector.source.lookup.cache.LookupCache;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.types.RowUtils;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The asynchronous enrichment function built by {@link ParquetEnrichment}: for each event, looks up
+ * the rows of its key on a bounded thread pool and completes the event's future with the join
+ * function's outputs. A thin shell around the SQL connector's {@link LookupRuntime} (engine, shared
+ * caches, retries, metrics in the group {@code parquetLookup}), plus an optional row cache (Flink's
+ * {@code cache.*} metrics).
+ *
+ * <p>Every future completes: with the outputs, with the failure of the lookup or of a user
+ * function, with a {@link TimeoutException} when {@code AsyncDataStream}'s timeout fires first, or
+ * with a {@link RejectedExecutionException} when the function closes before a queued lookup ran.
+ *
+ * @param <IN> the event type
+ * @param <OUT> the output type
+ */
+public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<IN, OUT>
+        implements ResultTypeQueryable<OUT> {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(ParquetEnrichmentFunction.class);
+
+    /** Flink's name of the row cache's metric group (SQL's {@code LookupFunction} uses it too). */
+    static final String CACHE_METRIC_GROUP = "cache";
+
+    private final ParquetLookupConfig config;
+    private final LookupSpec spec;
+    private final List<KeyField> keyFields;
+    private final KeyExtractor<IN>[] extractors;
+    private final int[] enginePositions;
+    private final int outputColumns;
+    private final boolean inner;
+    @Nullable private final LookupCache rowCache;
+    @Nullable private final JoinFunction<IN, Row, OUT> join;
+    @Nullable private final JoinFunction<IN, List<Row>, OUT> joinAll;
+    @Nullable private final TypeInformation<OUT> outputType;
+
+    private transient LookupRuntime runtime;
+    private transient ExecutorService executor;
+    private transient LogicalType[] types;
+    private transient LinkedHashMap<String, Integer> positionByName;
+    private transient List<ValueType> keyTypes;
+
+    ParquetEnrichmentFunction(
+            ParquetLookupConfig config,
+            LookupSpec spec,
+            List<KeyField> keyFields,
+            KeyExtractor<IN>[] extractors,
+            int[] enginePositions,
+            int outputColumns,
+            boolean inner,
+            @Nullable LookupCache rowCache,
+            @Nullable JoinFunction<IN, Row, OUT> join,
+            @Nullable JoinFunction<IN, List<Row>, OUT> joinAll,
+            @Nullable TypeInformation<OUT> outputType) {
+        this.config = config;
+        this.spec = spec;
+        this.keyFields = List.copyOf(keyFields);
+        this.extractors = extractors.clone();
+        this.enginePositions = enginePositions.clone();
+        this.outputColumns = outputColumns;
+        this.inner = inner;
+        this.rowCache = rowCache;
+        this.join = join;
+        this.joinAll = joinAll;
+        this.outputType = outputType;
+    }
+
+    @Override
+    public void open(OpenContext openContext) throws Exception {
+        types = spec.projectedTypes().toArray(new LogicalType[0]);
+        keyTypes = keyFields.stream().map(KeyField::type).toList();
+        positionByName = new LinkedHashMap<>();
+        for (int i = 0; i < outputColumns; i++) {
+            positionByName.put(spec.projectedNames().get(i), i);
+        }
+        runtime = LookupRuntime.open(config, spec, getRuntimeContext().getMetricGroup());
+        if (rowCache != null) {
+            rowCache.open(
+                    new InternalCacheMetricGroup(
+                            getRuntimeContext().getMetricGroup(), CACHE_METRIC_GROUP));
+        }
+        executor = newExecutor(config.asyncThreads(), config.tableName());
+    }
+
+    @Override
+    public void asyncInvoke(IN event, ResultFuture<OUT> resultFuture) {
+        try {
+            Object[] values = keyValues(event);
+            if (values == null) {
+                complete(event, runtime.lookup(null, null), resultFuture);
+                return;
+            }
+            RowData cacheKey = null;
+            if (rowCache != null) {
+                cacheKey = GenericRowData.of(values);
+                Collection<RowData> cached = rowCache.getIfPresent(cacheKey);
+                if (cached != null) {
+                    complete(event, cached, resultFuture);
+                    return;
+                }
+            }
+            executor.execute(new LookupTask(event, values, cacheKey, resultFuture));
+        } catch (RejectedExecutionException e) {
+            resultFuture.completeExceptionally(
+                    new RejectedExecutionException(
+                            "enrichment function of table '" + config.tableName() + "' is closed",
+                            e));
+        } catch (Throwable t) {
+            resultFuture.completeExceptionally(t);
+        }
+    }
+
+    /** The event's key values in engine form, in key order, or null if they can match nothing. */
+    @Nullable
+    private Object[] keyValues(IN event) throws Exception {
+        Object[] values = new Object[extractors.length];
+        for (int i = 0; i < values.length; i++) {
+            Object value = extractors[i].extract(event);
+            if (value == null) {
+                return null;
+            }
+            Object engine =
+                    ExternalValues.toEngineKey(value, keyTypes.get(i), keyFields.get(i).name());
+            if (engine == ExternalValues.NO_MATCH) {
+                return null;
+            }
+            values[i] = engine;
+        }
+        return values;
+    }
+
+    private List<RowData> lookup(Object[] values) throws Exception {
+        Object[] key = new Object[enginePositions.length];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = values[enginePositions[i]];
+        }
+        int[] residualPositions = spec.residualKeyPositions();
+        Object[] residual = new Object[residualPositions.length];
+        for (int i = 0; i < residual.length; i++) {
+            residual[i] = values[residualPositions[i]];
+        }
+        return runtime.lookup(key, residual);
+    }
+
+    private void complete(IN event, Collection<RowData> rows, ResultFuture<OUT> resultFuture)
+            throws Exception {
+        List<OUT> out;
+        if (joinAll != null) {
+            if (rows.isEmpty() && inner) {
+                out = Collections.emptyList();
+            } else {
+                List<Row> all = new ArrayList<>(rows.size());
+                for (RowData row : rows) {
+                    all.add(toRow(row));
+                }
+                out = singletonOrEmpty(joinAll.join(event, all));
+            }
+        } else if (rows.isEmpty()) {
+            out = inner ? Collections.emptyList() : singletonOrEmpty(join.join(event, null));
+        } else {
+            out = new ArrayList<>(rows.size());
+            for (RowData row : rows) {
+                OUT o = join.join(event, toRow(row));
+                if (o != null) {
+                    out.add(o);
+                }
+            }
+        }
+        resultFuture.complete(out);
+    }
+
+    private static <T> List<T> singletonOrEmpty(@Nullable T value) {
+        return value == null ? Collections.emptyList() : Collections.singletonList(value);
+    }
+
+    /** A fresh external row of the requested columns, readable by name and position. */
+    private Row toRow(RowData row) {
+        Object[] fields = new Object[outputColumns];
+        for (int i = 0; i < outputColumns; i++) {
+            fields[i] = ExternalValues.toExternal(row, i, types[i]);
+        }
+        return RowUtils.createRowWithNamedPositions(RowKind.INSERT, fields, positionByName);
+    }
+
+    @Override
+    public void timeout(IN event, ResultFuture<OUT> resultFuture) {
+        String key;
+        try {
+            Object[] values = new Object[extractors.length];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = extractors[i].extract(event);
+            }
+            key = keyNames() + " = " + Arrays.deepToString(values);
+        } catch (Exception e) {
+            key = keyNames().toString();
+        }
+        resultFuture.completeExceptionally(
+                new TimeoutException(
+                        String.format(
+                                "Lookup in table '%s' (%s) for %s did not finish within the"
+                                        + " AsyncDataStream timeout. Raise the timeout, add lookup"
+                                        + " threads (asyncThreads, now %d), or check the storage's"
+                                        + " latency.",
+                                config.tableName(), config.path(), key, config.asyncThreads())));
+    }
+
+    private List<String> keyNames() {
+        return keyFields.stream().map(KeyField::name).toList();
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (executor != null) {
+            for (Runnable queued : executor.shutdownNow()) {
+                ((LookupTask) queued).reject();
+            }
+            if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
+                LOG.warn(
+                        "Lookups of table '{}' still running 30 s after close", config.tableName());
+            }
+            executor = null;
+        }
+        try {
+            if (rowCache != null) {
+                rowCache.close();
+            }
+        } finally {
+            if (runtime != null) {
+                runtime.close();
+                runtime = null;
+            }
+        }
+    }
+
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public TypeInformation<OUT> getProducedType() {
+        if (outputType != null) {
+            return outputType;
+        }
+        String name = "ParquetEnrichment." + (join != null ? "join" : "joinAll");
+        try {
+            // The output type argument of the JoinFunction (index 2); lambdas work when the
+            // output is not generic.
+            return TypeExtractor.getBinaryOperatorReturnType(
+                    join != null ? join : joinAll,
+                    JoinFunction.class,
+                    0,
+                    1,
+                    2,
+                    TypeExtractor.NO_INDEX,
+                    null,
+                    null,
+                    name,
+                    false);
+        } catch (InvalidTypesException e) {
+            return (TypeInformation) new MissingTypeInfo(name, e);
+        } catch (RuntimeException e) {
+            return (TypeInformation)
+                    new MissingTypeInfo(
+                            name,
+                            new InvalidTypesException(
+                                    "Cannot determine the output type of the join function; give"
+                                            + " it with .returns(...) before build().",
+                                    e));
+        }
+    }
+
+    /**
+     * A fixed pool: {@code threads} lookups at a time; further ones wait in the queue, whose length
+     * {@code AsyncDataStream}'s capacity bounds.
+     */
+    private static ExecutorService newExecutor(int threads, String tableName) {
+        AtomicInteger counter = new AtomicInteger();
+        return new ThreadPoolExecutor(
+                threads,
+                threads,
+                0,
+                TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(),
+                r -> {
+                    Thread t =
+                            new Thread(
+                                    r,
+                                    "parquet-enrichment-"
+                                            + tableName
+                                            + "-"
+                                            + counter.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+    }
+
+    /** One lookup; completes its future whatever happens. */
+    private final class LookupTask implements Runnable {
+        private final IN event;
+        private final Object[] values;
+        @Nullable private final RowData cacheKey;
+        private final ResultFuture<OUT> resultFuture;
+
+        LookupTask(
+                IN event,
+                Object[] values,
+                @Nullable RowData cacheKey,
+                ResultFuture<OUT> resultFuture) {
+            this.event = event;
+            this.values = values;
+            this.cacheKey = cacheKey;
+            this.resultFuture = resultFuture;
+        }
+
+        @Override
+        public void run() {
+            try {
+                List<RowData> rows = lookup(values);
+                if (cacheKey != null) {
+                    rowCache.put(cacheKey, rows);
+                }
+                complete(event, rows, resultFuture);
+            } catch (Throwable t) {
+                resultFuture.completeExceptionally(t);
+            }
+        }
+
+        void reject() {
+            resultFuture.completeExceptionally(
+                    new RejectedExecutionException(
+                            "enrichment function of table '"
+                                    + config.tableName()
+                                    + "' closed before the lookup ran"));
+        }
+    }
+}

@@ -1,0 +1,189 @@
+package dev.parquetlookup.io;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.List;
+
+/**
+ * Decorator that retries transient read failures ({@link TransientFailures}) with bounded
+ * exponential backoff ({@link RetryPolicy}). When the attempts run out the read fails with an
+ * {@link IOException} naming the file, the byte range and the attempts made, the last failure as
+ * its cause and the earlier ones suppressed.
+ *
+ * <p>A decorator rather than retries inside {@link HadoopRangeSource}: the policy works the same
+ * for every source, it is tested against {@link FaultInjectingRangeSource} without a file system,
+ * and it sits above Hadoop's own retries (S3A retries each HTTP request itself; ours covers a whole
+ * positioned or vectored read, including failures S3A gives up on). A read past the end of the file
+ * is rejected before any attempt: the file is shorter than its {@link FileId} says, which no retry
+ * fixes.
+ *
+ * <pre>{@code
+ * RangeSource source = new RetryingRangeSource(store.open(file), RetryPolicy.defaults());
+ * byte[] page = source.read(new FileRange(4, 1024));
+ * }</pre>
+ */
+public final class RetryingRangeSource implements RangeSource {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RetryingRangeSource.class);
+
+    /** Waits between attempts; a seam for tests. */
+    @FunctionalInterface
+    interface Sleeper {
+        void sleep(long millis) throws InterruptedException;
+    }
+
+    private final RangeSource delegate;
+    private final RetryPolicy policy;
+    private final Sleeper sleeper;
+
+    public RetryingRangeSource(RangeSource delegate, RetryPolicy policy) {
+        this(delegate, policy, Thread::sleep);
+    }
+
+    RetryingRangeSource(RangeSource delegate, RetryPolicy policy, Sleeper sleeper) {
+        this.delegate = delegate;
+        this.policy = policy;
+        this.sleeper = sleeper;
+    }
+
+    @Override
+    public FileId file() {
+        return delegate.file();
+    }
+
+    @Override
+    public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+        checkInFile(position, length);
+        run(
+                () -> {
+                    delegate.readFully(position, buffer, offset, length);
+                    return null;
+                },
+                () -> describe(position, length));
+    }
+
+    @Override
+    public byte[][] readAll(List<FileRange> ranges) throws IOException {
+        for (FileRange range : ranges) {
+            checkInFile(range.offset(), range.length());
+        }
+        return run(() -> delegate.readAll(ranges), () -> describe(ranges));
+    }
+
+    @Override
+    public void close() throws IOException {
+        delegate.close();
+    }
+
+    private interface Attempt<T> {
+        T run() throws IOException;
+    }
+
+    private interface Description {
+        String get();
+    }
+
+    private <T> T run(Attempt<T> attempt, Description what) throws IOException {
+        long start = System.nanoTime();
+        IOException first = null;
+        for (int n = 1; ; n++) {
+            try {
+                return attempt.run();
+            } catch (IOException e) {
+                if (!TransientFailures.isTransient(e)) {
+                    if (first != null) {
+                        e.addSuppressed(first);
+                    }
+                    throw e;
+                }
+                if (n >= policy.maxAttempts()) {
+                    throw exhausted(what.get(), n, start, e, first);
+                }
+                if (first == null) {
+                    first = e;
+                }
+                long wait = policy.backoffMillis(n);
+                LOG.debug(
+                        "{} failed (attempt {} of {}), retrying in {} ms: {}",
+                        what.get(),
+                        n,
+                        policy.maxAttempts(),
+                        wait,
+                        e.toString());
+                try {
+                    sleeper.sleep(wait);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    InterruptedIOException io =
+                            new InterruptedIOException(
+                                    "interrupted while waiting to retry " + what.get());
+                    io.initCause(e);
+                    throw io;
+                }
+            }
+        }
+    }
+
+    private IOException exhausted(
+            String what, int attempts, long startNanos, IOException last, IOException first) {
+        long millis = (System.nanoTime() - startNanos) / 1_000_000;
+        IOException e =
+                new IOException(
+                        String.format(
+                                "%s failed after %d attempts in %d ms: %s. The storage did not"
+                                        + " answer; transient failures are retried %d times with"
+                                        + " backoff up to %d ms. Check that the storage endpoint is"
+                                        + " reachable.",
+                                what,
+                                attempts,
+                                millis,
+                                last.getMessage(),
+                                policy.maxAttempts() - 1,
+                                policy.maxBackoff().toMillis()),
+                        last);
+        if (first != null && first != last) {
+            e.addSuppressed(first);
+        }
+        return e;
+    }
+
+    private void checkInFile(long position, int length) throws EOFException {
+        FileId file = delegate.file();
+        if (position < 0 || length < 0 || position + length > file.length()) {
+            throw new EOFException(
+                    String.format(
+                            "read of %d bytes at offset %d is past the end of %s (%d bytes): the"
+                                    + " file is truncated or was rewritten",
+                            length, position, file.path(), file.length()));
+        }
+    }
+
+    private String describe(long position, int length) {
+        return String.format(
+                "Read of bytes [%d, %d) (%d bytes) of %s",
+                position, position + length, length, delegate.file().path());
+    }
+
+    private String describe(List<FileRange> ranges) {
+        StringBuilder s = new StringBuilder("Read of ");
+        s.append(ranges.size()).append(ranges.size() == 1 ? " range " : " ranges ");
+        int shown = Math.min(ranges.size(), 4);
+        for (int i = 0; i < shown; i++) {
+            FileRange r = ranges.get(i);
+            s.append(i == 0 ? "" : ", ")
+                    .append('[')
+                    .append(r.offset())
+                    .append(", ")
+                    .append(r.end())
+                    .append(')');
+        }
+        if (shown < ranges.size()) {
+            s.append(", ...");
+        }
+        return s.append(" of ").append(delegate.file().path()).toString();
+    }
+}

@@ -1,0 +1,113 @@
+package dev.parquetlookup.tools;
+
+import dev.parquetlookup.engine.TimestampValue;
+import dev.parquetlookup.engine.ValueType;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.util.HexFormat;
+import java.util.Locale;
+
+/** How the tools print numbers, sizes and values. */
+final class Formats {
+
+    private Formats() {}
+
+    /** {@code 1234567 -> "1,234,567"}. */
+    static String count(long n) {
+        return String.format(Locale.ROOT, "%,d", n);
+    }
+
+    /** {@code 1536 -> "1.5 KiB"}. */
+    static String bytes(double n) {
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        int u = 0;
+        while (Math.abs(n) >= 1024 && u < units.length - 1) {
+            n /= 1024;
+            u++;
+        }
+        return u == 0
+                ? String.format(Locale.ROOT, "%.0f B", n)
+                : String.format(Locale.ROOT, "%.1f %s", n, units[u]);
+    }
+
+    /** Milliseconds with enough digits for short operations. */
+    static String millis(long nanos) {
+        double ms = nanos / 1e6;
+        return ms < 10
+                ? String.format(Locale.ROOT, "%.3f ms", ms)
+                : ms < 10_000
+                        ? String.format(Locale.ROOT, "%.1f ms", ms)
+                        : String.format(Locale.ROOT, "%.1f s", ms / 1000);
+    }
+
+    /**
+     * Parses a size: a number of bytes with an optional unit, {@code 1048576}, {@code 512k}, {@code
+     * 256MiB}, {@code 1g}.
+     */
+    static long parseSize(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT).replace("_", "");
+        int i = 0;
+        while (i < t.length() && (Character.isDigit(t.charAt(i)) || t.charAt(i) == '.')) {
+            i++;
+        }
+        if (i == 0) {
+            throw new IllegalArgumentException(
+                    "'" + text + "' is not a size: use bytes or a unit, e.g. 268435456 or 256MiB");
+        }
+        double number = Double.parseDouble(t.substring(0, i));
+        String unit = t.substring(i).trim();
+        long factor =
+                switch (unit) {
+                    case "", "b" -> 1L;
+                    case "k", "kb", "kib" -> 1L << 10;
+                    case "m", "mb", "mib" -> 1L << 20;
+                    case "g", "gb", "gib" -> 1L << 30;
+                    case "t", "tb", "tib" -> 1L << 40;
+                    default ->
+                            throw new IllegalArgumentException(
+                                    "'"
+                                            + text
+                                            + "' has an unknown unit '"
+                                            + unit
+                                            + "': use B, KiB, MiB, GiB or TiB");
+                };
+        long result = (long) (number * factor);
+        if (result <= 0) {
+            throw new IllegalArgumentException("'" + text + "' must be a positive size");
+        }
+        return result;
+    }
+
+    /** One value in the engine's representation as a person reads it; null as {@code NULL}. */
+    static String value(ValueType type, Object v) {
+        if (v == null) {
+            return "NULL";
+        }
+        return switch (type.kind()) {
+            case STRING ->
+                    v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString();
+            case BINARY ->
+                    v instanceof byte[] b ? "0x" + HexFormat.of().formatHex(b) : v.toString();
+            case DATE -> LocalDate.ofEpochDay(((Number) v).longValue()).toString();
+            case TIME -> LocalTime.ofNanoOfDay(((Number) v).longValue()).toString();
+            case TIMESTAMP ->
+                    v instanceof TimestampValue ts
+                            ? LocalDateTime.ofInstant(instant(ts), ZoneOffset.UTC).toString()
+                            : v.toString();
+            case TIMESTAMP_LTZ ->
+                    v instanceof TimestampValue ts ? instant(ts).toString() : v.toString();
+            case DECIMAL -> v instanceof BigDecimal d ? d.toPlainString() : v.toString();
+            default -> v.toString();
+        };
+    }
+
+    private static Instant instant(TimestampValue ts) {
+        return Instant.ofEpochMilli(ts.epochMillis()).plusNanos(ts.nanoOfMillisecond());
+    }
+}

@@ -1,0 +1,477 @@
+package dev.parquetlookup.tools;
+
+import dev.parquetlookup.engine.TimestampValue;
+import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.engine.ValueType.Kind;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RangeSourceInputFile;
+import dev.parquetlookup.writer.ColumnSpec;
+import dev.parquetlookup.writer.ColumnSpec.DecimalStorage;
+import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
+
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.ColumnIOFactory;
+import org.apache.parquet.io.MessageColumnIO;
+import org.apache.parquet.io.RecordReader;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.io.api.Converter;
+import org.apache.parquet.io.api.GroupConverter;
+import org.apache.parquet.io.api.PrimitiveConverter;
+import org.apache.parquet.io.api.RecordMaterializer;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.DateLogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimeLogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimestampLogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.Type;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the rows of Parquet files (any writer) in the engine's value representation, with the
+ * column specs that write the same types again. Reads through {@link RangeSource}, so any file
+ * system Hadoop reaches works.
+ */
+final class ParquetInput {
+
+    /** Receives rows. */
+    @FunctionalInterface
+    interface RowSink {
+        void accept(Object[] row) throws IOException;
+    }
+
+    private final FileStore store;
+    private final List<FileId> files;
+    private final MessageType projection;
+    private final List<ColumnSpec> columns;
+    private final long totalRows;
+
+    private ParquetInput(
+            FileStore store,
+            List<FileId> files,
+            MessageType projection,
+            List<ColumnSpec> columns,
+            long totalRows) {
+        this.store = store;
+        this.files = files;
+        this.projection = projection;
+        this.columns = columns;
+        this.totalRows = totalRows;
+    }
+
+    /**
+     * Opens the footers of {@code files}, checks that they share the selected columns, and maps
+     * their types.
+     *
+     * @param select the columns to keep, or empty for all
+     * @throws IllegalArgumentException for nested or unsupported columns, naming them
+     */
+    static ParquetInput open(FileStore store, List<FileId> files, List<String> select)
+            throws IOException {
+        MessageType first = null;
+        long rows = 0;
+        for (FileId file : files) {
+            try (RangeSource source = store.open(file);
+                    ParquetFileReader reader =
+                            ParquetFileReader.open(
+                                    new RangeSourceInputFile(source),
+                                    ParquetReadOptions.builder().build())) {
+                MessageType schema = reader.getFooter().getFileMetaData().getSchema();
+                rows += reader.getRecordCount();
+                if (first == null) {
+                    first = schema;
+                } else {
+                    for (Type field : project(first, select, file).getFields()) {
+                        if (!schema.containsField(field.getName())
+                                || !schema.getType(field.getName()).equals(field)) {
+                            throw new IllegalArgumentException(
+                                    "file "
+                                            + file
+                                            + " has column "
+                                            + (schema.containsField(field.getName())
+                                                    ? schema.getType(field.getName())
+                                                            .toString()
+                                                            .trim()
+                                                    : "'" + field.getName() + "' missing")
+                                            + " but "
+                                            + files.get(0)
+                                            + " has "
+                                            + field.toString().trim()
+                                            + ": all input files need the same columns (choose"
+                                            + " common ones with --columns)");
+                        }
+                    }
+                }
+            } catch (RuntimeException e) {
+                if (e instanceof IllegalArgumentException) {
+                    throw e;
+                }
+                throw new IOException(
+                        "cannot read the Parquet footer of " + file + ": " + e.getMessage(), e);
+            }
+        }
+        if (first == null) {
+            throw new IllegalArgumentException("no input files");
+        }
+        MessageType projection = project(first, select, files.get(0));
+        List<ColumnSpec> columns = new ArrayList<>();
+        for (Type field : projection.getFields()) {
+            columns.add(spec(field));
+        }
+        return new ParquetInput(store, files, projection, columns, rows);
+    }
+
+    private static MessageType project(MessageType schema, List<String> select, FileId file) {
+        if (select.isEmpty()) {
+            return schema;
+        }
+        List<Type> fields = new ArrayList<>();
+        for (String name : select) {
+            if (!schema.containsField(name)) {
+                throw new IllegalArgumentException(
+                        "--columns names '"
+                                + name
+                                + "', which "
+                                + file
+                                + " does not have; its columns are "
+                                + schema.getFields().stream().map(Type::getName).toList());
+            }
+            fields.add(schema.getType(name));
+        }
+        return new MessageType(schema.getName(), fields);
+    }
+
+    List<ColumnSpec> columns() {
+        return columns;
+    }
+
+    long totalRows() {
+        return totalRows;
+    }
+
+    /** Reads every row of every file, in file order. */
+    void read(RowSink sink) throws IOException {
+        MessageColumnIO columnIO = new ColumnIOFactory().getColumnIO(projection);
+        for (FileId file : files) {
+            try (RangeSource source = store.open(file);
+                    ParquetFileReader reader =
+                            ParquetFileReader.open(
+                                    new RangeSourceInputFile(source),
+                                    ParquetReadOptions.builder().build())) {
+                reader.setRequestedSchema(projection);
+                for (PageReadStore pages = reader.readNextRowGroup();
+                        pages != null;
+                        pages = reader.readNextRowGroup()) {
+                    RecordReader<Object[]> records =
+                            columnIO.getRecordReader(pages, new Materializer());
+                    for (long i = 0; i < pages.getRowCount(); i++) {
+                        sink.accept(records.read());
+                    }
+                }
+            }
+        }
+    }
+
+    // -------------------------------------------------------------------------------------------
+    // Types
+
+    /** The spec that writes a column of this Parquet type with the same logical type. */
+    static ColumnSpec spec(Type field) {
+        String name = field.getName();
+        boolean nullable = !field.isRepetition(Type.Repetition.REQUIRED);
+        if (!field.isPrimitive() || field.isRepetition(Type.Repetition.REPEATED)) {
+            throw new IllegalArgumentException(
+                    "column '"
+                            + name
+                            + "' is nested ("
+                            + field.toString().trim().replaceAll("\\s+", " ")
+                            + "): lookup files hold flat columns only; leave it out with"
+                            + " --columns");
+        }
+        PrimitiveType p = field.asPrimitiveType();
+        LogicalTypeAnnotation logical = p.getLogicalTypeAnnotation();
+        ColumnSpec spec =
+                switch (p.getPrimitiveTypeName()) {
+                    case BOOLEAN -> simple(name, Kind.BOOLEAN, nullable);
+                    case FLOAT -> simple(name, Kind.FLOAT, nullable);
+                    case DOUBLE -> simple(name, Kind.DOUBLE, nullable);
+                    case INT96 ->
+                            new ColumnSpec(
+                                    name,
+                                    new ValueType(Kind.TIMESTAMP, 9, 0),
+                                    nullable,
+                                    null,
+                                    TimeUnit.INT96);
+                    case INT32 -> {
+                        if (logical == null) {
+                            yield simple(name, Kind.INT, nullable);
+                        }
+                        if (logical instanceof IntLogicalTypeAnnotation i) {
+                            int bits = i.getBitWidth() + (i.isSigned() ? 0 : 1);
+                            yield simple(
+                                    name,
+                                    bits <= 8
+                                            ? Kind.TINYINT
+                                            : bits <= 16
+                                                    ? Kind.SMALLINT
+                                                    : bits <= 32 ? Kind.INT : Kind.BIGINT,
+                                    nullable);
+                        }
+                        if (logical instanceof DateLogicalTypeAnnotation) {
+                            yield simple(name, Kind.DATE, nullable);
+                        }
+                        if (logical instanceof DecimalLogicalTypeAnnotation d) {
+                            yield decimal(name, d, nullable, DecimalStorage.INT32);
+                        }
+                        if (logical instanceof TimeLogicalTypeAnnotation) {
+                            yield new ColumnSpec(
+                                    name,
+                                    new ValueType(Kind.TIME, 3, 0),
+                                    nullable,
+                                    null,
+                                    TimeUnit.MILLIS);
+                        }
+                        yield null;
+                    }
+                    case INT64 -> {
+                        if (logical == null) {
+                            yield simple(name, Kind.BIGINT, nullable);
+                        }
+                        if (logical instanceof IntLogicalTypeAnnotation i) {
+                            yield i.isSigned() ? simple(name, Kind.BIGINT, nullable) : null;
+                        }
+                        if (logical instanceof DecimalLogicalTypeAnnotation d) {
+                            yield decimal(name, d, nullable, DecimalStorage.INT64);
+                        }
+                        if (logical instanceof TimestampLogicalTypeAnnotation t) {
+                            yield new ColumnSpec(
+                                    name,
+                                    new ValueType(
+                                            t.isAdjustedToUTC()
+                                                    ? Kind.TIMESTAMP_LTZ
+                                                    : Kind.TIMESTAMP,
+                                            digits(t.getUnit()),
+                                            0),
+                                    nullable,
+                                    null,
+                                    unit(t.getUnit()));
+                        }
+                        if (logical instanceof TimeLogicalTypeAnnotation t) {
+                            yield new ColumnSpec(
+                                    name,
+                                    new ValueType(Kind.TIME, digits(t.getUnit()), 0),
+                                    nullable,
+                                    null,
+                                    unit(t.getUnit()));
+                        }
+                        yield null;
+                    }
+                    case BINARY, FIXED_LEN_BYTE_ARRAY -> {
+                        if (logical instanceof DecimalLogicalTypeAnnotation d) {
+                            yield decimal(
+                                    name,
+                                    d,
+                                    nullable,
+                                    p.getPrimitiveTypeName()
+                                                    == PrimitiveType.PrimitiveTypeName.BINARY
+                                            ? DecimalStorage.BINARY
+                                            : DecimalStorage.FIXED_LEN_BYTE_ARRAY);
+                        }
+                        if (logical instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation
+                                || logical
+                                        instanceof LogicalTypeAnnotation.EnumLogicalTypeAnnotation
+                                || logical
+                                        instanceof
+                                        LogicalTypeAnnotation.JsonLogicalTypeAnnotation) {
+                            yield simple(name, Kind.STRING, nullable);
+                        }
+                        if (logical == null
+                                || logical
+                                        instanceof LogicalTypeAnnotation.BsonLogicalTypeAnnotation
+                                || logical
+                                        instanceof
+                                        LogicalTypeAnnotation.UUIDLogicalTypeAnnotation) {
+                            yield simple(name, Kind.BINARY, nullable);
+                        }
+                        yield null;
+                    }
+                };
+        if (spec == null) {
+            throw new IllegalArgumentException(
+                    "column '"
+                            + name
+                            + "' has type "
+                            + field.toString().trim()
+                            + ", which lookup files do not support; leave it out with --columns");
+        }
+        return spec;
+    }
+
+    private static ColumnSpec simple(String name, Kind kind, boolean nullable) {
+        return new ColumnSpec(name, ValueType.of(kind), nullable, null, null);
+    }
+
+    private static ColumnSpec decimal(
+            String name, DecimalLogicalTypeAnnotation d, boolean nullable, DecimalStorage storage) {
+        return new ColumnSpec(
+                name,
+                new ValueType(Kind.DECIMAL, d.getPrecision(), d.getScale()),
+                nullable,
+                storage,
+                null);
+    }
+
+    private static int digits(LogicalTypeAnnotation.TimeUnit unit) {
+        return switch (unit) {
+            case MILLIS -> 3;
+            case MICROS -> 6;
+            case NANOS -> 9;
+        };
+    }
+
+    private static TimeUnit unit(LogicalTypeAnnotation.TimeUnit unit) {
+        return switch (unit) {
+            case MILLIS -> TimeUnit.MILLIS;
+            case MICROS -> TimeUnit.MICROS;
+            case NANOS -> TimeUnit.NANOS;
+        };
+    }
+
+    // -------------------------------------------------------------------------------------------
+    // Values
+
+    private final class Materializer extends RecordMaterializer<Object[]> {
+        private final Root root = new Root();
+
+        @Override
+        public Object[] getCurrentRecord() {
+            return root.row;
+        }
+
+        @Override
+        public GroupConverter getRootConverter() {
+            return root;
+        }
+    }
+
+    private final class Root extends GroupConverter {
+        private final Converter[] converters = new Converter[columns.size()];
+        private Object[] row;
+
+        Root() {
+            for (int i = 0; i < converters.length; i++) {
+                converters[i] = new Value(i, columns.get(i));
+            }
+        }
+
+        @Override
+        public Converter getConverter(int fieldIndex) {
+            return converters[fieldIndex];
+        }
+
+        @Override
+        public void start() {
+            row = new Object[converters.length];
+        }
+
+        @Override
+        public void end() {}
+
+        /** Converts one column's physical values to the engine's representation. */
+        private final class Value extends PrimitiveConverter {
+            private final int index;
+            private final ColumnSpec spec;
+
+            Value(int index, ColumnSpec spec) {
+                this.index = index;
+                this.spec = spec;
+            }
+
+            @Override
+            public void addBoolean(boolean value) {
+                row[index] = value;
+            }
+
+            @Override
+            public void addFloat(float value) {
+                row[index] = value;
+            }
+
+            @Override
+            public void addDouble(double value) {
+                row[index] = value;
+            }
+
+            @Override
+            public void addInt(int value) {
+                ValueType t = spec.type();
+                row[index] =
+                        switch (t.kind()) {
+                            case DECIMAL -> BigDecimal.valueOf(value, t.scale());
+                            case TIME -> value * 1_000_000L;
+                            case BIGINT -> Integer.toUnsignedLong(value); // UINT_32
+                            default -> value;
+                        };
+            }
+
+            @Override
+            public void addLong(long value) {
+                ValueType t = spec.type();
+                row[index] =
+                        switch (t.kind()) {
+                            case DECIMAL -> BigDecimal.valueOf(value, t.scale());
+                            case TIME ->
+                                    spec.timeUnit() == TimeUnit.MICROS
+                                            ? value * 1_000L
+                                            : spec.timeUnit() == TimeUnit.MILLIS
+                                                    ? value * 1_000_000L
+                                                    : value;
+                            case TIMESTAMP, TIMESTAMP_LTZ ->
+                                    switch (spec.timeUnit()) {
+                                        case MILLIS -> new TimestampValue(value, 0);
+                                        case MICROS -> TimestampValue.ofEpochMicros(value);
+                                        default -> TimestampValue.ofEpochNanos(value);
+                                    };
+                            default -> value;
+                        };
+            }
+
+            @Override
+            public void addBinary(Binary value) {
+                ValueType t = spec.type();
+                if (t.kind() == Kind.DECIMAL) {
+                    row[index] = new BigDecimal(new BigInteger(value.getBytes()), t.scale());
+                } else if (spec.timeUnit() == TimeUnit.INT96) {
+                    row[index] = int96(value);
+                } else {
+                    row[index] = value.getBytes();
+                }
+            }
+        }
+    }
+
+    /** INT96: nanoseconds of the day then the Julian day, little-endian. */
+    private static TimestampValue int96(Binary value) {
+        ByteBuffer b = ByteBuffer.wrap(value.getBytes()).order(ByteOrder.LITTLE_ENDIAN);
+        long nanosOfDay = b.getLong();
+        long epochDay = Integer.toUnsignedLong(b.getInt()) - 2_440_588L;
+        long millis =
+                Math.addExact(
+                        Math.multiplyExact(epochDay, 86_400_000L),
+                        Math.floorDiv(nanosOfDay, 1_000_000L));
+        return new TimestampValue(millis, (int) Math.floorMod(nanosOfDay, 1_000_000L));
+    }
+}

@@ -1,0 +1,359 @@
+package dev.parquetlookup.tools;
+
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.io.ParquetOutputs;
+import dev.parquetlookup.writer.ColumnSpec;
+import dev.parquetlookup.writer.LookupDatasetWriter;
+import dev.parquetlookup.writer.WriterOptions;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/** {@code prepare IN OUT --key k}: rewrites Parquet or CSV into lookup-ready files. */
+@Command(
+        name = "prepare",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Rewrite Parquet files (a file or a directory) or CSV into lookup-ready Parquet files"
+                    + " in OUT: sorted by the key, split into files of about --target-file-size,"
+                    + " small pages, page index, no dictionary, LZ4_RAW, sort key declared.",
+            "",
+            "Examples:",
+            "  prepare /data/raw/customers /data/lookup/customers --key id",
+            "  prepare orders.csv /data/lookup/orders --key customer --key order_date"
+                    + " --schema 'customer BIGINT, order_date DATE, total DECIMAL(10,2)'",
+            ""
+        })
+final class PrepareCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Parameters(
+            index = "0",
+            paramLabel = "IN",
+            description =
+                    "Input: a Parquet file, a directory"
+                            + " of Parquet files, or a CSV file (local path or Hadoop URI).")
+    String input;
+
+    @Parameters(
+            index = "1",
+            paramLabel = "OUT",
+            description =
+                    "Output directory for part-NNNNN.parquet"
+                            + " files; must not hold Parquet files unless --overwrite.")
+    String output;
+
+    @Option(
+            names = "--key",
+            required = true,
+            paramLabel = "COLUMN",
+            description = "Sort key column, most significant first (repeat for a composite key).")
+    List<String> keys;
+
+    @Option(
+            names = "--rows-per-page",
+            paramLabel = "N",
+            description = "Rows per data page (default: ${DEFAULT-VALUE}).")
+    int rowsPerPage = WriterOptions.DEFAULT_PAGE_ROWS;
+
+    @Option(
+            names = "--row-group-rows",
+            paramLabel = "N",
+            description = "Rows per row group (default: ${DEFAULT-VALUE}).")
+    int rowGroupRows = WriterOptions.DEFAULT_ROW_GROUP_ROWS;
+
+    @Option(
+            names = "--codec",
+            paramLabel = "CODEC",
+            description = "Compression: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    WriterOptions.Codec codec = WriterOptions.Codec.LZ4_RAW;
+
+    @Option(
+            names = "--target-file-size",
+            paramLabel = "SIZE",
+            description =
+                    "Approximate size of each output file, e.g. 268435456 or 256MiB"
+                            + " (default: ${DEFAULT-VALUE}).")
+    String targetFileSize = "256MiB";
+
+    @Option(
+            names = "--dictionary",
+            paramLabel = "COLUMN",
+            description = "Dictionary-encode this column (repeatable; default: none).")
+    List<String> dictionaryColumns = new ArrayList<>();
+
+    @Option(
+            names = "--columns",
+            paramLabel = "A,B",
+            split = ",",
+            description = "Parquet input: keep only these columns (e.g. to leave nested ones out).")
+    List<String> columns = new ArrayList<>();
+
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            description =
+                    "Input format: auto (by file name: .csv is CSV), parquet or csv"
+                            + " (default: ${DEFAULT-VALUE}).")
+    String format = "auto";
+
+    @Option(
+            names = "--schema",
+            paramLabel = "COLUMNS",
+            description =
+                    "CSV column types, e.g. 'k BIGINT NOT NULL, v STRING, p DECIMAL(10,2)';"
+                            + " without it types are inferred. Types: "
+                            + TextValues.TYPES
+                            + ".")
+    String schema;
+
+    @Option(
+            names = "--delimiter",
+            paramLabel = "CHAR",
+            description = "CSV field separator (default: ${DEFAULT-VALUE}; use '\\t' for tabs).")
+    String delimiter = ",";
+
+    @Option(
+            names = "--sort-buffer-rows",
+            paramLabel = "N",
+            description =
+                    "Rows sorted in memory before a run is spilled to disk"
+                            + " (default: ${DEFAULT-VALUE}).")
+    int sortBufferRows = WriterOptions.DEFAULT_SORT_BUFFER_ROWS;
+
+    @Option(
+            names = "--temp-dir",
+            paramLabel = "DIR",
+            description = "Local directory for sort runs (default: java.io.tmpdir).")
+    Path tempDir;
+
+    @Option(names = "--overwrite", description = "Replace Parquet files already in OUT.")
+    boolean overwrite;
+
+    @Mixin HadoopOptionsMixin hadoop;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        long target = parse("--target-file-size", () -> Formats.parseSize(targetFileSize));
+        char separator = separator();
+        requirePositive("--rows-per-page", rowsPerPage);
+        requirePositive("--row-group-rows", rowGroupRows);
+        requirePositive("--sort-buffer-rows", sortBufferRows);
+        Progress progress = new Progress(err);
+        try (FileStore store = HadoopFileStore.create(hadoop.options)) {
+            List<FileId> inputs = listInput(store);
+            boolean csv = isCsv(inputs);
+            List<FileId> existing = existingOutput(store);
+            if (!existing.isEmpty() && !overwrite) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "OUT "
+                                + output
+                                + " already holds "
+                                + existing.size()
+                                + " Parquet file(s): choose an empty directory, or add"
+                                + " --overwrite to replace them");
+            }
+            for (FileId in : inputs) {
+                if (existing.stream().anyMatch(e -> e.path().equals(in.path()))) {
+                    throw new ParameterException(
+                            spec.commandLine(),
+                            "OUT "
+                                    + output
+                                    + " holds the input file "
+                                    + in.path()
+                                    + ": write to another directory");
+                }
+            }
+
+            List<ColumnSpec> specs;
+            ParquetInput parquet = null;
+            CsvInput csvInput = null;
+            long totalRows = 0;
+            if (csv) {
+                List<ColumnSpec> declared =
+                        schema == null
+                                ? null
+                                : parse("--schema", () -> TextValues.parseSchema(schema));
+                csvInput = CsvInput.open(store, inputs, separator, declared);
+                specs = csvInput.columns();
+            } else {
+                parquet = ParquetInput.open(store, inputs, columns);
+                specs = parquet.columns();
+                totalRows = parquet.totalRows();
+            }
+            List<String> names = specs.stream().map(ColumnSpec::name).toList();
+            for (String key : keys) {
+                if (!names.contains(key)) {
+                    throw new ParameterException(
+                            spec.commandLine(),
+                            "--key "
+                                    + key
+                                    + ": the input has no such column; its columns are "
+                                    + names);
+                }
+            }
+            for (String column : dictionaryColumns) {
+                if (!names.contains(column)) {
+                    throw new ParameterException(
+                            spec.commandLine(),
+                            "--dictionary " + column + ": the input has no such column " + names);
+                }
+            }
+            for (FileId e : existing) {
+                try (ParquetOutputs.Target t = ParquetOutputs.create(e.path(), hadoop.options)) {
+                    t.delete();
+                }
+            }
+
+            WriterOptions.Builder options =
+                    WriterOptions.builder()
+                            .rowsPerPage(rowsPerPage)
+                            .rowsPerRowGroup(rowGroupRows)
+                            .codec(codec)
+                            .sortInput(true)
+                            .sortBufferRows(sortBufferRows)
+                            .overwrite(true)
+                            .hadoopOptions(hadoop.options);
+            if (tempDir != null) {
+                options.sortTempDir(tempDir);
+            }
+            dictionaryColumns.forEach(c -> options.dictionary(c, true));
+            long expected = totalRows;
+            LookupDatasetWriter writer =
+                    LookupDatasetWriter.open(output, specs, keys, options.build(), target);
+            try (writer) {
+                writer.onProgress(rows -> progress.update("writing", rows, expected));
+                ParquetInput.RowSink sink =
+                        row -> {
+                            writer.write(row);
+                            progress.update("reading and sorting", writer.rowCount(), expected);
+                        };
+                if (csv) {
+                    csvInput.read(sink);
+                } else {
+                    parquet.read(sink);
+                }
+            }
+            long bytes = 0;
+            for (LookupDatasetWriter.WrittenFile f : writer.files()) {
+                bytes += store.stat(f.path()).length();
+            }
+            out.printf(
+                    Locale.ROOT,
+                    "Wrote %s rows into %d file(s), %s, in %s: %s sorted by (%s), %s rows per page,"
+                            + " %s rows per row group, %s.%n",
+                    Formats.count(writer.rowCount()),
+                    writer.files().size(),
+                    Formats.bytes(bytes),
+                    Formats.millis(progress.elapsedNanos()),
+                    output,
+                    String.join(", ", keys),
+                    Formats.count(rowsPerPage),
+                    Formats.count(rowGroupRows),
+                    codec);
+            if (writer.sortRuns() > 0) {
+                out.printf(Locale.ROOT, "The sort spilled %d run(s) to disk.%n", writer.sortRuns());
+            }
+            out.flush();
+        }
+        return 0;
+    }
+
+    private List<FileId> listInput(FileStore store) throws IOException {
+        try {
+            List<FileId> files = store.list(input);
+            if (files.isEmpty()) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "IN " + input + " holds no files (hidden and '_' files are skipped)");
+            }
+            return files;
+        } catch (FileNotFoundException e) {
+            throw new ParameterException(
+                    spec.commandLine(), "IN " + input + " does not exist: check the path");
+        }
+    }
+
+    private boolean isCsv(List<FileId> inputs) {
+        return switch (format.toLowerCase(Locale.ROOT)) {
+            case "csv" -> true;
+            case "parquet" -> false;
+            case "auto" -> {
+                boolean allCsv = inputs.stream().allMatch(f -> isCsvName(f.path()));
+                boolean anyCsv = inputs.stream().anyMatch(f -> isCsvName(f.path()));
+                if (anyCsv && !allCsv) {
+                    throw new ParameterException(
+                            spec.commandLine(),
+                            "IN "
+                                    + input
+                                    + " mixes CSV and other files: give one format with --format");
+                }
+                yield allCsv;
+            }
+            default ->
+                    throw new ParameterException(
+                            spec.commandLine(),
+                            "--format " + format + ": use auto, parquet or csv");
+        };
+    }
+
+    private static boolean isCsvName(String path) {
+        String p = path.toLowerCase(Locale.ROOT);
+        return p.endsWith(".csv") || p.endsWith(".tsv") || p.endsWith(".txt");
+    }
+
+    private List<FileId> existingOutput(FileStore store) throws IOException {
+        try {
+            return store.list(output).stream()
+                    .filter(f -> f.path().toLowerCase(Locale.ROOT).endsWith(".parquet"))
+                    .toList();
+        } catch (FileNotFoundException e) {
+            return List.of();
+        }
+    }
+
+    private char separator() {
+        String d = delimiter.equals("\\t") ? "\t" : delimiter;
+        if (d.length() != 1 || d.equals("\"") || d.equals("\n") || d.equals("\r")) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--delimiter '" + delimiter + "': give one character such as , ; | or \\t");
+        }
+        return d.charAt(0);
+    }
+
+    private void requirePositive(String option, int value) {
+        if (value <= 0) {
+            throw new ParameterException(
+                    spec.commandLine(), option + " must be a positive number, got " + value);
+        }
+    }
+
+    private <T> T parse(String option, java.util.function.Supplier<T> parser) {
+        try {
+            return parser.get();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), option + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,265 @@
+package dev.parquetlookup.engine;
+
+import dev.parquetlookup.engine.RefreshingTable.RefreshResult;
+import dev.parquetlookup.engine.ValueType.Kind;
+import dev.parquetlookup.io.RetryPolicy;
+import dev.parquetlookup.metadata.MetadataCache;
+import dev.parquetlookup.testing.S3ProxyExtension;
+import dev.parquetlookup.testing.S3RequestLog;
+import dev.parquetlookup.writer.ColumnSpec;
+import dev.parquetlookup.writer.LookupFileWriter;
+import dev.parquetlookup.writer.WriterOptions;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Lookups on {@code s3a://} files served by S3Proxy on loopback (its own JVM): request counts
+ * (every HTTP request the S3 client transmits, through {@link S3RequestLog}) and bytes (our
+ * counting source), and an outage: the server stopped mid-run and restarted.
+ */
+class S3LookupITCase {
+
+    @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension();
+
+    private static final String BUCKET = "lookup-bucket";
+    private static final String DIM = "s3a://" + BUCKET + "/dim/";
+    private static final int FILES = 2;
+    private static final int ROWS_PER_FILE = 60_000;
+    private static final long SEED = 7L;
+
+    @TempDir static Path local;
+
+    private static Map<String, String> hadoop;
+
+    /** File name -> offset where its footer starts (lookups must never read from there on). */
+    private static final Map<String, Long> FOOTER_START = new HashMap<>();
+
+    @BeforeAll
+    static void uploadFiles() throws IOException {
+        S3.createBucket(BUCKET);
+        hadoop = new LinkedHashMap<>(S3.hadoopOptions());
+        hadoop.put("fs.s3a.audit.execution.interceptors", S3RequestLog.class.getName());
+        List<ColumnSpec> columns =
+                List.of(
+                        ColumnSpec.required("k", ValueType.of(Kind.BIGINT)),
+                        ColumnSpec.optional("v", ValueType.of(Kind.STRING)),
+                        ColumnSpec.optional("n", ValueType.of(Kind.INT)));
+        Configuration conf = new Configuration();
+        hadoop.forEach(conf::set);
+        try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://" + BUCKET + "/"), conf)) {
+            for (int f = 0; f < FILES; f++) {
+                String name = "part-" + f + ".parquet";
+                Path file = local.resolve(name);
+                try (LookupFileWriter w =
+                        LookupFileWriter.open(
+                                file.toString(), columns, List.of("k"), WriterOptions.defaults())) {
+                    for (long i = 0; i < ROWS_PER_FILE; i++) {
+                        long k = key(f, i);
+                        w.write(new Object[] {k, value(k), (int) (k % 1000)});
+                    }
+                }
+                FOOTER_START.put(name, footerStart(file));
+                fs.copyFromLocalFile(
+                        new org.apache.hadoop.fs.Path(file.toUri()),
+                        new org.apache.hadoop.fs.Path(DIM + name));
+            }
+            fs.create(new org.apache.hadoop.fs.Path(DIM + "_SUCCESS")).close();
+        }
+    }
+
+    /** Even keys only, so odd keys are misses inside the key range. */
+    private static long key(int file, long i) {
+        return 2 * (file * (long) ROWS_PER_FILE + i);
+    }
+
+    private static String value(long k) {
+        return "value-" + k + "-" + "x".repeat((int) (k % 37));
+    }
+
+    private static long footerStart(Path file) throws IOException {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+            raf.seek(raf.length() - 8);
+            int len = Integer.reverseBytes(raf.readInt());
+            return raf.length() - 8 - len;
+        }
+    }
+
+    private static TableConfig config() {
+        return TableConfig.builder(DIM)
+                .hadoopOptions(hadoop)
+                .metadataCache(new MetadataCache(64L << 20))
+                .build();
+    }
+
+    private static void checkRow(List<Object[]> rows, long k) {
+        if (k % 2 == 1 || k >= key(FILES, 0)) {
+            assertThat(rows).as("key %d", k).isEmpty();
+            return;
+        }
+        assertThat(rows).as("key %d", k).hasSize(1);
+        assertThat(rows.get(0)[0]).isEqualTo(k);
+        assertThat(new String((byte[]) rows.get(0)[1], StandardCharsets.UTF_8)).isEqualTo(value(k));
+    }
+
+    private static String fileOf(S3RequestLog.Request r) {
+        return r.path().substring(r.path().lastIndexOf('/') + 1);
+    }
+
+    /**
+     * Run with S3A's default read-ahead (64 KiB: every positioned read asks for at least that) and
+     * with a small one, to show what the ranges cost in bytes.
+     */
+    @ParameterizedTest(name = "fs.s3a.readahead.range = {0}")
+    @ValueSource(strings = {"default", "4096"})
+    void openingCostsAtMostTwoGetsPerFileAndALookupOneGetPerPageItNeeds(String readahead)
+            throws IOException {
+        TableConfig config = config();
+        if (!readahead.equals("default")) {
+            Map<String, String> options = new LinkedHashMap<>(hadoop);
+            options.put("fs.s3a.readahead.range", readahead);
+            config =
+                    TableConfig.builder(DIM)
+                            .hadoopOptions(options)
+                            .metadataCache(new MetadataCache(64L << 20))
+                            .build();
+        }
+        S3RequestLog.clear();
+        try (DimensionTable table = DimensionTable.open(config)) {
+            List<S3RequestLog.Request> open = S3RequestLog.requests();
+            long openBytes = table.readStatistics().bytesRead();
+            long openReads = table.readStatistics().readRequests();
+            for (int f = 0; f < FILES; f++) {
+                String name = "/dim/part-" + f + ".parquet";
+                assertThat(S3RequestLog.count("GET", name))
+                        .as("GETs opening %s", name)
+                        .isBetween(1L, 2L);
+                assertThat(S3RequestLog.count("HEAD", name)).as("HEADs of %s", name).isZero();
+            }
+            System.out.printf(
+                    "S3 open of %d files: %d requests %s; engine: %d reads, %d bytes%n",
+                    FILES, open.size(), summarize(open), openReads, openBytes);
+
+            LookupPlan plan = table.plan(List.of("k"), List.of("k", "v", "n"));
+            Random random = new Random(SEED);
+            long maxKey = key(FILES, 0) + 10;
+            for (int i = 0; i < 20; i++) { // warm-up: connections, class loading
+                long k = random.nextLong(maxKey);
+                checkRow(table.lookup(plan, new Object[] {k}), k);
+            }
+
+            int lookups = 300;
+            long gets = 0;
+            long getBytes = 0;
+            long ranges = 0;
+            long bytes = 0;
+            long maxGetsPerLookup = 0;
+            for (int i = 0; i < lookups; i++) {
+                long k = random.nextLong(maxKey);
+                S3RequestLog.clear();
+                long reads0 = table.readStatistics().readRequests();
+                long bytes0 = table.readStatistics().bytesRead();
+                checkRow(table.lookup(plan, new Object[] {k}), k);
+                List<S3RequestLog.Request> requests = S3RequestLog.requests();
+                long pagesRead = table.readStatistics().readRequests() - reads0;
+                long lookupGets = requests.stream().filter(r -> r.method().equals("GET")).count();
+                assertThat(requests)
+                        .as("key %d (seed %d): only range GETs", k, SEED)
+                        .allSatisfy(r -> assertThat(r.method()).isEqualTo("GET"));
+                assertThat(lookupGets)
+                        .as("key %d (seed %d): GETs vs pages read %s", k, SEED, requests)
+                        .isLessThanOrEqualTo(pagesRead);
+                for (S3RequestLog.Request r : requests) {
+                    assertThat(r.range()).as("ranged GET %s", r).isPresent();
+                    assertThat(r.range().get().first())
+                            .as("GET %s reads no footer", r)
+                            .isLessThan(FOOTER_START.get(fileOf(r)));
+                    getBytes += r.range().get().length();
+                }
+                gets += lookupGets;
+                maxGetsPerLookup = Math.max(maxGetsPerLookup, lookupGets);
+                ranges += pagesRead;
+                bytes += table.readStatistics().bytesRead() - bytes0;
+            }
+            System.out.printf(
+                    "S3 lookups (readahead %s): %d lookups (hits and misses), %d GETs (max %d per lookup), %d"
+                            + " page ranges read by the engine, %d bytes used, %d bytes requested"
+                            + " by GET ranges, 0 HEAD%n",
+                    readahead, lookups, gets, maxGetsPerLookup, ranges, bytes, getBytes);
+        }
+    }
+
+    @Test
+    void anOutageFailsALookupInBoundedTimeNamingTheRangeAndRestartRecovers() throws Exception {
+        RefreshOptions options =
+                RefreshOptions.defaults()
+                        .withRetryPolicy(
+                                new RetryPolicy(3, Duration.ofMillis(50), Duration.ofMillis(200)));
+        try (RefreshingTable table = RefreshingTable.open(config(), options)) {
+            LookupPlan plan = table.plan(List.of("k"), List.of("k", "v"));
+            for (long k : new long[] {0, 2, key(1, 5)}) {
+                checkRow(table.lookup(plan, new Object[] {k}), k);
+            }
+
+            S3.stop();
+            long start = System.nanoTime();
+            long k = key(1, 40_000);
+            assertThatThrownBy(() -> table.lookup(plan, new Object[] {k}))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining(DIM + "part-1.parquet")
+                    .hasMessageMatching("(?s).*Read of (bytes \\[\\d+, \\d+\\)|\\d+ ranges? ).*")
+                    .hasMessageContaining("failed after 3 attempts");
+            long failedAfterMillis = (System.nanoTime() - start) / 1_000_000;
+            assertThat(Duration.ofMillis(failedAfterMillis))
+                    .as("a lookup during an outage fails in bounded time")
+                    .isLessThan(Duration.ofSeconds(30));
+            assertThat(table.refresh()).isEqualTo(RefreshResult.FAILED);
+            assertThat(table.status().lastError()).isNotNull();
+            System.out.printf(
+                    "S3 outage: lookup failed after %d ms; refresh kept version %d: %s%n",
+                    failedAfterMillis, table.status().version(), table.status().lastError());
+
+            S3.start();
+            for (long key : new long[] {k, 0, key(0, 59_999), key(1, 1)}) {
+                checkRow(table.lookup(plan, new Object[] {key}), key);
+            }
+            assertThat(table.refresh()).isEqualTo(RefreshResult.UNCHANGED);
+            assertThat(table.status().lastError()).isNull();
+        }
+    }
+
+    private static String summarize(List<S3RequestLog.Request> requests) {
+        Map<String, Integer> byKind = new LinkedHashMap<>();
+        for (S3RequestLog.Request r : requests) {
+            String what =
+                    r.method()
+                            + " "
+                            + (r.query().contains("list-type") ? "LIST " + r.path() : r.path())
+                            + r.range().map(x -> " bytes=" + x.first() + "-" + x.last()).orElse("");
+            byKind.merge(what, 1, Integer::sum);
+        }
+        return byKind.toString();
+    }
+}

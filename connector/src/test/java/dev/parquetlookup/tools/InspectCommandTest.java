@@ -1,0 +1,163 @@
+package dev.parquetlookup.tools;
+
+import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.engine.ValueType.Kind;
+import dev.parquetlookup.writer.ColumnSpec;
+import dev.parquetlookup.writer.LookupFileWriter;
+import dev.parquetlookup.writer.WriterOptions;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class InspectCommandTest {
+
+    @TempDir Path dir;
+
+    private static final List<ColumnSpec> COLUMNS =
+            List.of(
+                    ColumnSpec.required("k", ValueType.of(Kind.BIGINT)),
+                    ColumnSpec.optional("v", ValueType.of(Kind.STRING)));
+
+    private Path writeLookupFile(String name, long from, long to, WriterOptions options)
+            throws IOException {
+        Path file = dir.resolve(name);
+        try (LookupFileWriter w =
+                LookupFileWriter.open(file.toString(), COLUMNS, List.of("k"), options)) {
+            for (long k = from; k < to; k++) {
+                w.write(new Object[] {k, "md5-like-value-" + Long.toHexString(k * 2654435761L)});
+            }
+        }
+        return file;
+    }
+
+    @Test
+    void preparedFilesNeedNothing() throws IOException {
+        Files.createDirectories(dir.resolve("t"));
+        writeLookupFile("t/part-0.parquet", 0, 5_000, WriterOptions.defaults());
+        writeLookupFile("t/part-1.parquet", 5_000, 9_000, WriterOptions.defaults());
+        ToolRunner.Result r = ToolRunner.run("inspect", dir.resolve("t").toString());
+        assertThat(r.exitCode()).as("%s", r).isZero();
+        assertThat(r.out())
+                .contains(": 2 file(s), 9,000 rows, 2 row group(s), ")
+                .contains("  part-0.parquet: 5,000 rows, 1 row group(s) of up to 5,000 rows, ")
+                .contains("Sort key: (k), declared in sorting_columns and parquet-lookup.sort-key")
+                .contains(
+                        "Sort order: verified from statistics: the minimums of row groups and pages"
+                                + " of 'k' do not decrease")
+                .contains("Page index: present (ColumnIndex and OffsetIndex) in every column chunk")
+                .contains("One lookup (returning all columns; metadata cached): about ")
+                .contains(" in 2 read(s)")
+                .contains("k (key) ")
+                .contains("Recommendations: none, the layout suits point lookups.");
+        // Columns table: 5 + 4 pages of k with 1,024 rows at most.
+        assertThat(r.out())
+                .containsPattern(
+                        "k +required int64 k +LZ4_RAW +no +BIT_PACKED,PLAIN +yes +9 +1,000 +1,024 +3.9 KiB ");
+    }
+
+    @Test
+    void foreignUnsortedFileGetsConcreteAdvice() throws IOException {
+        List<Long> keys = new ArrayList<>(LongStream.range(0, 50_000).boxed().toList());
+        Collections.shuffle(keys, new Random(5));
+        Path file = dir.resolve("raw.parquet");
+        ForeignFiles.write(file, keys);
+
+        ToolRunner.Result r = ToolRunner.run("inspect", file.toString());
+        assertThat(r.exitCode()).as("%s", r).isZero();
+        assertThat(r.out())
+                .contains(
+                        "Sort key: not declared (no sorting_columns and no parquet-lookup.sort-key"
+                                + " entry)")
+                .contains("The sort order is not declared: lookups need the 'sort-key' option.")
+                .contains("Pages of 'k' hold up to 20,000 rows")
+                .contains("Run prepare (1,024 rows per page).");
+
+        ToolRunner.Result withKey = ToolRunner.run("inspect", file.toString(), "--key", "k");
+        assertThat(withKey.exitCode()).isZero();
+        assertThat(withKey.out())
+                .containsPattern(
+                        "Sort order: NOT sorted by 'k': in raw.parquet, row group 0, page 0"
+                                + " holds keys up to \\d+ but page 1 starts at \\d+")
+                .contains(
+                        "The files are not sorted by 'k': lookups would be wrong or refused. Run"
+                                + " prepare --key k.");
+
+        ToolRunner.Result badKey = ToolRunner.run("inspect", file.toString(), "--key", "nope");
+        assertThat(badKey.exitCode()).isEqualTo(2);
+        assertThat(badKey.err()).contains("key column 'nope' is not a column of");
+    }
+
+    @Test
+    void filesWithoutPageIndexOrWithDictionariesAreFlagged() throws IOException {
+        Files.createDirectories(dir.resolve("t"));
+        writeLookupFile(
+                "t/noindex.parquet", 0, 3_000, WriterOptions.builder().pageIndex(false).build());
+        writeLookupFile(
+                "t/overlap.parquet",
+                2_000,
+                6_000,
+                WriterOptions.builder().dictionary(true).codec(WriterOptions.Codec.GZIP).build());
+        ToolRunner.Result r =
+                ToolRunner.run("inspect", dir.resolve("t").toString(), "--columns", "v");
+        assertThat(r.exitCode()).as("%s", r).isZero();
+        assertThat(r.out())
+                .contains("Page index: present in some column chunks only")
+                .contains(
+                        "Some column chunks have no page index: lookups there read whole chunks."
+                                + " Run prepare.")
+                .contains("1 pair(s) of files overlap in key range")
+                .contains(
+                        "Column(s) k, v are compressed with GZIP or BROTLI, slow to decompress per lookup: run prepare --codec LZ4_RAW")
+                .contains("One lookup (returning v; metadata cached)")
+                .containsPattern(
+                        "k +required int64 k +GZIP,LZ4_RAW +no +BIT_PACKED,PLAIN +1/2 +4 ");
+
+        Path dict = dir.resolve("dict.parquet");
+        try (LookupFileWriter w =
+                LookupFileWriter.open(
+                        dict.toString(),
+                        COLUMNS,
+                        List.of("k"),
+                        WriterOptions.builder()
+                                .dictionary("v", true)
+                                .codec(WriterOptions.Codec.UNCOMPRESSED)
+                                .build())) {
+            for (long k = 0; k < 20_000; k++) {
+                w.write(new Object[] {k, String.format("%0100d", (k * 7919) % 1_000)});
+            }
+        }
+        ToolRunner.Result d = ToolRunner.run("inspect", dict.toString());
+        assertThat(d.exitCode()).as("%s", d).isZero();
+        assertThat(d.out())
+                .containsPattern(
+                        "v +optional binary v \\(STRING\\) +UNCOMPRESSED +yes \\(\\d+\\.\\d KiB\\)")
+                .containsPattern(
+                        "Column 'v' is dictionary encoded with \\d+\\.\\d KiB dictionary pages,"
+                                + " read with every lookup that returns it. Run prepare"
+                                + " \\(dictionary off\\).")
+                .containsPattern("v \\d+\\.\\d KiB page \\+ dictionary");
+
+        ToolRunner.Result missing = ToolRunner.run("inspect", dir.resolve("none").toString());
+        assertThat(missing.exitCode()).isEqualTo(2);
+        assertThat(missing.err()).contains("does not exist: check the path");
+
+        Path notParquet = dir.resolve("junk/x.parquet");
+        Files.createDirectories(notParquet.getParent());
+        Files.writeString(notParquet, "this is not parquet at all");
+        ToolRunner.Result junk = ToolRunner.run("inspect", notParquet.toString());
+        assertThat(junk.exitCode()).isEqualTo(1);
+        assertThat(junk.err())
+                .contains("does not end with PAR1: not a Parquet file, or a truncated one");
+    }
+}
