@@ -115,6 +115,31 @@ class BenchmarksSmokeTest {
         }
         assertThat(lines).anyMatch(l -> l.startsWith("RATIO suite=layout case=gc-zgc threads=1"));
 
+        for (String variant :
+                List.of(
+                        "sync-nocache",
+                        "async-nocache",
+                        "sync-partial",
+                        "async-partial",
+                        "full-cache",
+                        "in-memory-join")) {
+            assertThat(results)
+                    .as("flink variant " + variant)
+                    .anyMatch(
+                            l ->
+                                    l.startsWith(
+                                            "RESULT suite=flink system=flink-sql case="
+                                                    + variant
+                                                    + " "));
+        }
+        assertThat(lines)
+                .anyMatch(
+                        l ->
+                                l.startsWith("NOTE fingerprint suite=flink")
+                                        && l.endsWith("full-cache,in-memory-join"));
+        assertThat(lines)
+                .anyMatch(l -> l.startsWith("RATIO suite=flink case=async-nocache threads=1"));
+
         List<String> csv = Files.readAllLines(out.resolve("results.csv"));
         assertThat(csv.get(0)).startsWith("suite,system,case,threads,ops_per_s,p50_us,p99_us");
         assertThat(csv).hasSize(results.size() + 1);
