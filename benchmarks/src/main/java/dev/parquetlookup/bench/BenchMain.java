@@ -51,7 +51,7 @@ public final class BenchMain {
                     case "reader" -> new ReaderSuite(options, report, out).run();
                     case "pageindex" -> new PageIndexSuite(options, report, out).run();
                     case "layout" -> new LayoutSuite(options, report, out).run();
-                    case "flink" -> report.note("suite=flink not implemented yet");
+                    case "flink" -> new FlinkSuite(options, report, out).run();
                     default -> throw new IllegalStateException("no suite " + suite);
                 }
                 out.printf("NOTE suite=%s took %.1f s%n", suite, (System.nanoTime() - t0) / 1e9);

@@ -49,8 +49,8 @@ final class Charts {
         CategoryPlot plot = chart.getCategoryPlot();
         if (log) {
             LogAxis axis = new LogAxis(valueLabel);
-            axis.setSmallestValue(0.1);
-            axis.setStandardTickUnits(NumberAxis.createStandardTickUnits());
+            axis.setSmallestValue(1);
+            axis.setNumberFormatOverride(new java.text.DecimalFormat("#,##0.#"));
             plot.setRangeAxis(axis);
         }
         plot.setBackgroundPaint(Color.WHITE);

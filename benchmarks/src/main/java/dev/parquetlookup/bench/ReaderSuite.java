@@ -25,7 +25,8 @@ final class ReaderSuite {
     static final String SUITE = "reader";
     static final String OURS = "parquet-lookup";
     static final String OURS_CACHED = "parquet-lookup-pagecache";
-    static final List<String> PEERS = List.of("duckdb", "parquet-java", "floor", "hashmap");
+    static final List<String> PEERS =
+            List.of("duckdb", "parquet-java", "floor", "hashmap", "parquet-java-reader");
 
     private final BenchOptions options;
     private final Report report;
@@ -91,6 +92,7 @@ final class ReaderSuite {
             open(systems, heap, () -> new EngineSystem(file, pageCache));
         }
         open(systems, heap, () -> new ParquetJavaSystem(file));
+        open(systems, heap, () -> new ParquetReaderSystem(file));
         open(systems, heap, () -> new DuckDbSystem(file));
         long maxHeap = Runtime.getRuntime().maxMemory();
         if (HashMapSystem.estimatedBytes(layout.rows()) < maxHeap / 2) {

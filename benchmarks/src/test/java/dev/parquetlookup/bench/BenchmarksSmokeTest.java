@@ -55,6 +55,7 @@ class BenchmarksSmokeTest {
                         "parquet-lookup",
                         "parquet-lookup-pagecache",
                         "parquet-java",
+                        "parquet-java-reader",
                         "duckdb",
                         "hashmap",
                         "floor")) {
@@ -95,6 +96,49 @@ class BenchmarksSmokeTest {
                                         "RATIO suite=pageindex case=localized threads=1"
                                                 + " bytes_saved_by_offset_index="));
         assertThat(lines).anyMatch(l -> l.startsWith("CONDITIONS suite=reader rows=50000"));
+
+        for (String layoutCase :
+                List.of(
+                        "rg131072-page256",
+                        "dict-on",
+                        "codec-zstd",
+                        "open-metadata-cold",
+                        "gc-zgc")) {
+            assertThat(results)
+                    .as("layout case " + layoutCase)
+                    .anyMatch(
+                            l ->
+                                    l.startsWith(
+                                            "RESULT suite=layout system=parquet-lookup case="
+                                                    + layoutCase
+                                                    + " "));
+        }
+        assertThat(lines).anyMatch(l -> l.startsWith("RATIO suite=layout case=gc-zgc threads=1"));
+
+        for (String variant :
+                List.of(
+                        "sync-nocache",
+                        "async-nocache",
+                        "sync-partial",
+                        "async-partial",
+                        "full-cache",
+                        "in-memory-join")) {
+            assertThat(results)
+                    .as("flink variant " + variant)
+                    .anyMatch(
+                            l ->
+                                    l.startsWith(
+                                            "RESULT suite=flink system=flink-sql case="
+                                                    + variant
+                                                    + " "));
+        }
+        assertThat(lines)
+                .anyMatch(
+                        l ->
+                                l.startsWith("NOTE fingerprint suite=flink")
+                                        && l.endsWith("full-cache,in-memory-join"));
+        assertThat(lines)
+                .anyMatch(l -> l.startsWith("RATIO suite=flink case=async-nocache threads=1"));
 
         List<String> csv = Files.readAllLines(out.resolve("results.csv"));
         assertThat(csv.get(0)).startsWith("suite,system,case,threads,ops_per_s,p50_us,p99_us");
