@@ -7,6 +7,7 @@ import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSourceInputFile;
 import dev.parquetlookup.writer.LookupFileWriter;
+import dev.parquetlookup.writer.WriterOptions;
 
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -481,7 +482,9 @@ final class InspectCommand implements Callable<Integer> {
                                 + "' hold up to "
                                 + Formats.count(c.pageRowsMax)
                                 + " rows: each lookup decodes up to that many values. Run prepare"
-                                + " (1,024 rows per page).");
+                                + " ("
+                                + WriterOptions.DEFAULT_PAGE_ROWS
+                                + " rows per page).");
                 break;
             }
         }

@@ -11,9 +11,12 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * How {@link LookupFileWriter} lays out a file. The defaults are the point-read layout of the seed
- * study: 131,072 rows per row group, 1,024 rows per page, no dictionary, LZ4_RAW, page index on,
- * untruncated statistics, no bloom filter, data page v1. Every value can be overridden:
+ * How {@link LookupFileWriter} lays out a file. The defaults are a point-read layout: 131,072 rows
+ * per row group, 256 rows per page, no dictionary, LZ4_RAW, page index on, untruncated statistics,
+ * no bloom filter, data page v1. The seed study advised 1,024-row pages; our layout benchmark on
+ * its dataset (10M rows, one thread, same run) measured a median lookup of 14 us with 256-row pages
+ * against 35 us with 1,024 (and 10 us with 256 rows UNCOMPRESSED, for columns that do not compress,
+ * at 13% more bytes), for metadata of 0.6% of the file. Every value can be overridden:
  *
  * <pre>{@code
  * WriterOptions options = WriterOptions.builder()
@@ -69,7 +72,7 @@ public record WriterOptions(
         Map<String, String> extraMetadata) {
 
     public static final int DEFAULT_ROW_GROUP_ROWS = 131_072;
-    public static final int DEFAULT_PAGE_ROWS = 1_024;
+    public static final int DEFAULT_PAGE_ROWS = 256;
     public static final int DEFAULT_PAGE_BYTES = 64 << 20;
     public static final int DEFAULT_SORT_BUFFER_ROWS = 1_000_000;
     public static final long DEFAULT_SORT_BUFFER_BYTES = 128L << 20;
@@ -184,7 +187,7 @@ public record WriterOptions(
             return this;
         }
 
-        /** Rows per data page (default 1,024). */
+        /** Rows per data page (default 256). */
         public Builder rowsPerPage(int rows) {
             this.pageRows = rows;
             return this;

@@ -63,7 +63,7 @@ class MetadataReaderTest {
                 write(
                         "big.parquet",
                         300_000,
-                        WriterOptions.builder().rowsPerRowGroup(65_536).build());
+                        WriterOptions.builder().rowsPerRowGroup(65_536).rowsPerPage(1024).build());
         ReadStatistics stats = new ReadStatistics();
         FileMetadata meta = read(file, List.of(), stats);
         assertThat(meta.sortKey()).containsExactly("k");

@@ -44,8 +44,13 @@ class InspectCommandTest {
     @Test
     void preparedFilesNeedNothing() throws IOException {
         Files.createDirectories(dir.resolve("t"));
-        writeLookupFile("t/part-0.parquet", 0, 5_000, WriterOptions.defaults());
-        writeLookupFile("t/part-1.parquet", 5_000, 9_000, WriterOptions.defaults());
+        writeLookupFile(
+                "t/part-0.parquet", 0, 5_000, WriterOptions.builder().rowsPerPage(1024).build());
+        writeLookupFile(
+                "t/part-1.parquet",
+                5_000,
+                9_000,
+                WriterOptions.builder().rowsPerPage(1024).build());
         ToolRunner.Result r = ToolRunner.run("inspect", dir.resolve("t").toString());
         assertThat(r.exitCode()).as("%s", r).isZero();
         assertThat(r.out())
@@ -81,7 +86,7 @@ class InspectCommandTest {
                                 + " entry)")
                 .contains("The sort order is not declared: lookups need the 'sort-key' option.")
                 .contains("Pages of 'k' hold up to 20,000 rows")
-                .contains("Run prepare (1,024 rows per page).");
+                .contains("Run prepare (256 rows per page).");
 
         ToolRunner.Result withKey = ToolRunner.run("inspect", file.toString(), "--key", "k");
         assertThat(withKey.exitCode()).isZero();
@@ -102,12 +107,19 @@ class InspectCommandTest {
     void filesWithoutPageIndexOrWithDictionariesAreFlagged() throws IOException {
         Files.createDirectories(dir.resolve("t"));
         writeLookupFile(
-                "t/noindex.parquet", 0, 3_000, WriterOptions.builder().pageIndex(false).build());
+                "t/noindex.parquet",
+                0,
+                3_000,
+                WriterOptions.builder().rowsPerPage(1024).pageIndex(false).build());
         writeLookupFile(
                 "t/overlap.parquet",
                 2_000,
                 6_000,
-                WriterOptions.builder().dictionary(true).codec(WriterOptions.Codec.GZIP).build());
+                WriterOptions.builder()
+                        .rowsPerPage(1024)
+                        .dictionary(true)
+                        .codec(WriterOptions.Codec.GZIP)
+                        .build());
         ToolRunner.Result r =
                 ToolRunner.run("inspect", dir.resolve("t").toString(), "--columns", "v");
         assertThat(r.exitCode()).as("%s", r).isZero();
@@ -130,6 +142,7 @@ class InspectCommandTest {
                         COLUMNS,
                         List.of("k"),
                         WriterOptions.builder()
+                                .rowsPerPage(1024)
                                 .dictionary("v", true)
                                 .codec(WriterOptions.Codec.UNCOMPRESSED)
                                 .build())) {

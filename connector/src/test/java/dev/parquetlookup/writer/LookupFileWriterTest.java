@@ -224,9 +224,20 @@ class LookupFileWriterTest {
                     assertThat(offsets).isNotNull();
                     assertThat(reader.readColumnIndex(chunk)).isNotNull();
                     assertThat(pageRowCounts(offsets, block.getRowCount()))
-                            .allMatch(rows -> rows == 1_024 || rows == block.getRowCount() % 1024);
+                            .allMatch(
+                                    rows ->
+                                            rows == WriterOptions.DEFAULT_PAGE_ROWS
+                                                    || rows
+                                                            == block.getRowCount()
+                                                                    % WriterOptions
+                                                                            .DEFAULT_PAGE_ROWS);
                     assertThat(offsets.getPageCount())
-                            .isEqualTo((int) ((block.getRowCount() + 1023) / 1024));
+                            .isEqualTo(
+                                    (int)
+                                            ((block.getRowCount()
+                                                            + WriterOptions.DEFAULT_PAGE_ROWS
+                                                            - 1)
+                                                    / WriterOptions.DEFAULT_PAGE_ROWS));
                 }
             }
         }
@@ -262,7 +273,10 @@ class LookupFileWriterTest {
                         "big.parquet",
                         columns,
                         List.of("k"),
-                        WriterOptions.builder().codec(WriterOptions.Codec.UNCOMPRESSED).build(),
+                        WriterOptions.builder()
+                                .rowsPerPage(1024)
+                                .codec(WriterOptions.Codec.UNCOMPRESSED)
+                                .build(),
                         rows);
         try (ParquetFileReader reader = ParquetTestFiles.open(file)) {
             BlockMetaData block = reader.getFooter().getBlocks().get(0);
@@ -385,7 +399,7 @@ class LookupFileWriterTest {
                         "composite.parquet",
                         columns,
                         List.of("a", "b"),
-                        WriterOptions.builder().rowsPerRowGroup(700).build(),
+                        WriterOptions.builder().rowsPerRowGroup(700).rowsPerPage(1024).build(),
                         rows);
         FileMetaData footer = ParquetTestFiles.rawFooter(file);
         assertThat(footer.getRow_groups()).hasSize(3);
