@@ -1,9 +1,9 @@
 package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.ColumnSchema;
-import dev.parquetlookup.engine.DimensionTable;
 import dev.parquetlookup.engine.LookupFileException;
 import dev.parquetlookup.engine.LookupPlan;
+import dev.parquetlookup.engine.RefreshingTable;
 import dev.parquetlookup.flink.lookup.KeyOrder;
 import dev.parquetlookup.flink.lookup.KeySampler;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
@@ -43,9 +43,10 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
         try (SharedCaches.Lease caches =
                         SharedCaches.acquire(
                                 config.metadataCacheMaxBytes(), config.pageCacheMaxBytes());
-                DimensionTable table =
-                        DimensionTable.open(
-                                config.toTableConfig(caches.metadataCache(), caches.pageCache()))) {
+                RefreshingTable table =
+                        RefreshingTable.open(
+                                config.toTableConfig(caches.metadataCache(), caches.pageCache()),
+                                config.refreshOptions().withInterval(null))) {
             return new TableFiles(table.columns(), table.sortKey(), describe(config, table));
         } catch (IOException | LookupFileException e) {
             throw new ValidationException(
@@ -68,9 +69,10 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
         try (SharedCaches.Lease caches =
                         SharedCaches.acquire(
                                 config.metadataCacheMaxBytes(), config.pageCacheMaxBytes());
-                DimensionTable table =
-                        DimensionTable.open(
-                                config.toTableConfig(caches.metadataCache(), caches.pageCache()))) {
+                RefreshingTable table =
+                        RefreshingTable.open(
+                                config.toTableConfig(caches.metadataCache(), caches.pageCache()),
+                                config.refreshOptions().withInterval(null))) {
             LookupPlan plan = table.plan(keyColumns, keyColumns);
             table.scan(
                     plan,
@@ -96,7 +98,7 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
         return samples;
     }
 
-    private static String describe(ParquetLookupConfig config, DimensionTable table) {
+    private static String describe(ParquetLookupConfig config, RefreshingTable table) {
         List<FileId> files = table.files();
         if (files.size() == 1) {
             return files.get(0).path();
