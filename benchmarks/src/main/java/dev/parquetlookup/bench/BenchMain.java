@@ -50,12 +50,8 @@ public final class BenchMain {
                 switch (suite) {
                     case "reader" -> new ReaderSuite(options, report, out).run();
                     case "pageindex" -> new PageIndexSuite(options, report, out).run();
-                    case "layout", "flink" ->
-                            report.note(
-                                    "suite="
-                                            + suite
-                                            + " not implemented yet: it needs the engine and the SQL"
-                                            + " connector on main");
+                    case "layout" -> new LayoutSuite(options, report, out).run();
+                    case "flink" -> report.note("suite=flink not implemented yet");
                     default -> throw new IllegalStateException("no suite " + suite);
                 }
                 out.printf("NOTE suite=%s took %.1f s%n", suite, (System.nanoTime() - t0) / 1e9);

@@ -166,4 +166,41 @@ class DimensionTableTest {
             assertThat(table.files()).hasSize(3);
         }
     }
+
+    @Test
+    void dictionaryPagesAndWalkedChunksAreReadOncePerLookup() throws IOException {
+        List<Object[]> rows = new ArrayList<>();
+        for (long k = 0; k < 2000; k++) {
+            rows.add(new Object[] {k / 4, "v" + (k % 7)});
+        }
+        WriterOptions dictionaries =
+                WriterOptions.builder()
+                        .rowsPerPage(100)
+                        .rowsPerRowGroup(1000)
+                        .dictionary(true)
+                        .build();
+        Path withDictionaries = write("dict.parquet", KV, List.of("k"), dictionaries, rows);
+        try (DimensionTable table = open(withDictionaries)) {
+            LookupPlan plan = table.plan(List.of("k"), List.of("k", "v"));
+            long reads = table.readStatistics().readRequests();
+            List<Object[]> found = table.lookup(plan, new Object[] {300L});
+            assertThat(found).extracting(r -> str(r[1])).containsExactly("v3", "v4", "v5", "v6");
+            // key page + key dictionary + value page + value dictionary
+            assertThat(table.readStatistics().readRequests() - reads).isEqualTo(4);
+        }
+        WriterOptions noIndex =
+                WriterOptions.builder()
+                        .rowsPerPage(100)
+                        .rowsPerRowGroup(1000)
+                        .pageIndex(false)
+                        .build();
+        Path withoutIndex = write("noindex.parquet", KV, List.of("k"), noIndex, rows);
+        try (DimensionTable table = open(withoutIndex)) {
+            LookupPlan plan = table.plan(List.of("k"), List.of("k", "v"));
+            long reads = table.readStatistics().readRequests();
+            assertThat(table.lookup(plan, new Object[] {300L})).hasSize(4);
+            // the key chunk once (searched, then projected) + the value chunk
+            assertThat(table.readStatistics().readRequests() - reads).isEqualTo(2);
+        }
+    }
 }

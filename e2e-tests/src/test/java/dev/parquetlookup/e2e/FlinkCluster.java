@@ -83,6 +83,7 @@ final class FlinkCluster implements AutoCloseable {
     private List<String> taskManagerJvmArgs;
     private List<String> taskManagerDynamicArgs;
     private int taskManagerCount;
+    private int clientRuns;
     private SqlGatewayClient gateway;
 
     private FlinkCluster(Path home, Path libDir, int restPort, int gatewayPort) {
@@ -248,6 +249,51 @@ final class FlinkCluster implements AutoCloseable {
             }
         }
         return ids;
+    }
+
+    /** What a {@code flink} command-line run printed and how it ended. */
+    record ClientRun(int exitCode, String output, Path log) {}
+
+    /**
+     * Runs Flink's command line ({@code bin/flink} without the script: {@code CliFrontend}) in its
+     * own JVM against this cluster, e.g. {@code run -c Main job.jar --arg 1}, and waits for it.
+     */
+    ClientRun runClient(List<String> args, Duration timeout) throws IOException, TimeoutException {
+        String name = "flink-client-" + clientRuns++;
+        Path out = logDir.resolve(name + ".out");
+        List<String> command = new ArrayList<>();
+        command.add(javaExecutable());
+        command.add("-Xmx512m");
+        command.addAll(JAVA_OPTS);
+        command.add("-Dlog.file=" + logDir.resolve(name + ".log"));
+        command.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
+        command.add("-cp");
+        command.add(libDir.resolve("*").toString());
+        command.add("org.apache.flink.client.cli.CliFrontend");
+        command.addAll(args);
+        ProcessBuilder builder =
+                new ProcessBuilder(command)
+                        .directory(home.toFile())
+                        .redirectErrorStream(true)
+                        .redirectOutput(out.toFile());
+        builder.environment().put("FLINK_CONF_DIR", conf.toString());
+        builder.environment().put("FLINK_LIB_DIR", libDir.toString());
+        builder.environment().remove("HADOOP_CLASSPATH");
+        Process p = builder.start();
+        processes.put(name, p); // stopped with the cluster if the test gives up on it
+        System.out.println("started " + name + " pid " + p.pid() + ": " + args);
+        try {
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly();
+                throw new TimeoutException(
+                        "flink " + args + " still running after " + timeout + "; output in " + out);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            p.destroyForcibly();
+            throw new IllegalStateException("interrupted", e);
+        }
+        return new ClientRun(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), out);
     }
 
     /** Last {@code lines} lines of every process log, for a failure report. */

@@ -100,6 +100,11 @@ class ShadedJarITCase {
         try (JarFile file = new JarFile(jar.toFile())) {
             assertThat(services(file, "org.apache.hadoop.fs.FileSystem"))
                     .contains("org.apache.hadoop.fs.LocalFileSystem");
+            assertThat(services(file, "org.apache.flink.table.factories.Factory"))
+                    .containsExactly(
+                            "dev.parquetlookup.flink.table.ParquetLookupDynamicTableFactory");
+            assertThat(services(file, "org.apache.hadoop.io.compress.CompressionCodec"))
+                    .contains("org.apache.hadoop.io.compress.GzipCodec");
             // Every service our own module declares survives the merge (the Flink table
             // Factory once the SQL connector registers one).
             Path own = Path.of("../connector/src/main/resources/META-INF/services");
@@ -160,6 +165,49 @@ class ShadedJarITCase {
         List<String> lines =
                 output.lines().filter(l -> l.matches("^\\d+=.*")).collect(Collectors.toList());
         assertThat(lines).as("probe output:\n%s", output).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    @Timeout(120)
+    void commandLineRunsWithJavaDashJar(@TempDir Path dir) throws Exception {
+        Path customers = dir.resolve("customers");
+        DimensionFiles.write(customers, 3_000, 2, WriterOptions.Codec.ZSTD);
+
+        String got = javaDashJar("get", customers.toString(), "--key", "4242");
+        assertThat(got.lines().toList())
+                .as("get output:\n%s", got)
+                .contains("id\tname\ttier", "4242\tcustomer-4242\t" + (4242 % 7));
+        String miss = javaDashJar("get", customers.toString(), "--key", "4243");
+        assertThat(miss).as("get output:\n%s", miss).contains("0 row(s)");
+
+        String inspect = javaDashJar("inspect", customers.toUri().toString());
+        assertThat(inspect)
+                .as("inspect output:\n%s", inspect)
+                .contains("2 file(s)", "3,000 rows", "part-000.parquet", "part-001.parquet");
+    }
+
+    /** {@code java -jar <the jar> args...} with nothing else installed; returns its output. */
+    private static String javaDashJar(String... args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        command.add("-jar");
+        command.add(jar.toString());
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().remove("HADOOP_CLASSPATH");
+        builder.environment().remove("HADOOP_HOME");
+        builder.environment().remove("CLASSPATH");
+        Process p = builder.start();
+        String output;
+        try (InputStream in = p.getInputStream()) {
+            output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue())
+                .as("java -jar %s exit code; output:%n%s", List.of(args), output)
+                .isZero();
+        return output;
     }
 
     /** The folder holding the compiled probe (target/test-classes). */

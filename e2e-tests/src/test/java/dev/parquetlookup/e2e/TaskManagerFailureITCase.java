@@ -1,5 +1,7 @@
 package dev.parquetlookup.e2e;
 
+import dev.parquetlookup.writer.WriterOptions;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,9 +19,10 @@ import java.util.stream.LongStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A checkpointed streaming job loses a TaskManager ({@code kill -9}) mid-run; a replacement
- * TaskManager starts, the job restores from its last checkpoint, and the exactly-once file sink
- * ends up with every expected row exactly once.
+ * A checkpointed streaming lookup-join job (the shaded SQL jar, added with {@code ADD JAR}) loses a
+ * TaskManager ({@code kill -9}) mid-run; a replacement TaskManager starts, the job restores from
+ * its last checkpoint, and the exactly-once file sink ends up with every expected enriched row
+ * exactly once.
  */
 class TaskManagerFailureITCase {
 
@@ -28,16 +31,32 @@ class TaskManagerFailureITCase {
 
     private static final long ROWS = 24_000;
     private static final long ROWS_PER_SECOND = 1_000;
+    private static final long CUSTOMERS = 5_000; // even ids 0 .. 9_998
+    private static final long CUSTOMER_ID_MODULUS = 12_000;
 
     @Test
     @Timeout(300)
     void jobRecoversFromTaskManagerLossWithExactlyOnceOutput() throws Exception {
         FlinkCluster cluster = FLINK.cluster();
         Path out = cluster.home().resolve("data/failover-sink");
+        Path customers = cluster.home().resolve("data/customers");
+        DimensionFiles.write(customers, CUSTOMERS, 2, WriterOptions.Codec.SNAPPY);
+        Path jar = Path.of(FlinkCluster.requiredProperty("e2e.connector.jar"));
         String jobId;
         try (SqlGatewayClient.Session sql = cluster.gateway().openSession(jobSettings())) {
+            sql.execute("ADD JAR '" + jar + "'");
             sql.execute(
-                    "CREATE TABLE events (id BIGINT) WITH ("
+                    "CREATE TABLE customers (id BIGINT, name STRING, tier INT) WITH ("
+                            + " 'connector' = 'parquet-lookup',"
+                            + " 'path' = '"
+                            + customers.toUri()
+                            + "')");
+            sql.execute(
+                    "CREATE TABLE events (id BIGINT,"
+                            + " customer_id AS MOD(id, "
+                            + CUSTOMER_ID_MODULUS
+                            + "),"
+                            + " proc_time AS PROCTIME()) WITH ("
                             + " 'connector' = 'datagen', 'number-of-rows' = '"
                             + ROWS
                             + "',"
@@ -49,15 +68,18 @@ class TaskManagerFailureITCase {
                             + ROWS
                             + "')");
             sql.execute(
-                    "CREATE TABLE sink (id BIGINT, label STRING) WITH ("
+                    "CREATE TABLE sink (id BIGINT, customer_id BIGINT, name STRING, tier INT)"
+                            + " WITH ("
                             + " 'connector' = 'filesystem', 'format' = 'csv',"
                             + " 'path' = '"
                             + out.toUri()
                             + "')");
             jobId =
                     sql.execute(
-                                    "INSERT INTO sink SELECT id, CONCAT('e', CAST(id AS STRING))"
-                                            + " FROM events")
+                                    "INSERT INTO sink SELECT e.id, e.customer_id, c.name, c.tier"
+                                            + " FROM events AS e"
+                                            + " LEFT JOIN customers FOR SYSTEM_TIME AS OF"
+                                            + " e.proc_time AS c ON e.customer_id = c.id")
                             .jobId();
         }
 
@@ -85,10 +107,24 @@ class TaskManagerFailureITCase {
                 .isNotEmpty();
         assertThat(committedBeforeKill).isLessThan(ROWS);
         List<String> expected =
-                LongStream.rangeClosed(1, ROWS).mapToObj(i -> i + ",e" + i).toList();
+                LongStream.rangeClosed(1, ROWS)
+                        .mapToObj(TaskManagerFailureITCase::enriched)
+                        .toList();
         List<String> actual = SinkFiles.lines(out);
         assertThat(actual).hasSize((int) ROWS);
         assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /** The sink line for event {@code id}: a LEFT JOIN miss leaves name and tier empty. */
+    private static String enriched(long id) {
+        long customerId = id % CUSTOMER_ID_MODULUS;
+        return id
+                + ","
+                + customerId
+                + ","
+                + DimensionFiles.customer(customerId, CUSTOMERS)
+                        .map(c -> c.name() + "," + c.tier())
+                        .orElse(",");
     }
 
     private static Map<String, String> jobSettings() {

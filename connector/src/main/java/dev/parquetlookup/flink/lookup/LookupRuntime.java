@@ -80,12 +80,22 @@ public final class LookupRuntime implements Closeable {
     public static LookupRuntime open(
             ParquetLookupConfig config, LookupSpec spec, MetricGroup metricGroup)
             throws IOException {
+        return open(config, spec, metricGroup, TableOpener.DEFAULT);
+    }
+
+    /** Like {@link #open(ParquetLookupConfig, LookupSpec, MetricGroup)} with a given opener. */
+    public static LookupRuntime open(
+            ParquetLookupConfig config,
+            LookupSpec spec,
+            MetricGroup metricGroup,
+            TableOpener opener)
+            throws IOException {
         SharedCaches.Lease caches =
                 SharedCaches.acquire(config.metadataCacheMaxBytes(), config.pageCacheMaxBytes());
         RefreshingTable table = null;
         try {
             table =
-                    RefreshingTable.open(
+                    opener.open(
                             config.toTableConfig(caches.metadataCache(), caches.pageCache()),
                             config.refreshOptions());
             LookupRuntime runtime = new LookupRuntime(config, spec, caches, table, metricGroup);
@@ -136,12 +146,17 @@ public final class LookupRuntime implements Closeable {
                 metrics.recordLookup(System.nanoTime() - start, rows.size());
                 return rows;
             } catch (IOException | UncheckedIOException e) {
-                if (attempt >= config.maxRetries()) {
+                // An interrupt means the function is closing: do not retry.
+                if (attempt >= config.maxRetries() || Thread.currentThread().isInterrupted()) {
                     metrics.recordFailure();
                     throw new IOException(
                             String.format(
-                                    "Lookup in table '%s' (%s) failed after %d attempts: %s",
-                                    config.tableName(), config.path(), attempt + 1, e.getMessage()),
+                                    "Lookup in table '%s' (%s) failed after %d attempt%s: %s",
+                                    config.tableName(),
+                                    config.path(),
+                                    attempt + 1,
+                                    attempt == 0 ? "" : "s",
+                                    e.getMessage()),
                             e);
                 }
                 LOG.warn(

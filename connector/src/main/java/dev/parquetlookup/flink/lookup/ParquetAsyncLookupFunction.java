@@ -35,18 +35,26 @@ public final class ParquetAsyncLookupFunction extends AsyncLookupFunction {
 
     private final ParquetLookupConfig config;
     private final LookupSpec spec;
+    private final TableOpener opener;
 
     private transient LookupRuntime runtime;
     private transient ExecutorService executor;
 
     public ParquetAsyncLookupFunction(ParquetLookupConfig config, LookupSpec spec) {
+        this(config, spec, TableOpener.DEFAULT);
+    }
+
+    /** With a given way to open the table (tests inject faults through it). */
+    public ParquetAsyncLookupFunction(
+            ParquetLookupConfig config, LookupSpec spec, TableOpener opener) {
         this.config = config;
         this.spec = spec;
+        this.opener = opener;
     }
 
     @Override
     public void open(FunctionContext context) throws Exception {
-        runtime = LookupRuntime.open(config, spec, context.getMetricGroup());
+        runtime = LookupRuntime.open(config, spec, context.getMetricGroup(), opener);
         executor = newExecutor(config.asyncThreads(), config.tableName());
     }
 

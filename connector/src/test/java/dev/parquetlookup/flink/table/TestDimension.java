@@ -30,12 +30,13 @@ import java.util.function.Function;
  * is missing, and pages hold 4 rows and row groups 32, so equal keys cross page, row-group and file
  * boundaries.
  */
-final class TestDimension {
+public final class TestDimension {
 
-    static final List<String> NAMES = List.of("ann", "bob", "cy", "dee", "eve", "fay", "gus");
+    public static final List<String> NAMES =
+            List.of("ann", "bob", "cy", "dee", "eve", "fay", "gus");
 
     /** The table's DDL columns, declared in another order than the files' to test the mapping. */
-    static final String DDL_COLUMNS =
+    public static final String DDL_COLUMNS =
             "name STRING, g INT, v BIGINT, price DECIMAL(10, 2), ts TIMESTAMP(6), d DATE,"
                     + " flag BOOLEAN, note STRING";
 
@@ -51,7 +52,7 @@ final class TestDimension {
                     ColumnSpec.optional("note", ValueType.of(Kind.STRING)));
 
     /** One dimension row, in Flink's external types. */
-    record Dim(
+    public record Dim(
             int g,
             String name,
             long v,
@@ -65,7 +66,7 @@ final class TestDimension {
             return new Object[] {g, name, v, price, ts, d, flag, note};
         }
 
-        Object get(String column) {
+        public Object get(String column) {
             return switch (column) {
                 case "g" -> g;
                 case "name" -> name;
@@ -81,11 +82,11 @@ final class TestDimension {
     }
 
     /** One probe event; {@code g} or {@code name} may be null. */
-    record Event(long eid, Integer g, String name) {}
+    public record Event(long eid, Integer g, String name) {}
 
     final long seed;
-    final List<Dim> rows;
-    final List<Event> events;
+    public final List<Dim> rows;
+    public final List<Event> events;
 
     private TestDimension(long seed, List<Dim> rows, List<Event> events) {
         this.seed = seed;
@@ -93,7 +94,7 @@ final class TestDimension {
         this.events = events;
     }
 
-    static TestDimension generate(long seed, int groups, int eventCount) {
+    public static TestDimension generate(long seed, int groups, int eventCount) {
         Random random = new Random(seed);
         List<Dim> rows = new ArrayList<>();
         long v = 0;
@@ -134,7 +135,7 @@ final class TestDimension {
     }
 
     /** Writes the rows into {@code files} files of consecutive key ranges under {@code dir}. */
-    void write(Path dir, int files) throws IOException {
+    public void write(Path dir, int files) throws IOException {
         WriterOptions options = WriterOptions.builder().rowsPerPage(4).rowsPerRowGroup(32).build();
         int per = (rows.size() + files - 1) / files;
         for (int f = 0; f < files; f++) {

@@ -1,0 +1,263 @@
+package dev.parquetlookup.flink.lookup;
+
+import dev.parquetlookup.engine.RefreshingTable;
+import dev.parquetlookup.flink.table.TestDimension;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.io.RangeSource;
+
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.functions.FunctionContext;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The async function on real files, with a file store that observes or breaks the reads: lookups
+ * really overlap (no lock around the engine), failures and closing complete every future.
+ */
+class ParquetAsyncLookupFunctionTest {
+
+    @TempDir static Path dir;
+    private static TestDimension data;
+
+    private static final List<String> NAMES = List.of("g", "v");
+    private static final List<LogicalType> TYPES = List.of(new IntType(), new BigIntType());
+
+    @BeforeAll
+    static void writeFiles() throws Exception {
+        data = TestDimension.generate(11L, 40, 0);
+        data.write(dir, 2);
+    }
+
+    /** Data reads, once armed, pass through {@code onRead} first. */
+    private interface ReadHook {
+        void onRead() throws IOException;
+    }
+
+    private static final class HookedStore implements FileStore {
+        private final FileStore delegate = HadoopFileStore.create(Map.of());
+        private final ReadHook hook;
+        volatile boolean armed;
+
+        HookedStore(ReadHook hook) {
+            this.hook = hook;
+        }
+
+        @Override
+        public List<FileId> list(String path) throws IOException {
+            return delegate.list(path);
+        }
+
+        @Override
+        public FileId stat(String path) throws IOException {
+            return delegate.stat(path);
+        }
+
+        @Override
+        public RangeSource open(FileId file) throws IOException {
+            RangeSource source = delegate.open(file);
+            return new RangeSource() {
+                @Override
+                public FileId file() {
+                    return source.file();
+                }
+
+                @Override
+                public void readFully(long position, byte[] buffer, int offset, int length)
+                        throws IOException {
+                    if (armed) {
+                        hook.onRead();
+                    }
+                    source.readFully(position, buffer, offset, length);
+                }
+
+                @Override
+                public byte[][] readAll(List<FileRange> ranges) throws IOException {
+                    if (armed) {
+                        hook.onRead();
+                    }
+                    return source.readAll(ranges);
+                }
+
+                @Override
+                public void close() throws IOException {
+                    source.close();
+                }
+            };
+        }
+
+        @Override
+        public void close() throws IOException {
+            delegate.close();
+        }
+    }
+
+    private static ParquetAsyncLookupFunction function(
+            HookedStore store, int threads, int retries, long metadataCacheBytes) {
+        // A metadata cache of its own (odd size) so no other test's parsed footers are shared.
+        ParquetLookupConfig config =
+                new ParquetLookupConfig(
+                        "t",
+                        dir.toUri().toString(),
+                        List.of(),
+                        Map.of(),
+                        true,
+                        threads,
+                        metadataCacheBytes,
+                        0,
+                        retries);
+        LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("g"), List.of("g"));
+        return new ParquetAsyncLookupFunction(
+                config,
+                spec,
+                (tableConfig, refresh) -> RefreshingTable.open(tableConfig, refresh, store));
+    }
+
+    private static List<RowData> expected(int g) {
+        List<RowData> rows = new ArrayList<>();
+        for (TestDimension.Dim d : data.rows) {
+            if (d.g() == g) {
+                rows.add(GenericRowData.of(d.g(), d.v()));
+            }
+        }
+        return rows;
+    }
+
+    @Test
+    void lookupsRunConcurrently() throws Exception {
+        int threads = 4;
+        CountDownLatch allInFlight = new CountDownLatch(threads);
+        HookedStore store =
+                new HookedStore(
+                        () -> {
+                            allInFlight.countDown();
+                            try {
+                                if (!allInFlight.await(30, TimeUnit.SECONDS)) {
+                                    throw new IOException(
+                                            "only "
+                                                    + (threads - allInFlight.getCount())
+                                                    + " of "
+                                                    + threads
+                                                    + " lookups were reading at once");
+                                }
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                throw new InterruptedIOException();
+                            }
+                        });
+        ParquetAsyncLookupFunction function = function(store, threads, 0, 1_000_001);
+        function.open(new FunctionContext(null));
+        try {
+            store.armed = true;
+            // Four different existing keys: each needs its own page reads.
+            int[] keys = {0, 12, 25, 38};
+            List<CompletableFuture<Collection<RowData>>> futures = new ArrayList<>();
+            for (int g : keys) {
+                futures.add(function.asyncLookup(GenericRowData.of(g)));
+            }
+            for (int i = 0; i < keys.length; i++) {
+                assertThat(futures.get(i).get(60, TimeUnit.SECONDS))
+                        .containsExactlyInAnyOrderElementsOf(expected(keys[i]));
+            }
+            assertThat(allInFlight.getCount()).isZero();
+            // A key with a null component matches nothing and reads nothing.
+            assertThat(function.asyncLookup(GenericRowData.of((Object) null)).get()).isEmpty();
+        } finally {
+            function.close();
+        }
+    }
+
+    @Test
+    void failuresAreRetriedThenCompleteTheFutureExceptionally() throws Exception {
+        AtomicInteger reads = new AtomicInteger();
+        HookedStore store =
+                new HookedStore(
+                        () -> {
+                            reads.incrementAndGet();
+                            throw new IOException("disk on fire");
+                        });
+        ParquetAsyncLookupFunction function = function(store, 2, 2, 1_000_003);
+        function.open(new FunctionContext(null));
+        try {
+            store.armed = true;
+            CompletableFuture<Collection<RowData>> future =
+                    function.asyncLookup(GenericRowData.of(12));
+            assertThatThrownBy(() -> future.get(60, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("Lookup in table 't' (")
+                    .hasMessageContaining("failed after 3 attempts")
+                    .hasMessageContaining("disk on fire");
+            assertThat(reads.get()).isEqualTo(3);
+        } finally {
+            function.close();
+        }
+    }
+
+    @Test
+    void closingCompletesRunningAndQueuedLookups() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
+        HookedStore store =
+                new HookedStore(
+                        () -> {
+                            entered.countDown();
+                            try {
+                                never.await(60, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                throw new InterruptedIOException("read interrupted");
+                            }
+                        });
+        ParquetAsyncLookupFunction function = function(store, 1, 3, 1_000_007);
+        function.open(new FunctionContext(null));
+        store.armed = true;
+        List<CompletableFuture<Collection<RowData>>> futures = new ArrayList<>();
+        for (int g : new int[] {0, 12, 25}) {
+            futures.add(function.asyncLookup(GenericRowData.of(g)));
+        }
+        assertThat(entered.await(60, TimeUnit.SECONDS)).isTrue();
+        function.close();
+
+        // The running lookup is interrupted and not retried.
+        assertThatThrownBy(() -> futures.get(0).get(60, TimeUnit.SECONDS))
+                .cause()
+                .hasMessageEndingWith("failed after 1 attempt: read interrupted")
+                .cause()
+                .isInstanceOf(InterruptedIOException.class);
+        for (CompletableFuture<Collection<RowData>> queued : futures.subList(1, 3)) {
+            assertThatThrownBy(() -> queued.get(60, TimeUnit.SECONDS))
+                    .cause()
+                    .isInstanceOf(RejectedExecutionException.class)
+                    .hasMessage("lookup function of table 't' closed before the lookup ran");
+        }
+        // After close, new lookups fail at once instead of hanging.
+        assertThat(function.asyncLookup(GenericRowData.of(1))).isCompletedExceptionally();
+    }
+}
