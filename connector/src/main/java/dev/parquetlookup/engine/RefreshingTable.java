@@ -8,6 +8,7 @@ import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.io.RetryingFileStore;
+import dev.parquetlookup.metadata.MetadataCache;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,8 +41,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Consistency: each lookup {@linkplain #acquire() acquires} the current snapshot for its whole
  * duration, so lookups in flight finish on the snapshot they started with and one result never
  * mixes two versions. Snapshots are reference counted; the old one is closed when its last lookup
- * releases it, and then the metadata and pages of files no live snapshot uses any more are dropped
- * from the caches.
+ * releases it, and then the metadata and pages of files no open snapshot (of any table sharing the
+ * caches) uses any more are dropped from the caches.
  *
  * <p>Failures: a refresh that fails (listing error, half-written or invalid file, a schema that no
  * longer fits, no complete snapshot directory) keeps serving the last good snapshot, logs one WARN
@@ -533,7 +534,8 @@ public final class RefreshingTable implements Closeable {
                                 config.pageCache());
         DimensionTable table =
                 DimensionTable.open(snapshotConfig, new SnapshotStore(store, statistics, listing));
-        return new Snapshot(table, version, listing.location);
+        return new Snapshot(
+                table, version, listing.location, config.metadataCache(), config.pageCache());
     }
 
     private void closeSnapshot(Snapshot s) {
@@ -546,29 +548,27 @@ public final class RefreshingTable implements Closeable {
         if (closed && live.isEmpty()) {
             closeStore();
         }
-        // Files that no open snapshot uses any more leave the caches. A refresh opening a snapshot
-        // right now may have just taken one of them from the cache: it keeps its own reference,
-        // the cache merely loses the entry.
-        Set<FileId> stillUsed = new HashSet<>();
-        for (Snapshot other : live) {
-            stillUsed.addAll(other.files);
-        }
-        int dropped = 0;
-        for (FileId f : s.files) {
-            if (!stillUsed.contains(f)) {
-                config.metadataCache().invalidate(f);
-                if (config.pageCache() != null) {
-                    config.pageCache().invalidate(f);
-                }
-                dropped++;
-            }
-        }
+        int dropped = s.releaseFiles();
         LOG.debug(
                 "Closed version {} of {}; released the cached metadata of {} file(s)",
                 s.version,
                 config.path(),
                 dropped);
     }
+
+    /**
+     * How many open snapshots, of any table in this JVM (class loader), use each file version with
+     * each cache. The caches are shared by every lookup function of a job in a TaskManager, and
+     * each function refreshes its own table: a file's entries leave a cache only when the last
+     * snapshot using it with that cache closes. Entries are removed at zero, so the map holds only
+     * files of open snapshots. A refresh that has just taken such a file from the cache but not yet
+     * registered its snapshot keeps its own reference; the cache merely loses the entry.
+     */
+    private static final ConcurrentHashMap<FileUse, Integer> FILE_USES = new ConcurrentHashMap<>();
+
+    /** A file version used with one metadata cache and page cache (both compared by identity). */
+    private record FileUse(
+            MetadataCache metadataCache, @Nullable PageCache pageCache, FileId file) {}
 
     /** One immutable snapshot with its reference count (1 while it is the current one). */
     private static final class Snapshot {
@@ -583,16 +583,52 @@ public final class RefreshingTable implements Closeable {
         /** Set once the snapshot belongs to a table; without one, closing only closes the files. */
         @Nullable volatile RefreshingTable owner;
 
-        Snapshot(DimensionTable table, long version, String location) {
+        private final MetadataCache metadataCache;
+        @Nullable private final PageCache pageCache;
+
+        Snapshot(
+                DimensionTable table,
+                long version,
+                String location,
+                MetadataCache metadataCache,
+                @Nullable PageCache pageCache) {
             this.table = table;
             this.version = version;
             this.location = location;
+            this.metadataCache = metadataCache;
+            this.pageCache = pageCache;
             this.files = Set.copyOf(table.files());
+            for (FileId f : files) {
+                FILE_USES.merge(new FileUse(metadataCache, pageCache, f), 1, Integer::sum);
+            }
             long newest = 0;
             for (FileId f : files) {
                 newest = Math.max(newest, f.modificationTime());
             }
             this.newestFileMillis = newest;
+        }
+
+        /**
+         * Drops this snapshot's use of its files; the entries of files nothing else uses leave the
+         * caches. Returns how many left.
+         */
+        int releaseFiles() {
+            int dropped = 0;
+            for (FileId f : files) {
+                boolean last =
+                        FILE_USES.compute(
+                                        new FileUse(metadataCache, pageCache, f),
+                                        (k, n) -> n == null || n <= 1 ? null : n - 1)
+                                == null;
+                if (last) {
+                    metadataCache.invalidate(f);
+                    if (pageCache != null) {
+                        pageCache.invalidate(f);
+                    }
+                    dropped++;
+                }
+            }
+            return dropped;
         }
 
         boolean tryRetain() {
@@ -619,6 +655,7 @@ public final class RefreshingTable implements Closeable {
                     } catch (IOException | RuntimeException e) {
                         LOG.warn("Closing an unused snapshot failed: {}", e.toString());
                     }
+                    releaseFiles();
                 }
             } else if (n < 0) {
                 throw new IllegalStateException("snapshot released more often than acquired");

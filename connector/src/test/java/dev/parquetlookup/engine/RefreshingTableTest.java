@@ -171,6 +171,25 @@ class RefreshingTableTest {
     }
 
     @Test
+    void aFileLeavesTheSharedCacheOnlyWhenNoTableUsesItAnyMore() throws IOException {
+        // Two lookup functions of one job in a TaskManager: two tables, one shared cache.
+        writeParts(dir, 1, 1);
+        RefreshingTable a = open(dir, RefreshOptions.defaults());
+        RefreshingTable b = open(dir, RefreshOptions.defaults());
+        FileId old = a.files().get(0);
+        replace(dir.resolve("part-0.parquet"), 0, 2);
+
+        assertThat(a.refresh()).isEqualTo(RefreshResult.SWAPPED);
+        assertThat(cached(old)).as("b still serves the old file").isTrue();
+        assertThat(versionAt(b, 1)).isEqualTo(1);
+
+        assertThat(b.refresh()).isEqualTo(RefreshResult.SWAPPED);
+        assertThat(cached(old)).isFalse();
+        assertThat(cached(a.files().get(0))).isTrue();
+        assertThat(versionAt(b, 1)).isEqualTo(2);
+    }
+
+    @Test
     void aHalfWrittenFileKeepsTheLastGoodSnapshotUntilItIsComplete() throws IOException {
         writeParts(dir, 2, 1);
         RefreshingTable table = open(dir, RefreshOptions.defaults());

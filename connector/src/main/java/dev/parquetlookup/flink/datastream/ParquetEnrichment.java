@@ -1,6 +1,7 @@
 package dev.parquetlookup.flink.datastream;
 
 import dev.parquetlookup.engine.ColumnSchema;
+import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 import dev.parquetlookup.flink.table.SchemaValidator;
@@ -97,6 +98,8 @@ public final class ParquetEnrichment<IN> {
     private long metadataCacheMaxBytes = DEFAULT_METADATA_CACHE_BYTES;
     private long pageCacheMaxBytes;
     private int maxRetries = DEFAULT_MAX_RETRIES;
+    @Nullable private Duration refreshInterval;
+    private SnapshotMode snapshotMode = SnapshotMode.ALL_FILES;
     @Nullable private LookupCache rowCache;
 
     private ParquetEnrichment(String path) {
@@ -220,6 +223,28 @@ public final class ParquetEnrichment<IN> {
     }
 
     /**
+     * Lists the path again every {@code interval} and serves new or rewritten files from then on
+     * (the SQL {@code refresh.interval}); by default the files found at start are served for the
+     * job's lifetime. See docs/refresh.md for the publishing patterns.
+     */
+    public ParquetEnrichment<IN> refreshInterval(Duration interval) {
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("refreshInterval must be positive, got " + interval);
+        }
+        this.refreshInterval = interval;
+        return this;
+    }
+
+    /**
+     * What the path holds (the SQL {@code path.snapshot-mode}): the files themselves (default), or
+     * versioned snapshot directories of which the newest with a {@code _SUCCESS} file is served.
+     */
+    public ParquetEnrichment<IN> snapshotMode(SnapshotMode mode) {
+        this.snapshotMode = Objects.requireNonNull(mode, "mode");
+        return this;
+    }
+
+    /**
      * A per-subtask cache of looked-up rows by key, Flink's {@link DefaultLookupCache} (the SQL
      * {@code lookup.cache} = {@code PARTIAL}): at most {@code maxRows} keys, each kept {@code
      * expireAfterWrite} at most; misses are cached too. Its metrics are Flink's {@code cache.*}.
@@ -319,7 +344,9 @@ public final class ParquetEnrichment<IN> {
                         asyncThreads,
                         metadataCacheMaxBytes,
                         pageCacheMaxBytes,
-                        maxRetries);
+                        maxRetries,
+                        refreshInterval,
+                        snapshotMode);
         TableFiles files = TableFiles.inspect(config);
         Map<String, ColumnSchema> byName = new LinkedHashMap<>();
         for (ColumnSchema column : files.columns()) {

@@ -1,8 +1,9 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.DimensionTable;
 import dev.parquetlookup.engine.LookupPlan;
+import dev.parquetlookup.engine.RefreshingTable;
 
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 
@@ -43,7 +44,7 @@ public final class LookupRuntime implements Closeable {
     private final ParquetLookupConfig config;
     private final LookupSpec spec;
     private final SharedCaches.Lease caches;
-    private final DimensionTable table;
+    private final RefreshingTable table;
     private final LookupPlan plan;
     private final RowDataConverter converter;
     private final LookupMetrics metrics;
@@ -52,7 +53,7 @@ public final class LookupRuntime implements Closeable {
             ParquetLookupConfig config,
             LookupSpec spec,
             SharedCaches.Lease caches,
-            DimensionTable table,
+            RefreshingTable table,
             MetricGroup metricGroup) {
         this.config = config;
         this.spec = spec;
@@ -66,6 +67,13 @@ public final class LookupRuntime implements Closeable {
                         table::readStatistics,
                         caches.metadataCache(),
                         caches.pageCache());
+        // The snapshot being served (refresh.interval): its version, age and failed refreshes.
+        MetricGroup group = metricGroup.addGroup(LookupMetrics.GROUP);
+        group.gauge("snapshotVersion", (Gauge<Long>) () -> table.status().version());
+        group.gauge(
+                "snapshotAgeMillis",
+                (Gauge<Long>) () -> table.status().ageMillis(System.currentTimeMillis()));
+        group.gauge("failedRefreshes", (Gauge<Long>) () -> table.status().failedRefreshes());
     }
 
     /** Opens the table on the JVM-wide shared caches. */
@@ -84,9 +92,12 @@ public final class LookupRuntime implements Closeable {
             throws IOException {
         SharedCaches.Lease caches =
                 SharedCaches.acquire(config.metadataCacheMaxBytes(), config.pageCacheMaxBytes());
-        DimensionTable table = null;
+        RefreshingTable table = null;
         try {
-            table = opener.open(config.toTableConfig(caches.metadataCache(), caches.pageCache()));
+            table =
+                    opener.open(
+                            config.toTableConfig(caches.metadataCache(), caches.pageCache()),
+                            config.refreshOptions());
             LookupRuntime runtime = new LookupRuntime(config, spec, caches, table, metricGroup);
             LOG.info(
                     "Opened lookup table '{}' at {}: {} files, key {}, columns {}",

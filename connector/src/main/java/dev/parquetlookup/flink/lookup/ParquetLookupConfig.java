@@ -1,12 +1,16 @@
 package dev.parquetlookup.flink.lookup;
 
 import dev.parquetlookup.engine.PageCache;
+import dev.parquetlookup.engine.RefreshOptions;
+import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.io.RetryPolicy;
 import dev.parquetlookup.metadata.MetadataCache;
 
 import javax.annotation.Nullable;
 
 import java.io.Serializable;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,6 +32,9 @@ import java.util.TreeMap;
  * @param metadataCacheMaxBytes bound of the shared metadata cache
  * @param pageCacheMaxBytes bound of the shared page cache, 0 for none
  * @param maxRetries retries of a lookup that failed with an I/O error
+ * @param refreshInterval how often the path is listed again for new files ({@code
+ *     refresh.interval}), or {@code null} to serve the files found at start for the job's lifetime
+ * @param snapshotMode what the path holds ({@code path.snapshot-mode})
  */
 public record ParquetLookupConfig(
         String tableName,
@@ -38,7 +45,9 @@ public record ParquetLookupConfig(
         int asyncThreads,
         long metadataCacheMaxBytes,
         long pageCacheMaxBytes,
-        int maxRetries)
+        int maxRetries,
+        @Nullable Duration refreshInterval,
+        SnapshotMode snapshotMode)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -61,10 +70,45 @@ public record ParquetLookupConfig(
             throw new IllegalArgumentException(
                     "page-cache.max-bytes must not be negative, got " + pageCacheMaxBytes);
         }
+        Objects.requireNonNull(snapshotMode, "snapshotMode");
+        if (refreshInterval != null && (refreshInterval.isNegative() || refreshInterval.isZero())) {
+            throw new IllegalArgumentException(
+                    "refresh.interval must be positive, got " + refreshInterval);
+        }
         if (maxRetries < 0) {
             throw new IllegalArgumentException(
                     "lookup.max-retries must not be negative, got " + maxRetries);
         }
+    }
+
+    /** A table that is never refreshed and whose path holds the files themselves. */
+    public ParquetLookupConfig(
+            String tableName,
+            String path,
+            List<String> sortKey,
+            Map<String, String> hadoopOptions,
+            boolean async,
+            int asyncThreads,
+            long metadataCacheMaxBytes,
+            long pageCacheMaxBytes,
+            int maxRetries) {
+        this(
+                tableName,
+                path,
+                sortKey,
+                hadoopOptions,
+                async,
+                asyncThreads,
+                metadataCacheMaxBytes,
+                pageCacheMaxBytes,
+                maxRetries,
+                null,
+                SnapshotMode.ALL_FILES);
+    }
+
+    /** How the lookup functions follow the path: interval, snapshot mode, default read retries. */
+    public RefreshOptions refreshOptions() {
+        return new RefreshOptions(refreshInterval, snapshotMode, RetryPolicy.defaults());
     }
 
     /** The engine configuration of this table using the given (shared) caches. */

@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.table;
 
+import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 
 import org.apache.flink.configuration.ConfigOption;
@@ -19,6 +20,7 @@ import org.apache.flink.table.types.logical.RowType;
 
 import javax.annotation.Nullable;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -50,6 +52,8 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
     public Set<ConfigOption<?>> optionalOptions() {
         return Set.of(
                 ParquetLookupOptions.SORT_KEY,
+                ParquetLookupOptions.PATH_SNAPSHOT_MODE,
+                ParquetLookupOptions.REFRESH_INTERVAL,
                 ParquetLookupOptions.LOOKUP_ASYNC,
                 ParquetLookupOptions.LOOKUP_ASYNC_THREADS,
                 ParquetLookupOptions.METADATA_CACHE_MAX_BYTES,
@@ -135,6 +139,22 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                                     + " (footers and page indexes must be kept to serve lookups).",
                             tableName, metadataBytes));
         }
+        Duration refresh = options.getOptional(ParquetLookupOptions.REFRESH_INTERVAL).orElse(null);
+        if (refresh != null && (refresh.isNegative() || refresh.isZero())) {
+            throw new ValidationException(
+                    String.format(
+                            "Table '%s': 'refresh.interval' must be positive, got %s; leave it"
+                                    + " unset to never refresh.",
+                            tableName, refresh));
+        }
+        SnapshotMode snapshotMode;
+        try {
+            snapshotMode =
+                    SnapshotMode.fromOption(options.get(ParquetLookupOptions.PATH_SNAPSHOT_MODE));
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException(
+                    String.format("Table '%s': %s", tableName, e.getMessage()), e);
+        }
         return new ParquetLookupConfig(
                 tableName,
                 options.get(ParquetLookupOptions.PATH),
@@ -144,7 +164,9 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 threads,
                 metadataBytes,
                 options.get(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES).getBytes(),
-                retries);
+                retries,
+                refresh,
+                snapshotMode);
     }
 
     /** {@code "g, name"} -> {@code [g, name]}; empty items are an error. */

@@ -1,9 +1,13 @@
 package dev.parquetlookup.flink.table;
 
+import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
+
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.table.connector.source.lookup.LookupOptions;
+
+import java.time.Duration;
 
 /**
  * Options of the {@code 'parquet-lookup'} SQL connector.
@@ -48,6 +52,38 @@ public final class ParquetLookupOptions {
                                     + " Parquet's sorting_columns (DuckDB, Spark, ...). When the"
                                     + " files declare an order, this option must agree with it."
                                     + " The order is verified from the files' statistics.");
+
+    public static final ConfigOption<String> PATH_SNAPSHOT_MODE =
+            ConfigOptions.key("path.snapshot-mode")
+                    .stringType()
+                    .defaultValue(SnapshotMode.ALL_FILES.optionValue())
+                    .withDescription(
+                            "What 'path' holds. 'all-files' (default): the table's files; publish"
+                                    + " a new version of a file by writing it under a hidden"
+                                    + " ('.' or '_') name and renaming it into place."
+                                    + " 'latest-success': versioned snapshot directories (e.g."
+                                    + " v=0007/); the newest one (digit runs compared as numbers)"
+                                    + " holding a _SUCCESS file is served, so write the marker"
+                                    + " last. See docs/refresh.md.");
+
+    // ------------------------------------------------------------------ changing files
+
+    public static final ConfigOption<Duration> REFRESH_INTERVAL =
+            ConfigOptions.key("refresh.interval")
+                    .durationType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "How often each lookup function lists 'path' again in the background"
+                                    + " (e.g. '1 min'). A new, rewritten or removed file, or a"
+                                    + " newer complete snapshot directory, is served from the"
+                                    + " next lookup on; lookups in flight finish on the files"
+                                    + " they started with. A failed refresh (half-written file,"
+                                    + " listing error) keeps the last good files and is retried"
+                                    + " at the next interval. Unset (the default): the files"
+                                    + " found at start are served for the job's lifetime. Not"
+                                    + " used with 'lookup.cache' = 'FULL' (use"
+                                    + " 'lookup.full-cache.*' reloads); with 'PARTIAL', cached"
+                                    + " rows change only when they expire.");
 
     /** Prefix of options passed to the Hadoop configuration, without the prefix. */
     public static final String HADOOP_PREFIX = "hadoop.";

@@ -2,6 +2,7 @@ package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.DimensionTable;
 import dev.parquetlookup.engine.LookupPlan;
+import dev.parquetlookup.engine.RefreshingTable;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 import dev.parquetlookup.flink.lookup.RowDataConverter;
 import dev.parquetlookup.flink.lookup.SharedCaches;
@@ -44,7 +45,7 @@ public final class ParquetScanInputFormat extends RichInputFormat<RowData, Input
     private final List<LogicalType> projectedTypes;
 
     private transient SharedCaches.Lease caches;
-    private transient DimensionTable table;
+    private transient RefreshingTable table;
     private transient Thread reader;
     private transient BlockingQueue<Object> queue;
     @Nullable private transient Object next;
@@ -81,9 +82,12 @@ public final class ParquetScanInputFormat extends RichInputFormat<RowData, Input
         caches = SharedCaches.acquire(config.metadataCacheMaxBytes(), config.pageCacheMaxBytes());
         LookupPlan plan;
         try {
+            // One snapshot (the latest complete one in 'latest-success' mode); Flink's full-cache
+            // reload scans again.
             table =
-                    DimensionTable.open(
-                            config.toTableConfig(caches.metadataCache(), caches.pageCache()));
+                    RefreshingTable.open(
+                            config.toTableConfig(caches.metadataCache(), caches.pageCache()),
+                            config.refreshOptions().withInterval(null));
             plan = table.plan(table.sortKey().subList(0, 1), projectedNames);
         } catch (IOException | RuntimeException e) {
             close();

@@ -1,8 +1,8 @@
 package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.ColumnSchema;
-import dev.parquetlookup.engine.DimensionTable;
 import dev.parquetlookup.engine.LookupFileException;
+import dev.parquetlookup.engine.RefreshingTable;
 import dev.parquetlookup.flink.lookup.KeyOrder;
 import dev.parquetlookup.flink.lookup.KeySampler;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
@@ -39,7 +39,7 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
      * @throws ValidationException if the path holds no usable Parquet file; the message says why
      */
     public static TableFiles inspect(ParquetLookupConfig config) {
-        try (DimensionTable table = openForPlanning(config)) {
+        try (RefreshingTable table = openForPlanning(config)) {
             return new TableFiles(table.columns(), table.sortKey(), describe(config, table));
         } catch (IOException | LookupFileException e) {
             throw new ValidationException(
@@ -59,9 +59,11 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
      */
     public static List<Object[]> sampleKeys(ParquetLookupConfig config, int target) {
         KeySampler sampler = new KeySampler(target);
-        try (DimensionTable table = openForPlanning(config)) {
-            for (Object value : table.leadingKeySamples()) {
-                sampler.offer(KeyOrder.sortable(new Object[] {value}));
+        try (RefreshingTable table = openForPlanning(config)) {
+            try (RefreshingTable.Lease snapshot = table.acquire()) {
+                for (Object value : snapshot.table().leadingKeySamples()) {
+                    sampler.offer(KeyOrder.sortable(new Object[] {value}));
+                }
             }
         } catch (IOException | LookupFileException e) {
             throw new ValidationException(
@@ -76,14 +78,18 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
         return samples;
     }
 
-    /** Opens the table on the planning-time metadata cache, without a page cache. */
-    private static DimensionTable openForPlanning(ParquetLookupConfig config) throws IOException {
-        return DimensionTable.open(
+    /**
+     * Opens the newest snapshot (for {@code latest-success}: the newest complete directory) on the
+     * planning-time metadata cache, without a page cache and without background refresh.
+     */
+    private static RefreshingTable openForPlanning(ParquetLookupConfig config) throws IOException {
+        return RefreshingTable.open(
                 config.toTableConfig(
-                        SharedCaches.forPlanning(config.metadataCacheMaxBytes()), null));
+                        SharedCaches.forPlanning(config.metadataCacheMaxBytes()), null),
+                config.refreshOptions().withInterval(null));
     }
 
-    private static String describe(ParquetLookupConfig config, DimensionTable table) {
+    private static String describe(ParquetLookupConfig config, RefreshingTable table) {
         List<FileId> files = table.files();
         if (files.size() == 1) {
             return files.get(0).path();

@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.DimensionTable;
+import dev.parquetlookup.engine.RefreshingTable;
 import dev.parquetlookup.flink.table.TestDimension;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
@@ -133,7 +133,9 @@ class ParquetAsyncLookupFunctionTest {
                         retries);
         LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("g"), List.of("g"));
         return new ParquetAsyncLookupFunction(
-                config, spec, tableConfig -> DimensionTable.open(tableConfig, store));
+                config,
+                spec,
+                (tableConfig, refresh) -> RefreshingTable.open(tableConfig, refresh, store));
     }
 
     private static List<RowData> expected(int g) {

@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.table;
 
+import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 
 import org.apache.flink.configuration.Configuration;
@@ -15,6 +16,7 @@ import org.apache.flink.table.factories.FactoryUtil;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -135,6 +137,32 @@ class ParquetLookupDynamicTableFactoryTest {
                         "lookup.full-cache.periodic-reload.interval",
                         "lookup.max-retries");
         assertThat(factory.requiredOptions()).extracting(o -> o.key()).containsExactly("path");
+    }
+
+    @Test
+    void refreshOptions() {
+        ParquetLookupConfig none = config(Map.of("path", "/p"));
+        assertThat(none.refreshInterval()).isNull();
+        assertThat(none.snapshotMode()).isEqualTo(SnapshotMode.ALL_FILES);
+        assertThat(none.refreshOptions().refreshes()).isFalse();
+
+        ParquetLookupConfig refreshed =
+                config(
+                        Map.of(
+                                "path", "/p",
+                                "refresh.interval", "5 min",
+                                "path.snapshot-mode", "latest-success"));
+        assertThat(refreshed.refreshInterval()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(refreshed.snapshotMode()).isEqualTo(SnapshotMode.LATEST_SUCCESS);
+        assertThat(refreshed.refreshOptions().interval()).isEqualTo(Duration.ofMinutes(5));
+
+        assertThatThrownBy(() -> config(Map.of("path", "/p", "refresh.interval", "0 s")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("'refresh.interval' must be positive");
+        assertThatThrownBy(() -> config(Map.of("path", "/p", "path.snapshot-mode", "newest")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("Unknown path.snapshot-mode 'newest'")
+                .hasMessageContaining("'latest-success'");
     }
 
     private static ParquetLookupConfig config(Map<String, String> options) {
