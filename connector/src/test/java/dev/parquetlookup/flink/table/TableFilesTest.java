@@ -35,7 +35,7 @@ class TableFilesTest {
         assertThat(files.description()).contains("3 files, first ");
         MetadataCache.Stats stats = SharedCaches.forPlanning(bound).stats();
         assertThat(stats.misses()).isEqualTo(3);
-        assertThat(stats.hits()).isEqualTo(3);
+        assertThat(stats.hits()).isGreaterThanOrEqualTo(3); // parsed once, reused after
         // one sample per page minimum (this small table has fewer pages than the target)
         assertThat(samples).hasSizeBetween(3, 16).isSortedAccordingTo(KeyOrder::compare);
         assertThat(samples.get(0)[0]).isEqualTo(0L);
