@@ -548,7 +548,10 @@ public final class RefreshingTable implements Closeable {
         if (closed && live.isEmpty()) {
             closeStore();
         }
-        int dropped = s.releaseFiles();
+        // A refresh drops files: their entries leave the caches. Closing the table does not: the
+        // files are still there, and the next table on them (a restart, the runtime after
+        // planning) reuses what was parsed; the caches' byte bounds evict the unused.
+        int dropped = s.releaseFiles(!closed);
         LOG.debug(
                 "Closed version {} of {}; released the cached metadata of {} file(s)",
                 s.version,
@@ -609,10 +612,10 @@ public final class RefreshingTable implements Closeable {
         }
 
         /**
-         * Drops this snapshot's use of its files; the entries of files nothing else uses leave the
-         * caches. Returns how many left.
+         * Drops this snapshot's use of its files; with {@code invalidate}, the entries of files
+         * nothing else uses leave the caches. Returns how many left.
          */
-        int releaseFiles() {
+        int releaseFiles(boolean invalidate) {
             int dropped = 0;
             for (FileId f : files) {
                 boolean last =
@@ -620,7 +623,7 @@ public final class RefreshingTable implements Closeable {
                                         new FileUse(metadataCache, pageCache, f),
                                         (k, n) -> n == null || n <= 1 ? null : n - 1)
                                 == null;
-                if (last) {
+                if (last && invalidate) {
                     metadataCache.invalidate(f);
                     if (pageCache != null) {
                         pageCache.invalidate(f);
@@ -655,7 +658,7 @@ public final class RefreshingTable implements Closeable {
                     } catch (IOException | RuntimeException e) {
                         LOG.warn("Closing an unused snapshot failed: {}", e.toString());
                     }
-                    releaseFiles();
+                    releaseFiles(true);
                 }
             } else if (n < 0) {
                 throw new IllegalStateException("snapshot released more often than acquired");
