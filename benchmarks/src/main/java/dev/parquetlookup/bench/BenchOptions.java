@@ -96,7 +96,7 @@ public record BenchOptions(
         if (maxThreads > 1) {
             threadCounts.add(maxThreads);
         }
-        long run = runMillis != null ? runMillis : quick ? 300 : 2_000;
+        long run = runMillis != null ? runMillis : quick ? 200 : 2_000;
         return new BenchOptions(suites, quick, n, threadCounts, out, run, reps);
     }
 
