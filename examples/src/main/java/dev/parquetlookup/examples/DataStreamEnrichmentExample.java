@@ -159,16 +159,6 @@ public final class DataStreamEnrichmentExample {
                 each.accept(e);
             }
         }
-        long end = System.nanoTime();
-        EnrichmentReport report =
-                new EnrichmentReport(
-                        settings.orders(),
-                        count,
-                        misses,
-                        (end - start) / 1e9,
-                        (first - start) / 1e9,
-                        sample);
-        report.print(out);
-        return report;
+        return EnrichmentReport.finish(settings.orders(), count, misses, start, first, sample, out);
     }
 }

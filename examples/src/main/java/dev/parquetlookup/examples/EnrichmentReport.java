@@ -33,6 +33,31 @@ public record EnrichmentReport(
         return span > 0 ? (enriched - 1) / span : Double.NaN;
     }
 
+    /**
+     * The report of a run that started at {@code startNanos} and saw its first enriched row at
+     * {@code firstNanos}, printed to {@code out}.
+     */
+    static EnrichmentReport finish(
+            long orders,
+            long enriched,
+            long misses,
+            long startNanos,
+            long firstNanos,
+            List<String> sample,
+            PrintStream out) {
+        long end = System.nanoTime();
+        EnrichmentReport report =
+                new EnrichmentReport(
+                        orders,
+                        enriched,
+                        misses,
+                        (end - startNanos) / 1e9,
+                        (firstNanos - startNanos) / 1e9,
+                        sample);
+        report.print(out);
+        return report;
+    }
+
     void print(PrintStream out) {
         out.printf(
                 "Enriched %,d orders (%,d without a known customer) in %.1f s: %,.0f events/s"

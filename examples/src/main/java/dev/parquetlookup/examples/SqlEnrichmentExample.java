@@ -141,16 +141,7 @@ public final class SqlEnrichmentExample {
                 eachRow.accept(row);
             }
         }
-        long end = System.nanoTime();
-        EnrichmentReport report =
-                new EnrichmentReport(
-                        settings.orders(),
-                        enriched,
-                        misses,
-                        (end - start) / 1e9,
-                        (first - start) / 1e9,
-                        sample);
-        report.print(out);
-        return report;
+        return EnrichmentReport.finish(
+                settings.orders(), enriched, misses, start, first, sample, out);
     }
 }
