@@ -100,6 +100,9 @@ public final class LookupFileWriter implements Closeable {
         for (String name : options.dictionaryColumns().keySet()) {
             requireColumn(layout, name, "dictionary");
         }
+        for (String name : options.columnCodecs().keySet()) {
+            requireColumn(layout, name, "codec");
+        }
         ParquetOutputs.Target target = ParquetOutputs.create(path, options.hadoopOptions());
         try {
             if (!options.overwrite() && target.exists()) {
@@ -140,6 +143,13 @@ public final class LookupFileWriter implements Closeable {
                             .withMaxPaddingSize(0)
                             .withValidation(false);
             options.dictionaryColumns().forEach(builder::withDictionaryEncoding);
+            for (ColumnSpec column : layout.columns()) {
+                WriterOptions.Codec codec =
+                        options.codecFor(column.name(), sortKey.contains(column.name()));
+                if (codec != options.codec()) {
+                    builder.withCompressionCodec(column.name(), codec(codec));
+                }
+            }
             for (String name : options.byteStreamSplitColumns()) {
                 builder.withByteStreamSplitEncoding(name, true);
             }

@@ -12,11 +12,12 @@ import java.util.Set;
 
 /**
  * How {@link LookupFileWriter} lays out a file. The defaults are a point-read layout: 131,072 rows
- * per row group, 256 rows per page, no dictionary, LZ4_RAW, page index on, untruncated statistics,
- * no bloom filter, data page v1. The seed study advised 1,024-row pages; our layout benchmark on
- * its dataset (10M rows, one thread, same run) measured a median lookup of 14 us with 256-row pages
- * against 35 us with 1,024 (and 10 us with 256 rows UNCOMPRESSED, for columns that do not compress,
- * at 13% more bytes), for metadata of 0.6% of the file. Every value can be overridden:
+ * per row group, 256 rows per page, no dictionary, LZ4_RAW (sort-key columns UNCOMPRESSED), page
+ * index on, untruncated statistics, no bloom filter, data page v1. The seed study advised 1,024-row
+ * pages; our layout benchmark on its dataset (10M rows, one thread, same run) measured a median
+ * lookup of 14 us with 256-row pages against 35 us with 1,024 (and 10 us with 256 rows
+ * UNCOMPRESSED, for columns that do not compress, at 13% more bytes), for metadata of 0.6% of the
+ * file. Every value can be overridden:
  *
  * <pre>{@code
  * WriterOptions options = WriterOptions.builder()
@@ -33,7 +34,10 @@ import java.util.Set;
  *     high enough that {@code pageRows} decides
  * @param dictionary dictionary encoding for columns not named in {@code dictionaryColumns}
  * @param dictionaryColumns per-column dictionary overrides
- * @param codec the compression codec of every column
+ * @param codec the compression codec of every column without an override
+ * @param columnCodecs per-column codec overrides; sort-key columns without one are written
+ *     UNCOMPRESSED: every lookup reads and binary-searches a key page, a page of sorted integers
+ *     barely compresses (2:1 with LZ4) and decompressing it cost as much as the value page's
  * @param pageIndex whether the ColumnIndex and OffsetIndex are written (off only to produce files
  *     like those of writers that omit them)
  * @param statisticsTruncateLength longest min/max value kept in statistics and the ColumnIndex; the
@@ -59,6 +63,7 @@ public record WriterOptions(
         boolean dictionary,
         Map<String, Boolean> dictionaryColumns,
         Codec codec,
+        Map<String, Codec> columnCodecs,
         boolean pageIndex,
         int statisticsTruncateLength,
         WriterVersion writerVersion,
@@ -101,6 +106,7 @@ public record WriterOptions(
         positive("sortBufferRows", sortBufferRows);
         positive("sortBufferBytes", sortBufferBytes);
         Objects.requireNonNull(codec, "codec");
+        columnCodecs = Map.copyOf(columnCodecs);
         Objects.requireNonNull(writerVersion, "writerVersion");
         dictionaryColumns = Map.copyOf(dictionaryColumns);
         byteStreamSplitColumns = Set.copyOf(byteStreamSplitColumns);
@@ -133,6 +139,7 @@ public record WriterOptions(
         b.dictionary = dictionary;
         b.dictionaryColumns.putAll(dictionaryColumns);
         b.codec = codec;
+        b.columnCodecs.putAll(columnCodecs);
         b.pageIndex = pageIndex;
         b.statisticsTruncateLength = statisticsTruncateLength;
         b.writerVersion = writerVersion;
@@ -145,6 +152,11 @@ public record WriterOptions(
         b.hadoopOptions.putAll(hadoopOptions);
         b.extraMetadata.putAll(extraMetadata);
         return b;
+    }
+
+    /** The codec of {@code column}; {@code sortKeyColumn} says whether it is in the sort key. */
+    public Codec codecFor(String column, boolean sortKeyColumn) {
+        return columnCodecs.getOrDefault(column, sortKeyColumn ? Codec.UNCOMPRESSED : codec);
     }
 
     /** Whether {@code column} is dictionary encoded. */
@@ -161,6 +173,7 @@ public record WriterOptions(
         private boolean dictionary = false;
         private final Map<String, Boolean> dictionaryColumns = new HashMap<>();
         private Codec codec = Codec.LZ4_RAW;
+        private final Map<String, Codec> columnCodecs = new HashMap<>();
         private boolean pageIndex = true;
         private int statisticsTruncateLength = Integer.MAX_VALUE;
         private WriterVersion writerVersion = WriterVersion.V1;
@@ -211,9 +224,18 @@ public record WriterOptions(
             return this;
         }
 
-        /** Compression codec (default LZ4_RAW). */
+        /**
+         * Compression codec of columns without an override (default LZ4_RAW; sort-key columns
+         * default to UNCOMPRESSED).
+         */
         public Builder codec(Codec codec) {
             this.codec = codec;
+            return this;
+        }
+
+        /** Compression codec of one column, overriding {@link #codec(Codec)}. */
+        public Builder codec(String column, Codec codec) {
+            this.columnCodecs.put(column, Objects.requireNonNull(codec, "codec"));
             return this;
         }
 
@@ -301,6 +323,7 @@ public record WriterOptions(
                     dictionary,
                     dictionaryColumns,
                     codec,
+                    columnCodecs,
                     pageIndex,
                     statisticsTruncateLength,
                     writerVersion,

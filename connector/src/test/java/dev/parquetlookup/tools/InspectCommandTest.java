@@ -65,10 +65,12 @@ class InspectCommandTest {
                 .contains(" in 2 read(s)")
                 .contains("k (key) ")
                 .contains("Recommendations: none, the layout suits point lookups.");
-        // Columns table: 5 + 4 pages of k with 1,024 rows at most.
+        // Columns table: 5 + 4 pages of k with 1,024 rows at most; the key is left uncompressed.
         assertThat(r.out())
                 .containsPattern(
-                        "k +required int64 k +LZ4_RAW +no +BIT_PACKED,PLAIN +yes +9 +1,000 +1,024 +3.9 KiB ");
+                        "k +required int64 k +UNCOMPRESSED +no +BIT_PACKED,PLAIN +yes +9 +1,000 +1,024"
+                                + " +7.8 KiB ")
+                .containsPattern("v +optional binary v \\(STRING\\) +LZ4_RAW ");
     }
 
     @Test
@@ -130,10 +132,11 @@ class InspectCommandTest {
                                 + " Run prepare.")
                 .contains("1 pair(s) of files overlap in key range")
                 .contains(
-                        "Column(s) k, v are compressed with GZIP or BROTLI, slow to decompress per lookup: run prepare --codec LZ4_RAW")
+                        "Column(s) v are compressed with GZIP or BROTLI, slow to decompress per lookup: run prepare --codec LZ4_RAW")
                 .contains("One lookup (returning v; metadata cached)")
                 .containsPattern(
-                        "k +required int64 k +GZIP,LZ4_RAW +no +BIT_PACKED,PLAIN +1/2 +4 ");
+                        "v +optional binary v \\(STRING\\) +GZIP,LZ4_RAW +no +BIT_PACKED,PLAIN,RLE"
+                                + " +1/2 +4 ");
 
         Path dict = dir.resolve("dict.parquet");
         try (LookupFileWriter w =

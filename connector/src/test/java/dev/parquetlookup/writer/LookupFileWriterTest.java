@@ -216,7 +216,12 @@ class LookupFileWriterTest {
                     .containsExactly(131_072L, 131_072L, 37_856L);
             for (BlockMetaData block : blocks) {
                 for (ColumnChunkMetaData chunk : block.getColumns()) {
-                    assertThat(chunk.getCodec()).isEqualTo(CompressionCodecName.LZ4_RAW);
+                    // The key column, read by every lookup, is left uncompressed.
+                    assertThat(chunk.getCodec())
+                            .isEqualTo(
+                                    chunk.getPath().toDotString().equals("k")
+                                            ? CompressionCodecName.UNCOMPRESSED
+                                            : CompressionCodecName.LZ4_RAW);
                     assertThat(chunk.hasDictionaryPage()).isFalse();
                     assertThat(chunk.getEncodings())
                             .doesNotContain(Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY);
@@ -300,9 +305,60 @@ class LookupFileWriterTest {
                 .containsExactlyElementsOf(render(rows));
         try (ParquetFileReader reader = ParquetTestFiles.open(file)) {
             for (ColumnChunkMetaData chunk : reader.getFooter().getBlocks().get(0).getColumns()) {
-                assertThat(chunk.getCodec()).isEqualTo(CompressionCodecName.valueOf(codec.name()));
+                assertThat(chunk.getCodec())
+                        .isEqualTo(
+                                chunk.getPath().toDotString().equals("k")
+                                        ? CompressionCodecName.UNCOMPRESSED
+                                        : CompressionCodecName.valueOf(codec.name()));
             }
         }
+    }
+
+    @Test
+    void codecsCanBeSetPerColumnAndForTheKey() throws IOException {
+        List<Object[]> rows = allTypesRows(700, SEED + 7);
+        Path file =
+                write(
+                        "codecs.parquet",
+                        allTypes(),
+                        List.of("k"),
+                        WriterOptions.builder()
+                                .codec(WriterOptions.Codec.ZSTD)
+                                .codec("k", WriterOptions.Codec.LZ4_RAW)
+                                .codec("s", WriterOptions.Codec.SNAPPY)
+                                .rowsPerPage(64)
+                                .build(),
+                        rows);
+        assertThat(render(ParquetTestFiles.readRows(file, allTypes())))
+                .containsExactlyElementsOf(render(rows));
+        try (ParquetFileReader reader = ParquetTestFiles.open(file)) {
+            for (ColumnChunkMetaData chunk : reader.getFooter().getBlocks().get(0).getColumns()) {
+                String column = chunk.getPath().toDotString();
+                CompressionCodecName expected =
+                        switch (column) {
+                            case "k" -> CompressionCodecName.LZ4_RAW;
+                            case "s" -> CompressionCodecName.SNAPPY;
+                            default -> CompressionCodecName.ZSTD;
+                        };
+                assertThat(chunk.getCodec()).as(column).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
+    void aCodecForAnUnknownColumnIsRefused() {
+        assertThatThrownBy(
+                        () ->
+                                write(
+                                        "bad.parquet",
+                                        allTypes(),
+                                        List.of("k"),
+                                        WriterOptions.builder()
+                                                .codec("nope", WriterOptions.Codec.ZSTD)
+                                                .build(),
+                                        List.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("option codec names column 'nope'");
     }
 
     @Test
