@@ -98,11 +98,46 @@ final class HadoopRangeSource implements RangeSource {
     }
 
     private IOException rangeError(long position, int length, Throwable cause) {
+        if (changedUnderTheReader(cause)) {
+            return new FileChangedException(
+                    file,
+                    String.format(
+                            "%s changed after it was opened: the table was opened on the version"
+                                    + " with ETag %s (%d bytes), and the store no longer holds that"
+                                    + " version (the object was overwritten in place), so the read"
+                                    + " of %d bytes at offset %d was refused rather than mixing"
+                                    + " bytes of two versions. A refresh ('refresh.interval')"
+                                    + " serves the new version; without refresh, restart the job."
+                                    + " Publish new files under new names (write elsewhere, then"
+                                    + " rename) or in a new snapshot directory ('path.snapshot-mode'"
+                                    + " = 'latest-success') so that files never change under"
+                                    + " running lookups. Store said: %s",
+                            file.path(),
+                            file.etag(),
+                            file.length(),
+                            length,
+                            position,
+                            cause.getMessage()),
+                    cause);
+        }
         return new IOException(
                 String.format(
                         "cannot read %d bytes at offset %d of %s: %s",
                         length, position, file.path(), cause.getMessage()),
                 cause);
+    }
+
+    /**
+     * S3A's {@code RemoteFileChangedException} (by name: {@code hadoop-aws} is optional): HTTP 412
+     * for an {@code If-Match} GET, or a response whose ETag differs from the opened one.
+     */
+    private static boolean changedUnderTheReader(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t.getClass().getSimpleName().equals("RemoteFileChangedException")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
