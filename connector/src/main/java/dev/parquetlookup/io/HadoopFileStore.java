@@ -10,6 +10,10 @@ import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.hadoop.fs.statistics.IOStatistics;
+import org.apache.hadoop.fs.statistics.IOStatisticsSnapshot;
+import org.apache.hadoop.fs.statistics.IOStatisticsSource;
+import org.apache.hadoop.fs.statistics.IOStatisticsSupport;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -40,7 +44,7 @@ import java.util.concurrent.ExecutionException;
  * overwritten in place fails the read with a {@link FileChangedException} instead of serving bytes
  * of the new object with metadata of the old one.
  */
-public final class HadoopFileStore implements FileStore {
+public final class HadoopFileStore implements FileStore, IOStatisticsSource {
 
     /** Hadoop's option for the file length given to {@code openFile()}: saves a HEAD on S3. */
     private static final String OPENFILE_LENGTH = "fs.option.openfile.length";
@@ -146,6 +150,24 @@ public final class HadoopFileStore implements FileStore {
             throw new IOException("cannot open " + file.path(), e.getCause());
         }
         return new HadoopRangeSource(file, in, fs instanceof RawLocalFileSystem);
+    }
+
+    /**
+     * A snapshot of the statistics of this store's file systems, summed (S3A: HEAD, LIST and GET
+     * requests; the GETs of a stream are added when it closes, see {@code HadoopRangeSource}). For
+     * benchmarks and tests: {@code
+     * getIOStatistics().counters().get(StoreStatisticNames.ACTION_HTTP_HEAD_REQUEST)}.
+     */
+    @Override
+    public IOStatistics getIOStatistics() {
+        IOStatisticsSnapshot sum = IOStatisticsSupport.snapshotIOStatistics();
+        for (FileSystem fs : fileSystems.values()) {
+            IOStatistics statistics = IOStatisticsSupport.retrieveIOStatistics(fs);
+            if (statistics != null) {
+                sum.aggregate(statistics);
+            }
+        }
+        return sum;
     }
 
     @Override

@@ -1,6 +1,8 @@
 package dev.parquetlookup.io;
 
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.statistics.IOStatistics;
+import org.apache.hadoop.fs.statistics.IOStatisticsSource;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -14,8 +16,12 @@ import java.util.concurrent.ExecutionException;
  * {@link RangeSource} over one Hadoop stream shared by every thread, without a lock of ours: local
  * files use positioned reads ({@code readFully(position, ...)}, a {@code pread} on the raw local
  * file system), other file systems use vectored reads, which do not hold the stream's lock.
+ *
+ * <p>Its {@link IOStatistics} are the stream's (S3A: GET requests, vectored ranges, bytes discarded
+ * between coalesced ranges), live while it is open; benchmarks and tests read them with {@code
+ * IOStatisticsSupport.retrieveIOStatistics(source)}.
  */
-final class HadoopRangeSource implements RangeSource {
+final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
 
     private final FileId file;
     private final FSDataInputStream in;
@@ -95,6 +101,11 @@ final class HadoopRangeSource implements RangeSource {
             }
         }
         return result;
+    }
+
+    @Override
+    public IOStatistics getIOStatistics() {
+        return in.getIOStatistics();
     }
 
     private IOException rangeError(long position, int length, Throwable cause) {
