@@ -18,6 +18,7 @@ import org.apache.hadoop.fs.statistics.StoreStatisticNames;
 import org.apache.hadoop.fs.statistics.StreamStatisticNames;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -124,12 +125,13 @@ final class S3LookupCase {
             throws IOException {
         Configuration conf = new Configuration();
         hadoop.forEach(conf::set);
-        try (FileSystem fs = FileSystem.newInstance(URI.create(target), conf)) {
-            fs.copyFromLocalFile(
-                    false,
-                    true,
-                    new org.apache.hadoop.fs.Path(file.toUri()),
-                    new org.apache.hadoop.fs.Path(target));
+        // Buffered in memory, not on disk, and no copyFromLocalFile: both go through the JVM's
+        // cached local file system cast to LocalFileSystem, which fails once another suite (the
+        // reader suite's parquet-java peer) cached the raw one.
+        conf.set("fs.s3a.fast.upload.buffer", "bytebuffer");
+        try (FileSystem fs = FileSystem.newInstance(URI.create(target), conf);
+                OutputStream out = fs.create(new org.apache.hadoop.fs.Path(target), true)) {
+            Files.copy(file, out);
         }
     }
 

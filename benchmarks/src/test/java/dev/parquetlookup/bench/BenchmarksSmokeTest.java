@@ -127,7 +127,7 @@ class BenchmarksSmokeTest {
                         l ->
                                 l.matches(
                                         "RATIO suite=pageindex case=s3-uniform threads=1"
-                                                + " parquet-lookup-s3/parquet-lookup-localfile=[\\d.]+"));
+                                                + " parquet-lookup-localfile/parquet-lookup-s3=[\\d.]+"));
         assertThat(lines).anyMatch(l -> l.startsWith("CONDITIONS suite=reader rows=50000"));
 
         for (String layoutCase :
