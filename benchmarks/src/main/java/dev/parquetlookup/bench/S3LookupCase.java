@@ -172,11 +172,21 @@ final class S3LookupCase {
             long warmNanos = 3 * options.warmupMillis() * 1_000_000L;
             int warmed = 0;
             long s3WarmStart = System.nanoTime();
+            long secondHalfStart = 0;
+            int secondHalfFrom = 0;
             while (warmed < 20
                     || (System.nanoTime() - s3WarmStart < warmNanos && warmed < 100_000)) {
+                if (secondHalfStart == 0 && System.nanoTime() - s3WarmStart >= warmNanos / 2) {
+                    secondHalfStart = System.nanoTime();
+                    secondHalfFrom = warmed;
+                }
                 lookup(s3, s3Plan, warm[warmed++ % warm.length]);
             }
-            long perS3Lookup = (System.nanoTime() - s3WarmStart) / warmed;
+            // The pace of the warmer second half sizes the repetitions.
+            long perS3Lookup =
+                    secondHalfStart == 0 || warmed == secondHalfFrom
+                            ? (System.nanoTime() - s3WarmStart) / warmed
+                            : (System.nanoTime() - secondHalfStart) / (warmed - secondHalfFrom);
             long localWarmStart = System.nanoTime();
             for (int i = 0; i < 20 || System.nanoTime() - localWarmStart < warmNanos; i++) {
                 lookup(local, localPlan, warm[i % warm.length]);
