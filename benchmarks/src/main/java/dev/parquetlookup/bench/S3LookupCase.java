@@ -108,7 +108,7 @@ final class S3LookupCase {
                                     + " on 127.0.0.1 started and loaded with %d bytes in %.1f s;"
                                     + " %s: s3a://%s/seed/ through hadoop-aws 3.5.0"
                                     + " (fs.s3a.input.stream.type=classic, vectored reads);"
-                                    + " %s: the same file through RawLocalFileSystem (pread);"
+                                    + " %s: the same file on the local disk (the engine's default: memory-mapped);"
                                     + " both: %s, one thread, page cache off, own metadata cache",
                             CASE,
                             Files.size(file),

@@ -97,7 +97,7 @@ public final class DimensionTable implements Closeable {
      * @throws IOException if the path cannot be listed or read
      */
     public static DimensionTable open(TableConfig config) throws IOException {
-        return open(config, HadoopFileStore.create(config.hadoopOptions()));
+        return open(config, HadoopFileStore.create(config.hadoopOptions(), config.mapLocalFiles()));
     }
 
     /** Like {@link #open(TableConfig)} over a given store, which the table closes. */

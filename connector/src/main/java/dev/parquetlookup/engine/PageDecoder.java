@@ -5,16 +5,9 @@ import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.DictionaryPage;
-import org.apache.parquet.format.DataPageHeader;
-import org.apache.parquet.format.DataPageHeaderV2;
-import org.apache.parquet.format.DictionaryPageHeader;
-import org.apache.parquet.format.PageHeader;
 import org.apache.parquet.format.PageType;
-import org.apache.parquet.format.Util;
-import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 
 /**
@@ -23,28 +16,39 @@ import java.io.IOException;
  */
 final class PageDecoder {
 
-    private static final ParquetMetadataConverter CONVERTER = new ParquetMetadataConverter();
-
     private PageDecoder() {}
 
-    /** A parsed page header and where the page's payload starts. */
-    record Header(PageHeader header, int payloadOffset) {}
+    /**
+     * A parsed page header and where the page's payload starts.
+     *
+     * @param type the page's type
+     * @param uncompressedSize payload bytes after decompression (levels included)
+     * @param compressedSize payload bytes as stored
+     * @param valueCount values of a data or dictionary page (nulls included)
+     * @param rowCount rows of a data page (v1: the value count, flat columns only)
+     * @param encoding encoding of the values, or null for other page types
+     * @param definitionEncoding encoding of a v1 page's definition levels
+     * @param definitionLength v2: bytes of definition levels
+     * @param repetitionLength v2: bytes of repetition levels
+     * @param compressed v2: whether the values are compressed
+     * @param payloadOffset where the payload starts in the parsed bytes
+     */
+    record Header(
+            PageType type,
+            int uncompressedSize,
+            int compressedSize,
+            int valueCount,
+            int rowCount,
+            Encoding encoding,
+            Encoding definitionEncoding,
+            int definitionLength,
+            int repetitionLength,
+            boolean compressed,
+            int payloadOffset) {}
 
     /** Parses the page header at {@code offset} of {@code bytes}. */
     static Header header(byte[] bytes, int offset, int length) throws IOException {
-        ByteArrayInputStream in = new ByteArrayInputStream(bytes, offset, length);
-        PageHeader header = Util.readPageHeader(in);
-        int headerLength = length - in.available();
-        int payload = header.getCompressed_page_size();
-        if (payload < 0 || headerLength + payload > length) {
-            throw new IOException(
-                    "page header says "
-                            + payload
-                            + " bytes follow but only "
-                            + (length - headerLength)
-                            + " are there");
-        }
-        return new Header(header, offset + headerLength);
+        return PageHeaderParser.parse(bytes, offset, length);
     }
 
     /**
@@ -52,36 +56,31 @@ final class PageDecoder {
      *
      * @throws IOException if the page is not a data page or its bytes are damaged
      */
-    static DataPage dataPage(byte[] bytes, Header parsed, CompressionCodecName codec)
+    static DataPage dataPage(byte[] bytes, Header header, CompressionCodecName codec)
             throws IOException {
-        PageHeader header = parsed.header();
-        int offset = parsed.payloadOffset();
-        int compressed = header.getCompressed_page_size();
-        int uncompressed = header.getUncompressed_page_size();
-        if (header.getType() == PageType.DATA_PAGE) {
-            DataPageHeader h = header.getData_page_header();
+        int offset = header.payloadOffset();
+        int compressed = header.compressedSize();
+        int uncompressed = header.uncompressedSize();
+        if (header.type() == PageType.DATA_PAGE) {
             byte[] data = Decompression.decompress(codec, bytes, offset, compressed, uncompressed);
             return new DataPage(
-                    h.getNum_values(),
+                    header.valueCount(),
                     false,
-                    encoding(h.getEncoding()),
-                    encoding(h.getDefinition_level_encoding()),
+                    header.encoding(),
+                    header.definitionEncoding(),
                     data,
                     0,
                     0,
                     0);
         }
-        if (header.getType() == PageType.DATA_PAGE_V2) {
-            DataPageHeaderV2 h = header.getData_page_header_v2();
-            int levels =
-                    h.getRepetition_levels_byte_length() + h.getDefinition_levels_byte_length();
+        if (header.type() == PageType.DATA_PAGE_V2) {
+            int levels = header.repetitionLength() + header.definitionLength();
             if (levels < 0 || levels > compressed) {
                 throw new IOException(
                         "level lengths " + levels + " exceed the page of " + compressed + " bytes");
             }
             byte[] data;
-            boolean isCompressed = !h.isSetIs_compressed() || h.isIs_compressed();
-            if (isCompressed && codec != CompressionCodecName.UNCOMPRESSED) {
+            if (header.compressed() && codec != CompressionCodecName.UNCOMPRESSED) {
                 byte[] values =
                         Decompression.decompress(
                                 codec,
@@ -97,43 +96,36 @@ final class PageDecoder {
                 System.arraycopy(bytes, offset, data, 0, compressed);
             }
             return new DataPage(
-                    h.getNum_values(),
+                    header.valueCount(),
                     true,
-                    encoding(h.getEncoding()),
+                    header.encoding(),
                     Encoding.RLE,
                     data,
-                    h.getRepetition_levels_byte_length(),
-                    h.getDefinition_levels_byte_length(),
+                    header.repetitionLength(),
+                    header.definitionLength(),
                     levels);
         }
-        throw new IOException("expected a data page, found a " + header.getType() + " page");
+        throw new IOException("expected a data page, found a " + header.type() + " page");
     }
 
     /** Decompresses and decodes a dictionary page. */
     static Dictionary dictionary(
-            byte[] bytes, Header parsed, CompressionCodecName codec, ColumnDescriptor column)
+            byte[] bytes, Header header, CompressionCodecName codec, ColumnDescriptor column)
             throws IOException {
-        PageHeader header = parsed.header();
-        if (header.getType() != PageType.DICTIONARY_PAGE) {
-            throw new IOException(
-                    "expected a dictionary page, found a " + header.getType() + " page");
+        if (header.type() != PageType.DICTIONARY_PAGE) {
+            throw new IOException("expected a dictionary page, found a " + header.type() + " page");
         }
-        DictionaryPageHeader h = header.getDictionary_page_header();
         byte[] data =
                 Decompression.decompress(
                         codec,
                         bytes,
-                        parsed.payloadOffset(),
-                        header.getCompressed_page_size(),
-                        header.getUncompressed_page_size());
+                        header.payloadOffset(),
+                        header.compressedSize(),
+                        header.uncompressedSize());
         // Writers mark dictionary pages PLAIN or PLAIN_DICTIONARY; both hold plain values.
         DictionaryPage page =
                 new DictionaryPage(
-                        BytesInput.from(data), h.getNum_values(), Encoding.PLAIN_DICTIONARY);
+                        BytesInput.from(data), header.valueCount(), Encoding.PLAIN_DICTIONARY);
         return Encoding.PLAIN_DICTIONARY.initDictionary(column, page);
-    }
-
-    private static Encoding encoding(org.apache.parquet.format.Encoding encoding) {
-        return CONVERTER.getEncoding(encoding);
     }
 }

@@ -175,7 +175,8 @@ public final class RefreshingTable implements Closeable {
                 config,
                 options,
                 new RetryingFileStore(
-                        HadoopFileStore.create(config.hadoopOptions()), options.retryPolicy()));
+                        HadoopFileStore.create(config.hadoopOptions(), config.mapLocalFiles()),
+                        options.retryPolicy()));
     }
 
     /**
@@ -531,7 +532,8 @@ public final class RefreshingTable implements Closeable {
                                 config.sortKey(),
                                 config.hadoopOptions(),
                                 config.metadataCache(),
-                                config.pageCache());
+                                config.pageCache(),
+                                config.mapLocalFiles());
         DimensionTable table =
                 DimensionTable.open(snapshotConfig, new SnapshotStore(store, statistics, listing));
         return new Snapshot(

@@ -54,6 +54,9 @@ final class SortedFile implements Closeable {
     private final ColumnDescriptor[] leaves;
     private final Map<String, Integer> leafOfColumn;
     private final Map<String, ColumnTypes.ValueReader> readers;
+    // Boxed once: every lookup compares against them.
+    @Nullable private final Object minKey;
+    @Nullable private final Object maxKey;
 
     SortedFile(FileMetadata meta, RangeSource source, @Nullable PageCache pageCache) {
         this.meta = meta;
@@ -75,6 +78,9 @@ final class SortedFile implements Closeable {
             }
             leaf += countLeaves(field);
         }
+        KeyRanges rg = meta.rowGroupKeys();
+        this.minKey = rg.size() == 0 ? null : rg.min(0);
+        this.maxKey = rg.size() == 0 ? null : rg.max(rg.size() - 1);
     }
 
     /** Refuses at open a readable column whose pages use a codec we cannot decompress. */
@@ -106,15 +112,13 @@ final class SortedFile implements Closeable {
     /** The leading key's smallest value in this file, or null for a file without keys. */
     @Nullable
     Object minKey() {
-        KeyRanges rg = meta.rowGroupKeys();
-        return rg.size() == 0 ? null : rg.min(0);
+        return minKey;
     }
 
     /** The leading key's largest value (the max of all row-group maxima). */
     @Nullable
     Object maxKey() {
-        KeyRanges rg = meta.rowGroupKeys();
-        return rg.size() == 0 ? null : rg.max(rg.size() - 1);
+        return maxKey;
     }
 
     int leaf(String column) {
@@ -583,17 +587,14 @@ final class SortedFile implements Closeable {
             while (offset < bytes.length && row < request.to) {
                 PageDecoder.Header header =
                         PageDecoder.header(bytes, offset, bytes.length - offset);
-                int next = header.payloadOffset() + header.header().getCompressed_page_size();
-                PageType type = header.header().getType();
+                int next = header.payloadOffset() + header.compressedSize();
+                PageType type = header.type();
                 if (type == PageType.DICTIONARY_PAGE) {
                     dictionary =
                             PageDecoder.dictionary(
                                     bytes, header, chunk.codec(), leaves[request.leaf]);
                 } else if (type == PageType.DATA_PAGE || type == PageType.DATA_PAGE_V2) {
-                    int values =
-                            type == PageType.DATA_PAGE
-                                    ? header.header().getData_page_header().getNum_values()
-                                    : header.header().getData_page_header_v2().getNum_rows();
+                    int values = header.rowCount();
                     if (row + values > request.from) {
                         DataPage page = PageDecoder.dataPage(bytes, header, chunk.codec());
                         pages.add(
@@ -652,7 +653,7 @@ final class SortedFile implements Closeable {
         int size;
         try {
             PageDecoder.Header header = PageDecoder.header(bytes, 0, bytes.length);
-            size = header.header().getUncompressed_page_size();
+            size = header.uncompressedSize();
             dictionary = PageDecoder.dictionary(bytes, header, chunk.codec(), leaves[leaf]);
         } catch (IOException | RuntimeException e) {
             throw pageError(rg, leaf, -1, e);

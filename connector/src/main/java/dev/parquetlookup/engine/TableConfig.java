@@ -20,13 +20,16 @@ import java.util.Objects;
  * @param hadoopOptions Hadoop configuration entries (e.g. {@code fs.s3a.endpoint})
  * @param metadataCache where parsed footers and page indexes are kept (share one per JVM)
  * @param pageCache decompressed hot pages, or {@code null} for none
+ * @param mapLocalFiles whether local files are read through a memory mapping (the default) rather
+ *     than with positioned reads; mapped files must not be rewritten in place
  */
 public record TableConfig(
         String path,
         List<String> sortKey,
         Map<String, String> hadoopOptions,
         MetadataCache metadataCache,
-        @Nullable PageCache pageCache) {
+        @Nullable PageCache pageCache,
+        boolean mapLocalFiles) {
 
     public TableConfig {
         Objects.requireNonNull(path, "path");
@@ -46,6 +49,7 @@ public record TableConfig(
         private Map<String, String> hadoopOptions = Map.of();
         private MetadataCache metadataCache;
         private PageCache pageCache;
+        private boolean mapLocalFiles = true;
 
         private Builder(String path) {
             this.path = path;
@@ -71,13 +75,19 @@ public record TableConfig(
             return this;
         }
 
+        public Builder mapLocalFiles(boolean mapLocalFiles) {
+            this.mapLocalFiles = mapLocalFiles;
+            return this;
+        }
+
         public TableConfig build() {
             return new TableConfig(
                     path,
                     sortKey,
                     hadoopOptions,
                     metadataCache != null ? metadataCache : MetadataCache.defaultShared(),
-                    pageCache);
+                    pageCache,
+                    mapLocalFiles);
         }
     }
 }

@@ -33,9 +33,10 @@ import java.util.concurrent.ExecutionException;
  *
  * <p>Local paths use {@link RawLocalFileSystem}: Hadoop's default checksummed local file system
  * makes positioned reads 4-5x slower and the {@code .crc} files it checks are a Hadoop convention,
- * not Parquet's. File systems are created per store ({@link FileSystem#newInstance}) with the
- * store's own configuration, so options given to one table never leak to another, and closed with
- * the store.
+ * not Parquet's. Local files are read through a memory mapping ({@link MappedRangeSource}), or with
+ * positioned reads when the system refuses one. File systems are created per store ({@link
+ * FileSystem#newInstance}) with the store's own configuration, so options given to one table never
+ * leak to another, and closed with the store.
  *
  * <p>Object stores: a listed file keeps its listing's {@link FileStatus} in its {@link FileId}, and
  * {@link #open} passes it to {@code openFile().withFileStatus(...)}. S3A then sends no HEAD and
@@ -52,10 +53,12 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
     private static final String OPENFILE_READ_POLICY = "fs.option.openfile.read.policy";
 
     private final Configuration conf;
+    private final boolean mapLocalFiles;
     private final Map<String, FileSystem> fileSystems = new ConcurrentHashMap<>();
 
-    private HadoopFileStore(Configuration conf) {
+    private HadoopFileStore(Configuration conf, boolean mapLocalFiles) {
         this.conf = conf;
+        this.mapLocalFiles = mapLocalFiles;
     }
 
     /**
@@ -63,9 +66,17 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
      * without any prefix, e.g. {@code fs.s3a.endpoint}).
      */
     public static HadoopFileStore create(Map<String, String> hadoopOptions) {
+        return create(hadoopOptions, true);
+    }
+
+    /**
+     * Like {@link #create(Map)}; {@code mapLocalFiles} false reads local files with positioned
+     * reads instead of a memory mapping (for files that may be rewritten in place, or NFS mounts).
+     */
+    public static HadoopFileStore create(Map<String, String> hadoopOptions, boolean mapLocalFiles) {
         Configuration conf = new Configuration();
         hadoopOptions.forEach(conf::set);
-        return new HadoopFileStore(conf);
+        return new HadoopFileStore(conf, mapLocalFiles);
     }
 
     @Override
@@ -130,6 +141,12 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
     public RangeSource open(FileId file) throws IOException {
         Path path = new Path(file.path());
         FileSystem fs = fileSystem(path);
+        if (fs instanceof RawLocalFileSystem local && mapLocalFiles) {
+            RangeSource mapped = MappedRangeSource.tryOpen(file, local.pathToFile(path));
+            if (mapped != null) {
+                return mapped;
+            }
+        }
         FSDataInputStream in;
         try {
             FutureDataInputStreamBuilder builder =

@@ -97,6 +97,7 @@ public final class ParquetEnrichment<IN> {
     private int asyncThreads = DEFAULT_ASYNC_THREADS;
     private long metadataCacheMaxBytes = DEFAULT_METADATA_CACHE_BYTES;
     private long pageCacheMaxBytes;
+    private boolean mapLocalFiles = true;
     private int maxRetries = DEFAULT_MAX_RETRIES;
     @Nullable private Duration refreshInterval;
     private SnapshotMode snapshotMode = SnapshotMode.ALL_FILES;
@@ -210,6 +211,16 @@ public final class ParquetEnrichment<IN> {
                     "pageCacheMaxBytes must not be negative, got " + bytes);
         }
         this.pageCacheMaxBytes = bytes;
+        return this;
+    }
+
+    /**
+     * Whether local files are read through a memory mapping (default true, like the SQL option
+     * {@code local-files.mmap}). Turn it off for files that may be rewritten in place and for NFS
+     * mounts.
+     */
+    public ParquetEnrichment<IN> mapLocalFiles(boolean mapLocalFiles) {
+        this.mapLocalFiles = mapLocalFiles;
         return this;
     }
 
@@ -346,7 +357,8 @@ public final class ParquetEnrichment<IN> {
                         pageCacheMaxBytes,
                         maxRetries,
                         refreshInterval,
-                        snapshotMode);
+                        snapshotMode,
+                        mapLocalFiles);
         TableFiles files = TableFiles.inspect(config);
         Map<String, ColumnSchema> byName = new LinkedHashMap<>();
         for (ColumnSchema column : files.columns()) {

@@ -35,6 +35,7 @@ import java.util.TreeMap;
  * @param refreshInterval how often the path is listed again for new files ({@code
  *     refresh.interval}), or {@code null} to serve the files found at start for the job's lifetime
  * @param snapshotMode what the path holds ({@code path.snapshot-mode})
+ * @param mapLocalFiles whether local files are memory-mapped ({@code local-files.mmap})
  */
 public record ParquetLookupConfig(
         String tableName,
@@ -47,7 +48,8 @@ public record ParquetLookupConfig(
         long pageCacheMaxBytes,
         int maxRetries,
         @Nullable Duration refreshInterval,
-        SnapshotMode snapshotMode)
+        SnapshotMode snapshotMode,
+        boolean mapLocalFiles)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -103,7 +105,8 @@ public record ParquetLookupConfig(
                 pageCacheMaxBytes,
                 maxRetries,
                 null,
-                SnapshotMode.ALL_FILES);
+                SnapshotMode.ALL_FILES,
+                true);
     }
 
     /** How the lookup functions follow the path: interval, snapshot mode, default read retries. */
@@ -118,6 +121,7 @@ public record ParquetLookupConfig(
                 .hadoopOptions(hadoopOptions)
                 .metadataCache(metadataCache)
                 .pageCache(pageCache)
+                .mapLocalFiles(mapLocalFiles)
                 .build();
     }
 }

