@@ -95,6 +95,39 @@ class BenchmarksSmokeTest {
                                 l.startsWith(
                                         "RATIO suite=pageindex case=localized threads=1"
                                                 + " bytes_saved_by_offset_index="));
+        for (String system : List.of("parquet-lookup-localfile", "parquet-lookup-s3")) {
+            assertThat(results)
+                    .as("pageindex S3 case of " + system)
+                    .anyMatch(
+                            l ->
+                                    l.startsWith(
+                                            "RESULT suite=pageindex system="
+                                                    + system
+                                                    + " case=s3-uniform threads=1 "));
+        }
+        assertThat(results)
+                .as("S3 request counts")
+                .anyMatch(
+                        l ->
+                                l.startsWith("RESULT suite=pageindex system=parquet-lookup-s3 ")
+                                        && l.matches(
+                                                ".* gets_per_op=[\\d.]+ max_gets_per_op=\\d+"
+                                                        + " heads_per_op=0\\.00"
+                                                        + " get_bytes_per_op=\\d+ .*"
+                                                        + " open_gets_per_file=[\\d.]+"
+                                                        + " open_heads_per_file=0 .*"));
+        assertThat(lines)
+                .anyMatch(
+                        l ->
+                                l.matches(
+                                        "NOTE fingerprint suite=pageindex case=s3-uniform threads=1"
+                                                + " .* agree=parquet-lookup-localfile,parquet-lookup-s3"));
+        assertThat(lines)
+                .anyMatch(
+                        l ->
+                                l.matches(
+                                        "RATIO suite=pageindex case=s3-uniform threads=1"
+                                                + " parquet-lookup-localfile/parquet-lookup-s3=[\\d.]+"));
         assertThat(lines).anyMatch(l -> l.startsWith("CONDITIONS suite=reader rows=50000"));
 
         for (String layoutCase :

@@ -1,13 +1,19 @@
 package dev.parquetlookup.io;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FutureDataInputStreamBuilder;
 import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.hadoop.fs.statistics.IOStatistics;
+import org.apache.hadoop.fs.statistics.IOStatisticsSnapshot;
+import org.apache.hadoop.fs.statistics.IOStatisticsSource;
+import org.apache.hadoop.fs.statistics.IOStatisticsSupport;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -31,8 +37,15 @@ import java.util.concurrent.ExecutionException;
  * positioned reads when the system refuses one. File systems are created per store ({@link
  * FileSystem#newInstance}) with the store's own configuration, so options given to one table never
  * leak to another, and closed with the store.
+ *
+ * <p>Object stores: a listed file keeps its listing's {@link FileStatus} in its {@link FileId}, and
+ * {@link #open} passes it to {@code openFile().withFileStatus(...)}. S3A then sends no HEAD and
+ * makes every GET conditional on the listed ETag ({@code fs.s3a.change.detection.mode=server}, the
+ * default, sends {@code If-Match}; {@code client} compares the ETag of each response): an object
+ * overwritten in place fails the read with a {@link FileChangedException} instead of serving bytes
+ * of the new object with metadata of the old one.
  */
-public final class HadoopFileStore implements FileStore {
+public final class HadoopFileStore implements FileStore, IOStatisticsSource {
 
     /** Hadoop's option for the file length given to {@code openFile()}: saves a HEAD on S3. */
     private static final String OPENFILE_LENGTH = "fs.option.openfile.length";
@@ -136,12 +149,14 @@ public final class HadoopFileStore implements FileStore {
         }
         FSDataInputStream in;
         try {
-            in =
+            FutureDataInputStreamBuilder builder =
                     fs.openFile(path)
                             .opt(OPENFILE_LENGTH, Long.toString(file.length()))
-                            .opt(OPENFILE_READ_POLICY, "random")
-                            .build()
-                            .get();
+                            .opt(OPENFILE_READ_POLICY, "random");
+            if (file.status() != null) {
+                builder = builder.withFileStatus(file.status());
+            }
+            in = builder.build().get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while opening " + file.path());
@@ -152,6 +167,24 @@ public final class HadoopFileStore implements FileStore {
             throw new IOException("cannot open " + file.path(), e.getCause());
         }
         return new HadoopRangeSource(file, in, fs instanceof RawLocalFileSystem);
+    }
+
+    /**
+     * A snapshot of the statistics of this store's file systems, summed (S3A: HEAD, LIST and GET
+     * requests; the GETs of a stream are added when it closes, see {@code HadoopRangeSource}). For
+     * benchmarks and tests: {@code
+     * getIOStatistics().counters().get(StoreStatisticNames.ACTION_HTTP_HEAD_REQUEST)}.
+     */
+    @Override
+    public IOStatistics getIOStatistics() {
+        IOStatisticsSnapshot sum = IOStatisticsSupport.snapshotIOStatistics();
+        for (FileSystem fs : fileSystems.values()) {
+            IOStatistics statistics = IOStatisticsSupport.retrieveIOStatistics(fs);
+            if (statistics != null) {
+                sum.aggregate(statistics);
+            }
+        }
+        return sum;
     }
 
     @Override
@@ -196,9 +229,21 @@ public final class HadoopFileStore implements FileStore {
         }
     }
 
+    /**
+     * The status is kept only where it carries an ETag (S3A, ABFS): that is what pins the version
+     * at open. Local statuses are not kept (they may run {@code ls} when printed).
+     */
     private static FileId toFileId(FileStatus status) {
+        String etag = status instanceof EtagSource tagged ? tagged.getEtag() : null;
+        if (etag != null && etag.isEmpty()) {
+            etag = null;
+        }
         return new FileId(
-                status.getPath().toString(), status.getLen(), status.getModificationTime());
+                status.getPath().toString(),
+                status.getLen(),
+                status.getModificationTime(),
+                etag,
+                etag == null ? null : status);
     }
 
     /** Hidden and metadata names ({@code .crc}, {@code _SUCCESS}, {@code _tmp/}) are skipped. */

@@ -1,6 +1,8 @@
 package dev.parquetlookup.io;
 
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.statistics.IOStatistics;
+import org.apache.hadoop.fs.statistics.IOStatisticsSource;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -14,8 +16,12 @@ import java.util.concurrent.ExecutionException;
  * {@link RangeSource} over one Hadoop stream shared by every thread, without a lock of ours: local
  * files use positioned reads ({@code readFully(position, ...)}, a {@code pread} on the raw local
  * file system), other file systems use vectored reads, which do not hold the stream's lock.
+ *
+ * <p>Its {@link IOStatistics} are the stream's (S3A: GET requests, vectored ranges, bytes discarded
+ * between coalesced ranges), live while it is open; benchmarks and tests read them with {@code
+ * IOStatisticsSupport.retrieveIOStatistics(source)}.
  */
-final class HadoopRangeSource implements RangeSource {
+final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
 
     private final FileId file;
     private final FSDataInputStream in;
@@ -97,12 +103,52 @@ final class HadoopRangeSource implements RangeSource {
         return result;
     }
 
+    @Override
+    public IOStatistics getIOStatistics() {
+        return in.getIOStatistics();
+    }
+
     private IOException rangeError(long position, int length, Throwable cause) {
+        if (changedUnderTheReader(cause)) {
+            return new FileChangedException(
+                    file,
+                    String.format(
+                            "%s changed after it was opened: the table was opened on the version"
+                                    + " with ETag %s (%d bytes), and the store no longer holds that"
+                                    + " version (the object was overwritten in place), so the read"
+                                    + " of %d bytes at offset %d was refused rather than mixing"
+                                    + " bytes of two versions. A refresh ('refresh.interval')"
+                                    + " serves the new version; without refresh, restart the job."
+                                    + " Publish new files under new names (write elsewhere, then"
+                                    + " rename) or in a new snapshot directory ('path.snapshot-mode'"
+                                    + " = 'latest-success') so that files never change under"
+                                    + " running lookups. Store said: %s",
+                            file.path(),
+                            file.etag(),
+                            file.length(),
+                            length,
+                            position,
+                            cause.getMessage()),
+                    cause);
+        }
         return new IOException(
                 String.format(
                         "cannot read %d bytes at offset %d of %s: %s",
                         length, position, file.path(), cause.getMessage()),
                 cause);
+    }
+
+    /**
+     * S3A's {@code RemoteFileChangedException} (by name: {@code hadoop-aws} is optional): HTTP 412
+     * for an {@code If-Match} GET, or a response whose ETag differs from the opened one.
+     */
+    private static boolean changedUnderTheReader(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t.getClass().getSimpleName().equals("RemoteFileChangedException")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

@@ -72,6 +72,7 @@ public final class TransientFailures {
 
     private static boolean isPermanent(Throwable t) {
         if (t instanceof FileNotFoundException
+                || t instanceof FileChangedException
                 || t instanceof NoSuchFileException
                 || t instanceof AccessDeniedException) {
             return true;

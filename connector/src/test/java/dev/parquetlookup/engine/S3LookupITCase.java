@@ -2,6 +2,11 @@ package dev.parquetlookup.engine;
 
 import dev.parquetlookup.engine.RefreshingTable.RefreshResult;
 import dev.parquetlookup.engine.ValueType.Kind;
+import dev.parquetlookup.io.FileChangedException;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RetryPolicy;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.testing.S3ProxyExtension;
@@ -11,6 +16,9 @@ import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.WriterOptions;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.EtagSource;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -22,6 +30,7 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -29,14 +38,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Lookups on {@code s3a://} files served by S3Proxy on loopback (its own JVM): request counts
  * (every HTTP request the S3 client transmits, through {@link S3RequestLog}) and bytes (our
- * counting source), and an outage: the server stopped mid-run and restarted.
+ * counting source), an outage (the server stopped mid-run and restarted), and an object overwritten
+ * in place under an open table.
  */
 class S3LookupITCase {
 
@@ -247,6 +259,191 @@ class S3LookupITCase {
             assertThat(table.refresh()).isEqualTo(RefreshResult.UNCHANGED);
             assertThat(table.status().lastError()).isNull();
         }
+    }
+
+    /**
+     * An object overwritten in place (same key, same length, other bytes) under an open table: the
+     * table was opened with the listing's ETag, so every later GET is conditional on it and a
+     * lookup fails naming the file instead of decoding the new bytes with the old metadata (same
+     * length: every offset of the old footer still points inside the new object). The next refresh
+     * sees the new ETag and serves the new version.
+     */
+    @Test
+    void anObjectOverwrittenInPlaceFailsLookupsNamingItUntilARefreshServesTheNewVersion()
+            throws Exception {
+        String dir = "s3a://" + BUCKET + "/overwritten/";
+        String name = "part-0.parquet";
+        org.apache.hadoop.fs.Path object = new org.apache.hadoop.fs.Path(dir + name);
+        int rows = 20_000;
+        byte[] first = versionFile("first", rows);
+        // Values of equal length do not make files of equal length: each page header holds its
+        // CRC as a varint of 4 or 5 bytes. Take the first of a few fixed tags (the writer is
+        // deterministic) whose file has exactly the first version's length.
+        String tag = null;
+        byte[] bytes = null;
+        for (String candidate : List.of("second", "third", "fourth", "fifth", "sixth")) {
+            bytes = versionFile(candidate, rows);
+            if (bytes.length == first.length) {
+                tag = candidate;
+                break;
+            }
+        }
+        assertThat(tag).as("a second version with the first one's length").isNotNull();
+        byte[] second = bytes;
+        String secondTag = tag;
+        assertThat(second).isNotEqualTo(first);
+
+        Configuration conf = new Configuration();
+        hadoop.forEach(conf::set);
+        try (FileSystem fs = FileSystem.newInstance(URI.create(dir), conf)) {
+            put(fs, object, first);
+            String firstEtag = etag(fs.getFileStatus(object));
+            assertThat(firstEtag).as("S3Proxy reports an ETag").isNotBlank();
+
+            TableConfig config =
+                    TableConfig.builder(dir)
+                            .hadoopOptions(hadoop)
+                            .metadataCache(new MetadataCache(16L << 20))
+                            .build();
+            try (RefreshingTable running =
+                    RefreshingTable.open(config, RefreshOptions.defaults())) {
+                FileId opened = running.files().get(0);
+                assertThat(opened.etag()).isEqualTo(firstEtag);
+                LookupPlan plan = running.plan(List.of("k"), List.of("k", "v"));
+                assertThat(valueOf(running.lookup(plan, new Object[] {7L})))
+                        .isEqualTo(version("first", 7));
+
+                // A second table (a restart, another subtask) lists the path while the first
+                // version is there, and the object is replaced right after its listing. Its
+                // metadata comes from the shared cache, so it reads nothing at open: its first GET
+                // is a page read, which only the listing's ETag can tie to the first version.
+                AtomicBoolean overwritten = new AtomicBoolean();
+                FileStore overwriteAfterListing =
+                        new AfterListing(
+                                HadoopFileStore.create(hadoop),
+                                () -> {
+                                    if (overwritten.compareAndSet(false, true)) {
+                                        put(fs, object, second);
+                                    }
+                                });
+                try (RefreshingTable late =
+                        RefreshingTable.open(
+                                config, RefreshOptions.defaults(), overwriteAfterListing)) {
+                    assertThat(overwritten).isTrue();
+                    assertThat(late.files()).containsExactly(opened);
+                    FileStatus replaced = fs.getFileStatus(object);
+                    assertThat(replaced.getLen()).isEqualTo(opened.length());
+                    assertThat(etag(replaced)).isNotEqualTo(firstEtag);
+
+                    // Every lookup reads pages (no page cache) and each one is refused, on the
+                    // table opened before the overwrite as on the one opened after its listing.
+                    for (RefreshingTable table : List.of(late, running)) {
+                        for (long k : new long[] {7L, 5_000L, rows - 1L}) {
+                            assertThatThrownBy(() -> table.lookup(plan, new Object[] {k}))
+                                    .as("key %d after the overwrite", k)
+                                    .isInstanceOf(FileChangedException.class)
+                                    .hasMessageContaining(dir + name)
+                                    .hasMessageContaining("changed after it was opened")
+                                    .hasMessageContaining(firstEtag);
+                        }
+                    }
+                    System.out.printf(
+                            "S3 overwrite in place (second version '%s'): %s%n",
+                            secondTag,
+                            catchThrowable(() -> late.lookup(plan, new Object[] {7L}))
+                                    .getMessage());
+
+                    for (RefreshingTable table : List.of(late, running)) {
+                        assertThat(table.refresh()).isEqualTo(RefreshResult.SWAPPED);
+                        assertThat(table.files().get(0).etag()).isEqualTo(etag(replaced));
+                        for (long k : new long[] {7L, 5_000L, rows - 1L}) {
+                            assertThat(valueOf(table.lookup(plan, new Object[] {k})))
+                                    .as("key %d after the refresh", k)
+                                    .isEqualTo(version(secondTag, k));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** Runs an action right after each listing: a publisher racing the table's open. */
+    private static final class AfterListing implements FileStore {
+        interface Action {
+            void run() throws IOException;
+        }
+
+        private final FileStore delegate;
+        private final Action action;
+
+        AfterListing(FileStore delegate, Action action) {
+            this.delegate = delegate;
+            this.action = action;
+        }
+
+        @Override
+        public List<FileId> list(String path) throws IOException {
+            List<FileId> files = delegate.list(path);
+            action.run();
+            return files;
+        }
+
+        @Override
+        public FileId stat(String path) throws IOException {
+            return delegate.stat(path);
+        }
+
+        @Override
+        public RangeSource open(FileId file) throws IOException {
+            return delegate.open(file);
+        }
+
+        @Override
+        public void close() throws IOException {
+            delegate.close();
+        }
+    }
+
+    /** One version of a file: values {@code <tag>-<k>} padded to 24 characters. */
+    private static byte[] versionFile(String version, int rows) throws IOException {
+        Path file = local.resolve("version-" + version + ".parquet");
+        try (LookupFileWriter w =
+                LookupFileWriter.open(
+                        file.toString(),
+                        List.of(
+                                ColumnSpec.required("k", ValueType.of(Kind.BIGINT)),
+                                ColumnSpec.required("v", ValueType.of(Kind.STRING))),
+                        List.of("k"),
+                        WriterOptions.builder()
+                                .codec(WriterOptions.Codec.UNCOMPRESSED)
+                                .dictionary(false)
+                                .build())) {
+            for (long k = 0; k < rows; k++) {
+                w.write(new Object[] {k, version(version, k)});
+            }
+        }
+        return Files.readAllBytes(file);
+    }
+
+    private static String version(String version, long k) {
+        String v = version + "-" + k;
+        return v + "_".repeat(24 - v.length());
+    }
+
+    private static void put(FileSystem fs, org.apache.hadoop.fs.Path object, byte[] bytes)
+            throws IOException {
+        try (FSDataOutputStream out = fs.create(object, true)) {
+            out.write(bytes);
+        }
+    }
+
+    private static String etag(FileStatus status) {
+        return ((EtagSource) status).getEtag();
+    }
+
+    private static String valueOf(List<Object[]> rows) {
+        assertThat(rows).hasSize(1);
+        return new String((byte[]) rows.get(0)[1], StandardCharsets.UTF_8);
     }
 
     private static String summarize(List<S3RequestLog.Request> requests) {

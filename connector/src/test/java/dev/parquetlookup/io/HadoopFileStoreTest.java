@@ -38,6 +38,9 @@ class HadoopFileStoreTest {
                     .extracting(FileId::fileName)
                     .containsExactly("part-1.parquet", "part-0.parquet");
             assertThat(files.get(1).length()).isEqualTo(2);
+            // Local files are known by length and modification time; no status is kept.
+            assertThat(files).allSatisfy(f -> assertThat(f.etag()).isNull());
+            assertThat(files).allSatisfy(f -> assertThat(f.status()).isNull());
             assertThat(store.list(dir.resolve("part-0.parquet").toUri().toString())).hasSize(1);
         }
     }

@@ -72,6 +72,13 @@ class TransientFailuresTest {
                                 new RemoteFileChangedException(
                                         "changed", new SocketException("Connection reset"))))
                 .isFalse();
+        assertThat(
+                        TransientFailures.isTransient(
+                                new FileChangedException(
+                                        new FileId("s3a://b/k", 10, 1, "\"e1\"", null),
+                                        "changed after it was opened",
+                                        new SocketException("Connection reset"))))
+                .isFalse();
         assertThat(TransientFailures.isTransient(new IOException("Status Code: 404"))).isFalse();
         assertThat(TransientFailures.isTransient(new IOException("corrupt footer"))).isFalse();
         assertThat(TransientFailures.isTransient(new InterruptedIOException("interrupted")))
