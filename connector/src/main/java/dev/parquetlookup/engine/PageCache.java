@@ -39,6 +39,7 @@ public final class PageCache {
 
     /** Hits, misses, evictions, entries and weighed bytes so far. */
     public Stats stats() {
+        cache.cleanUp(); // sizes are settled by Caffeine's asynchronous maintenance
         CacheStats s = cache.stats();
         long bytes = cache.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
         return new Stats(

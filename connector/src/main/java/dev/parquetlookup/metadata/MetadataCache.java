@@ -95,6 +95,9 @@ public final class MetadataCache {
 
     /** Hits, misses, evictions, entries and weighed bytes so far. */
     public Stats stats() {
+        // Caffeine updates sizes in its maintenance, which runs asynchronously: settle it first
+        // so a reading right after a load or an invalidation is exact.
+        cache.cleanUp();
         CacheStats s = cache.stats();
         long bytes = cache.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
         return new Stats(
