@@ -112,29 +112,8 @@ public final class ParquetAsyncLookupFunction extends AsyncLookupFunction {
                     t.setDaemon(true);
                     return t;
                 };
-        String kind = System.getProperty("pl.exec", "lbq");
-        if (kind.equals("fj")) {
-            return new java.util.concurrent.ForkJoinPool(
-                    threads,
-                    pool -> {
-                        java.util.concurrent.ForkJoinWorkerThread t =
-                                java.util.concurrent.ForkJoinPool.defaultForkJoinWorkerThreadFactory
-                                        .newThread(pool);
-                        t.setDaemon(true);
-                        return t;
-                    },
-                    null,
-                    true);
-        }
         return new ThreadPoolExecutor(
-                threads,
-                threads,
-                0,
-                TimeUnit.MILLISECONDS,
-                kind.equals("ltq")
-                        ? new java.util.concurrent.LinkedTransferQueue<>()
-                        : new LinkedBlockingQueue<>(),
-                factory);
+                threads, threads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), factory);
     }
 
     /** One lookup; completes its future whatever happens. */
