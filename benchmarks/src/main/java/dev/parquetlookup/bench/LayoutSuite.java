@@ -66,6 +66,9 @@ final class LayoutSuite {
                         CompressionCodecName.ZSTD)) {
             layouts.put("codec-" + codec.name().toLowerCase(Locale.ROOT), base.withCodec(codec));
         }
+        layouts.put("key-uncompressed", base.withKeyUncompressed(true));
+        // What LookupFileWriter and prepare write by default.
+        layouts.put("writer-default", base.withPages(131_072, 256).withKeyUncompressed(true));
         report.conditions(
                 SUITE,
                 base.describe()

@@ -9,6 +9,7 @@ import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.api.Binary;
@@ -94,6 +95,12 @@ public final class SeedDataset {
                         .rowsPerPage(layout.rowsPerPage())
                         .dictionary(layout.dictionary())
                         .codec(WriterOptions.Codec.valueOf(layout.codec().name()))
+                        // The writer leaves keys uncompressed unless told; the protocol does not.
+                        .codec(
+                                "k",
+                                layout.keyUncompressed()
+                                        ? WriterOptions.Codec.UNCOMPRESSED
+                                        : WriterOptions.Codec.valueOf(layout.codec().name()))
                         .pageIndex(layout.pageIndex())
                         .overwrite(true)
                         .build();
@@ -124,6 +131,11 @@ public final class SeedDataset {
                 new Builder(new LocalOutputFile(target))
                         .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
                         .withCompressionCodec(layout.codec())
+                        .withCompressionCodec(
+                                "k",
+                                layout.keyUncompressed()
+                                        ? CompressionCodecName.UNCOMPRESSED
+                                        : layout.codec())
                         .withDictionaryEncoding(layout.dictionary())
                         .withRowGroupRowCountLimit(layout.rowsPerRowGroup())
                         .withPageRowCountLimit(layout.rowsPerPage())

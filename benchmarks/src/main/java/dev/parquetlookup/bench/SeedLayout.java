@@ -18,6 +18,8 @@ import java.util.Locale;
  * @param codec the compression codec
  * @param pageIndex whether the ColumnIndex/OffsetIndex stay in the file
  * @param sorted whether rows are written in key order (else in a fixed scrambled order)
+ * @param keyUncompressed whether the key column is left uncompressed whatever {@code codec} says
+ *     (the writer's default; the protocol's layout compresses every column)
  */
 public record SeedLayout(
         long rows,
@@ -26,53 +28,86 @@ public record SeedLayout(
         boolean dictionary,
         CompressionCodecName codec,
         boolean pageIndex,
-        boolean sorted) {
+        boolean sorted,
+        boolean keyUncompressed) {
 
     public static SeedLayout lookupDefault(long rows) {
         return new SeedLayout(
-                rows, 131_072, 1_024, false, CompressionCodecName.LZ4_RAW, true, true);
+                rows, 131_072, 1_024, false, CompressionCodecName.LZ4_RAW, true, true, false);
     }
 
     public SeedLayout withPages(int rowGroupRows, int pageRows) {
-        return new SeedLayout(rows, rowGroupRows, pageRows, dictionary, codec, pageIndex, sorted);
+        return new SeedLayout(
+                rows,
+                rowGroupRows,
+                pageRows,
+                dictionary,
+                codec,
+                pageIndex,
+                sorted,
+                keyUncompressed);
     }
 
     public SeedLayout withDictionary(boolean on) {
-        return new SeedLayout(rows, rowsPerRowGroup, rowsPerPage, on, codec, pageIndex, sorted);
+        return new SeedLayout(
+                rows, rowsPerRowGroup, rowsPerPage, on, codec, pageIndex, sorted, keyUncompressed);
     }
 
     public SeedLayout withCodec(CompressionCodecName c) {
-        return new SeedLayout(rows, rowsPerRowGroup, rowsPerPage, dictionary, c, pageIndex, sorted);
+        return new SeedLayout(
+                rows,
+                rowsPerRowGroup,
+                rowsPerPage,
+                dictionary,
+                c,
+                pageIndex,
+                sorted,
+                keyUncompressed);
     }
 
     public SeedLayout withSorted(boolean s) {
-        return new SeedLayout(rows, rowsPerRowGroup, rowsPerPage, dictionary, codec, pageIndex, s);
+        return new SeedLayout(
+                rows,
+                rowsPerRowGroup,
+                rowsPerPage,
+                dictionary,
+                codec,
+                pageIndex,
+                s,
+                keyUncompressed);
+    }
+
+    public SeedLayout withKeyUncompressed(boolean on) {
+        return new SeedLayout(
+                rows, rowsPerRowGroup, rowsPerPage, dictionary, codec, pageIndex, sorted, on);
     }
 
     /** A file-name-safe identity of every parameter. */
     public String id() {
         return String.format(
                 Locale.ROOT,
-                "n%d-rg%d-p%d-dict%s-%s-%s-%s",
+                "n%d-rg%d-p%d-dict%s-%s-%s-%s%s",
                 rows,
                 rowsPerRowGroup,
                 rowsPerPage,
                 dictionary ? "on" : "off",
                 codec.name().toLowerCase(Locale.ROOT),
                 pageIndex ? "idx" : "noidx",
-                sorted ? "sorted" : "unsorted");
+                sorted ? "sorted" : "unsorted",
+                keyUncompressed ? "-keyraw" : "");
     }
 
     /** For CONDITIONS lines. */
     public String describe() {
         return String.format(
                 Locale.ROOT,
-                "rows=%d layout=rg%d/page%d/dict-%s/%s/%s/%s",
+                "rows=%d layout=rg%d/page%d/dict-%s/%s%s/%s/%s",
                 rows,
                 rowsPerRowGroup,
                 rowsPerPage,
                 dictionary ? "on" : "off",
                 codec,
+                keyUncompressed ? "(key-uncompressed)" : "",
                 pageIndex ? "page-index" : "no-page-index",
                 sorted ? "sorted" : "unsorted");
     }
