@@ -4,7 +4,7 @@ import dev.parquetlookup.engine.DimensionTable;
 import dev.parquetlookup.engine.LookupPlan;
 import dev.parquetlookup.engine.TableConfig;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.MetadataCache;
@@ -382,32 +382,28 @@ final class S3LookupCase {
      * The S3 store, keeping the sources it opens to read their S3A stream statistics (live while
      * open), and the requests the listing made.
      */
-    private static final class CountingStore implements FileStore {
+    private static final class CountingStore extends ForwardingFileStore {
         private final HadoopFileStore delegate;
         private final List<RangeSource> sources = new CopyOnWriteArrayList<>();
         long headsByListing;
         long listsByListing;
 
         CountingStore(HadoopFileStore delegate) {
+            super(delegate);
             this.delegate = delegate;
         }
 
         @Override
         public List<FileId> list(String path) throws IOException {
-            List<FileId> files = delegate.list(path);
+            List<FileId> files = super.list(path);
             headsByListing = heads();
             listsByListing = counter(delegate, StoreStatisticNames.OBJECT_LIST_REQUEST);
             return files;
         }
 
         @Override
-        public FileId stat(String path) throws IOException {
-            return delegate.stat(path);
-        }
-
-        @Override
         public RangeSource open(FileId file) throws IOException {
-            RangeSource source = delegate.open(file);
+            RangeSource source = super.open(file);
             sources.add(source);
             return source;
         }
@@ -440,11 +436,6 @@ final class S3LookupCase {
             }
             Long value = statistics.counters().get(name);
             return value == null ? 0 : value;
-        }
-
-        @Override
-        public void close() throws IOException {
-            delegate.close();
         }
     }
 }

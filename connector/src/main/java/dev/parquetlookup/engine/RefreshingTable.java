@@ -4,6 +4,7 @@ import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.io.CountingRangeSource;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.ReadStatistics;
@@ -708,30 +709,24 @@ public final class RefreshingTable implements Closeable {
      * was compared), sources counted into the table's statistics, and closing it leaves the shared
      * store open.
      */
-    private static final class SnapshotStore implements FileStore {
-        private final FileStore delegate;
+    private static final class SnapshotStore extends ForwardingFileStore {
         private final ReadStatistics statistics;
         private final Listing listing;
 
         SnapshotStore(FileStore delegate, ReadStatistics statistics, Listing listing) {
-            this.delegate = delegate;
+            super(delegate);
             this.statistics = statistics;
             this.listing = listing;
         }
 
         @Override
         public List<FileId> list(String path) throws IOException {
-            return path.equals(listing.location) ? listing.files : delegate.list(path);
-        }
-
-        @Override
-        public FileId stat(String path) throws IOException {
-            return delegate.stat(path);
+            return path.equals(listing.location) ? listing.files : super.list(path);
         }
 
         @Override
         public RangeSource open(FileId file) throws IOException {
-            return new CountingRangeSource(delegate.open(file), statistics);
+            return new CountingRangeSource(super.open(file), statistics);
         }
 
         @Override

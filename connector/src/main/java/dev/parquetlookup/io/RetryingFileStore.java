@@ -11,35 +11,29 @@ import java.util.List;
  * <p>Example: {@code new RetryingFileStore(HadoopFileStore.create(options),
  * RetryPolicy.defaults())}.
  */
-public final class RetryingFileStore implements FileStore {
+public final class RetryingFileStore extends ForwardingFileStore {
 
-    private final FileStore delegate;
     private final RetryPolicy policy;
 
     public RetryingFileStore(FileStore delegate, RetryPolicy policy) {
-        this.delegate = delegate;
+        super(delegate);
         this.policy = policy;
     }
 
     @Override
     public List<FileId> list(String path) throws IOException {
-        return retry(() -> delegate.list(path), "Listing " + path);
+        return retry(() -> super.list(path), "Listing " + path);
     }
 
     @Override
     public FileId stat(String path) throws IOException {
-        return retry(() -> delegate.stat(path), "Status of " + path);
+        return retry(() -> super.stat(path), "Status of " + path);
     }
 
     @Override
     public RangeSource open(FileId file) throws IOException {
-        RangeSource source = retry(() -> delegate.open(file), "Opening " + file.path());
+        RangeSource source = retry(() -> super.open(file), "Opening " + file.path());
         return new RetryingRangeSource(source, policy);
-    }
-
-    @Override
-    public void close() throws IOException {
-        delegate.close();
     }
 
     private interface Call<T> {

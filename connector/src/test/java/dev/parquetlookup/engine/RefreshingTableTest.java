@@ -5,8 +5,8 @@ import dev.parquetlookup.engine.RefreshingTable.RefreshResult;
 import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
-import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RetryPolicy;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.writer.ColumnSpec;
@@ -364,9 +364,12 @@ class RefreshingTableTest {
     }
 
     /** A local store whose listings can be made to fail. */
-    private static final class FlakyStore implements FileStore {
-        private final FileStore delegate = HadoopFileStore.create(Map.of());
+    private static final class FlakyStore extends ForwardingFileStore {
         @Nullable volatile IOException listFailure;
+
+        FlakyStore() {
+            super(HadoopFileStore.create(Map.of()));
+        }
 
         @Override
         public List<FileId> list(String path) throws IOException {
@@ -374,22 +377,7 @@ class RefreshingTableTest {
             if (failure != null) {
                 throw failure;
             }
-            return delegate.list(path);
-        }
-
-        @Override
-        public FileId stat(String path) throws IOException {
-            return delegate.stat(path);
-        }
-
-        @Override
-        public RangeSource open(FileId file) throws IOException {
-            return delegate.open(file);
-        }
-
-        @Override
-        public void close() throws IOException {
-            delegate.close();
+            return super.list(path);
         }
     }
 }

@@ -5,8 +5,8 @@ import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.io.FileChangedException;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
-import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RetryPolicy;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.testing.S3ProxyExtension;
@@ -368,39 +368,23 @@ class S3LookupITCase {
     }
 
     /** Runs an action right after each listing: a publisher racing the table's open. */
-    private static final class AfterListing implements FileStore {
+    private static final class AfterListing extends ForwardingFileStore {
         interface Action {
             void run() throws IOException;
         }
 
-        private final FileStore delegate;
         private final Action action;
 
         AfterListing(FileStore delegate, Action action) {
-            this.delegate = delegate;
+            super(delegate);
             this.action = action;
         }
 
         @Override
         public List<FileId> list(String path) throws IOException {
-            List<FileId> files = delegate.list(path);
+            List<FileId> files = super.list(path);
             action.run();
             return files;
-        }
-
-        @Override
-        public FileId stat(String path) throws IOException {
-            return delegate.stat(path);
-        }
-
-        @Override
-        public RangeSource open(FileId file) throws IOException {
-            return delegate.open(file);
-        }
-
-        @Override
-        public void close() throws IOException {
-            delegate.close();
         }
     }
 

@@ -4,7 +4,7 @@ import dev.parquetlookup.engine.RefreshingTable;
 import dev.parquetlookup.flink.table.TestDimension;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
-import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 
@@ -59,28 +59,18 @@ class ParquetAsyncLookupFunctionTest {
         void onRead() throws IOException;
     }
 
-    private static final class HookedStore implements FileStore {
-        private final FileStore delegate = HadoopFileStore.create(Map.of());
+    private static final class HookedStore extends ForwardingFileStore {
         private final ReadHook hook;
         volatile boolean armed;
 
         HookedStore(ReadHook hook) {
+            super(HadoopFileStore.create(Map.of()));
             this.hook = hook;
         }
 
         @Override
-        public List<FileId> list(String path) throws IOException {
-            return delegate.list(path);
-        }
-
-        @Override
-        public FileId stat(String path) throws IOException {
-            return delegate.stat(path);
-        }
-
-        @Override
         public RangeSource open(FileId file) throws IOException {
-            RangeSource source = delegate.open(file);
+            RangeSource source = super.open(file);
             return new RangeSource() {
                 @Override
                 public FileId file() {
@@ -109,11 +99,6 @@ class ParquetAsyncLookupFunctionTest {
                     source.close();
                 }
             };
-        }
-
-        @Override
-        public void close() throws IOException {
-            delegate.close();
         }
     }
 
