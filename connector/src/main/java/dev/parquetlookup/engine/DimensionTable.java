@@ -21,9 +21,14 @@ import org.slf4j.LoggerFactory;
 import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An immutable snapshot of a set of sorted Parquet files that answers point lookups: "every row
@@ -42,6 +47,9 @@ import java.util.List;
 public final class DimensionTable implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DimensionTable.class);
+
+    /** Files opened at once by {@link #open}. */
+    static final int OPEN_PARALLELISM = 16;
 
     private final TableConfig config;
     private final FileStore store;
@@ -119,21 +127,7 @@ public final class DimensionTable implements Closeable {
                                 + " holds no Parquet files (hidden and '_' files are"
                                 + " skipped). Check the table's 'path'.");
             }
-            for (FileId id : ids) {
-                RangeSource source = new CountingRangeSource(store.open(id), statistics);
-                try {
-                    FileMetadata meta =
-                            config.metadataCache()
-                                    .get(
-                                            id,
-                                            config.sortKey(),
-                                            () -> MetadataReader.read(source, config.sortKey()));
-                    opened.add(new SortedFile(meta, source, config.pageCache()));
-                } catch (IOException | RuntimeException e) {
-                    source.close();
-                    throw e;
-                }
-            }
+            opened.addAll(openFiles(config, store, statistics, ids));
             FileMetadata first = opened.get(0).metadata();
             for (SortedFile f : opened) {
                 checkCompatible(first, f.metadata());
@@ -160,6 +154,122 @@ public final class DimensionTable implements Closeable {
                 }
             }
             store.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens every file, up to {@link #OPEN_PARALLELISM} at a time: on an object store each open is
+     * one or two GETs of tens of milliseconds, and the first lookup waits for all of them. Returns
+     * the files in {@code ids}' order; on a failure every file opened is closed and the failure of
+     * the first failing file (in {@code ids}' order) is thrown, the others suppressed in it.
+     */
+    private static List<SortedFile> openFiles(
+            TableConfig config, FileStore store, ReadStatistics statistics, List<FileId> ids)
+            throws IOException {
+        if (ids.size() == 1) {
+            return List.of(openFile(config, store, statistics, ids.get(0)));
+        }
+        int threads = Math.min(OPEN_PARALLELISM, ids.size());
+        AtomicInteger counter = new AtomicInteger();
+        ExecutorService pool =
+                Executors.newFixedThreadPool(
+                        threads,
+                        r -> {
+                            Thread t =
+                                    new Thread(
+                                            r, "parquet-lookup-open-" + counter.incrementAndGet());
+                            t.setDaemon(true);
+                            return t;
+                        });
+        SortedFile[] files = new SortedFile[ids.size()];
+        Throwable[] failures = new Throwable[ids.size()];
+        try {
+            for (int i = 0; i < ids.size(); i++) {
+                int index = i;
+                pool.execute(
+                        () -> {
+                            try {
+                                files[index] = openFile(config, store, statistics, ids.get(index));
+                            } catch (Throwable t) {
+                                failures[index] = t;
+                            }
+                        });
+            }
+        } finally {
+            // Every task runs to its end, so each opened file is seen below and closed on failure.
+            pool.shutdown();
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (pool.awaitTermination(1, TimeUnit.MINUTES)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                // Cancelled: stop the opens (they fail fast when interrupted), then clean up.
+                interrupted = true;
+                pool.shutdownNow();
+            }
+        }
+        Throwable failure = null;
+        for (Throwable t : failures) {
+            if (t == null) {
+                continue;
+            }
+            if (failure == null) {
+                failure = t;
+            } else {
+                failure.addSuppressed(t);
+            }
+        }
+        if (failure == null && interrupted) {
+            failure = new InterruptedIOException("interrupted while opening " + config.path());
+        }
+        if (failure != null) {
+            for (SortedFile f : files) {
+                if (f != null) {
+                    try {
+                        f.close();
+                    } catch (IOException e) {
+                        failure.addSuppressed(e);
+                    }
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            if (failure instanceof IOException io) {
+                throw io;
+            }
+            if (failure instanceof RuntimeException re) {
+                throw re;
+            }
+            if (failure instanceof Error error) {
+                throw error;
+            }
+            throw new IOException(failure);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return List.of(files);
+    }
+
+    private static SortedFile openFile(
+            TableConfig config, FileStore store, ReadStatistics statistics, FileId id)
+            throws IOException {
+        RangeSource source = new CountingRangeSource(store.open(id), statistics);
+        try {
+            FileMetadata meta =
+                    config.metadataCache()
+                            .get(
+                                    id,
+                                    config.sortKey(),
+                                    () -> MetadataReader.read(source, config.sortKey()));
+            return new SortedFile(meta, source, config.pageCache());
+        } catch (IOException | RuntimeException e) {
+            source.close();
             throw e;
         }
     }

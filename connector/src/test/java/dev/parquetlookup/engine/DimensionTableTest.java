@@ -1,6 +1,11 @@
 package dev.parquetlookup.engine;
 
 import dev.parquetlookup.engine.ValueType.Kind;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.ForwardingFileStore;
+import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;
@@ -11,11 +16,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Core lookup behaviour on small hand-made files; the randomized suite covers the breadth. */
 class DimensionTableTest {
@@ -53,6 +62,73 @@ class DimensionTableTest {
 
     private static String str(Object bytes) {
         return bytes == null ? null : new String((byte[]) bytes, StandardCharsets.UTF_8);
+    }
+
+    /** More files than open threads: all answer; a damaged one fails the open, closing the rest. */
+    @Test
+    void manyFilesOpenInParallelAndAFailureClosesEveryOpenedFile() throws IOException {
+        int files = DimensionTable.OPEN_PARALLELISM * 2 + 3;
+        Path table = dir.resolve("t");
+        Files.createDirectories(table);
+        for (int f = 0; f < files; f++) {
+            List<Object[]> rows = new ArrayList<>();
+            for (long k = 0; k < 50; k++) {
+                rows.add(new Object[] {f * 100L + k, "f" + f + "-" + k});
+            }
+            write(
+                    String.format("t/part-%03d.parquet", f),
+                    KV,
+                    List.of("k"),
+                    WriterOptions.builder().rowsPerPage(10).build(),
+                    rows);
+        }
+        try (DimensionTable t = open(table)) {
+            assertThat(t.files()).hasSize(files);
+            LookupPlan plan = t.plan(List.of("k"), List.of("v"));
+            for (int f = 0; f < files; f++) {
+                assertThat(str(t.lookup(plan, new Object[] {f * 100L + 7}).get(0)[0]))
+                        .isEqualTo("f" + f + "-7");
+            }
+        }
+
+        Files.writeString(table.resolve("part-017.parquet"), "not parquet at all");
+        AtomicInteger openSources = new AtomicInteger();
+        FileStore counting =
+                new ForwardingFileStore(HadoopFileStore.create(Map.of())) {
+                    @Override
+                    public RangeSource open(FileId file) throws IOException {
+                        RangeSource source = super.open(file);
+                        openSources.incrementAndGet();
+                        return new RangeSource() {
+                            @Override
+                            public FileId file() {
+                                return source.file();
+                            }
+
+                            @Override
+                            public void readFully(
+                                    long position, byte[] buffer, int offset, int length)
+                                    throws IOException {
+                                source.readFully(position, buffer, offset, length);
+                            }
+
+                            @Override
+                            public void close() throws IOException {
+                                openSources.decrementAndGet();
+                                source.close();
+                            }
+                        };
+                    }
+                };
+        assertThatThrownBy(
+                        () ->
+                                DimensionTable.open(
+                                        TableConfig.builder(table.toString())
+                                                .metadataCache(new MetadataCache(1 << 20))
+                                                .build(),
+                                        counting))
+                .hasMessageContaining("part-017.parquet");
+        assertThat(openSources).hasValue(0);
     }
 
     @Test
@@ -147,7 +223,7 @@ class DimensionTableTest {
     @Test
     void directoryOfFilesWithOverlappingRanges() throws IOException {
         Path sub = dir.resolve("table");
-        java.nio.file.Files.createDirectories(sub);
+        Files.createDirectories(sub);
         for (int f = 0; f < 3; f++) {
             List<Object[]> rows = new ArrayList<>();
             for (long k = f * 10; k < f * 10 + 15; k++) {
