@@ -169,12 +169,36 @@ public final class LookupRuntime implements Closeable {
             } catch (RuntimeException e) {
                 metrics.recordFailure();
                 throw e;
+            } catch (InternalError e) {
+                if (!isLostMappedPage(e)) {
+                    throw e;
+                }
+                // A memory-mapped file lost a page (truncated or rewritten in place, an NFS file
+                // dropped): the JVM raises InternalError in the reading thread, which Flink would
+                // treat as fatal to the TaskManager. It is a failed read: fail the lookup (no
+                // retry,
+                // the page stays lost) and let the restart open the files again.
+                metrics.recordFailure();
+                throw new IOException(
+                        String.format(
+                                "Lookup in table '%s' (%s) failed: a memory-mapped file changed in"
+                                        + " place while it was read (%s). Publish files by rename"
+                                        + " or in new directories, or set 'local-files.mmap' ="
+                                        + " 'false'.",
+                                config.tableName(), config.path(), e.getMessage()),
+                        e);
             }
         }
     }
 
     public LookupSpec spec() {
         return spec;
+    }
+
+    /** The JVM's report of a fault in a memory-mapped buffer (SIGBUS). */
+    static boolean isLostMappedPage(InternalError e) {
+        String message = e.getMessage();
+        return message != null && message.contains("unsafe memory access");
     }
 
     private static void backoff(int attempt) throws InterruptedIOException {
