@@ -120,7 +120,8 @@ class ParquetAsyncLookupFunctionTest {
         return new ParquetAsyncLookupFunction(
                 config,
                 spec,
-                (tableConfig, refresh) -> RefreshingTable.open(tableConfig, refresh, store));
+                (tableConfig, refresh, shared) ->
+                        RefreshingTable.open(tableConfig, refresh, store));
     }
 
     private static List<RowData> expected(int g) {
