@@ -11,7 +11,9 @@ import java.util.Locale;
  * <p>Example: {@code reader --quick --out /tmp/bench} runs the reader suite on 1M rows. {@code
  * --rows} accepts plain numbers and {@code k}/{@code m} suffixes ({@code --rows 100m}). {@code
  * --threads N} measures 1 and N threads (default 2). {@code --run-ms} (advanced) overrides the
- * length of one timed repetition, and {@code --reps} the number of repetitions (at least 3).
+ * length of one timed repetition, and {@code --reps} the number of repetitions (at least 3). The
+ * {@code flink} suite takes {@code --parallelism P} (default 2) and {@code --events N} (default
+ * 200,000, 20,000 with {@code --quick}).
  *
  * @param suites the suites to run, in order
  * @param quick whether the quick size and short repetitions were asked for
@@ -20,6 +22,8 @@ import java.util.Locale;
  * @param out output folder (dataset cache, results.csv, charts)
  * @param runMillis length of one timed repetition per system
  * @param repetitions timed repetitions per system (the median is reported)
+ * @param parallelism parallelism of the {@code flink} suite's jobs
+ * @param events events per job of the {@code flink} suite, or 0 for its default
  */
 public record BenchOptions(
         List<String> suites,
@@ -28,18 +32,23 @@ public record BenchOptions(
         List<Integer> threads,
         Path out,
         long runMillis,
-        int repetitions) {
+        int repetitions,
+        int parallelism,
+        long events) {
 
     public static final List<String> SUITES = List.of("reader", "pageindex", "layout", "flink");
 
     static final String USAGE =
             "usage: java -jar benchmarks/target/benchmarks.jar SUITE [--quick] [--rows N]"
-                    + " [--threads N] [--out DIR] [--run-ms MS] [--reps N]\n"
+                    + " [--threads N] [--out DIR] [--run-ms MS] [--reps N] [--parallelism P]"
+                    + " [--events N]\n"
                     + "  SUITE: reader | layout | flink | pageindex | all\n"
                     + "  --quick   1M rows and short repetitions (default 10M rows)\n"
                     + "  --rows N  dataset rows, e.g. 50000, 10m, 100m\n"
                     + "  --threads N  measure 1 and N threads (default 2)\n"
-                    + "  --out DIR    output folder (default target/bench)";
+                    + "  --out DIR    output folder (default target/bench)\n"
+                    + "  --parallelism P  flink suite: job parallelism (default 2)\n"
+                    + "  --events N   flink suite: events per job (default 200k, 20k with --quick)";
 
     public BenchOptions {
         suites = List.copyOf(suites);
@@ -66,6 +75,8 @@ public record BenchOptions(
         Path out = Path.of("target", "bench");
         Long runMillis = null;
         int reps = 3;
+        int parallelism = 2;
+        long events = 0;
         for (int i = 1; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -75,6 +86,8 @@ public record BenchOptions(
                 case "--out" -> out = Path.of(value(args, ++i, arg));
                 case "--run-ms" -> runMillis = parseCount(value(args, ++i, arg));
                 case "--reps" -> reps = (int) parseCount(value(args, ++i, arg));
+                case "--parallelism" -> parallelism = (int) parseCount(value(args, ++i, arg));
+                case "--events" -> events = parseCount(value(args, ++i, arg));
                 default ->
                         throw new IllegalArgumentException(
                                 "unknown option '" + arg + "'\n" + USAGE);
@@ -82,6 +95,10 @@ public record BenchOptions(
         }
         if (maxThreads < 1) {
             throw new IllegalArgumentException("--threads must be at least 1, got " + maxThreads);
+        }
+        if (parallelism < 1) {
+            throw new IllegalArgumentException(
+                    "--parallelism must be at least 1, got " + parallelism);
         }
         if (reps < 3) {
             throw new IllegalArgumentException(
@@ -97,7 +114,8 @@ public record BenchOptions(
             threadCounts.add(maxThreads);
         }
         long run = runMillis != null ? runMillis : quick ? 200 : 2_000;
-        return new BenchOptions(suites, quick, n, threadCounts, out, run, reps);
+        return new BenchOptions(
+                suites, quick, n, threadCounts, out, run, reps, parallelism, events);
     }
 
     /** Warm-up per system and case: as long as one repetition. */

@@ -68,7 +68,7 @@ final class LayoutSuite {
         }
         layouts.put("key-uncompressed", base.withKeyUncompressed(true));
         // What LookupFileWriter and prepare write by default.
-        layouts.put("writer-default", base.withPages(131_072, 256).withKeyUncompressed(true));
+        layouts.put("writer-default", SeedLayout.writerDefault(options.rows()));
         report.conditions(
                 SUITE,
                 base.describe()

@@ -36,6 +36,14 @@ public record SeedLayout(
                 rows, 131_072, 1_024, false, CompressionCodecName.LZ4_RAW, true, true, false);
     }
 
+    /**
+     * What {@code LookupFileWriter} and {@code prepare} write by default: the lookup layout with
+     * 256-row pages and the key column uncompressed.
+     */
+    public static SeedLayout writerDefault(long rows) {
+        return lookupDefault(rows).withPages(131_072, 256).withKeyUncompressed(true);
+    }
+
     public SeedLayout withPages(int rowGroupRows, int pageRows) {
         return new SeedLayout(
                 rows,

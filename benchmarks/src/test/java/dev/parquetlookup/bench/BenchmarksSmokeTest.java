@@ -171,7 +171,7 @@ class BenchmarksSmokeTest {
                                 l.startsWith("NOTE fingerprint suite=flink")
                                         && l.endsWith("full-cache,in-memory-join"));
         assertThat(lines)
-                .anyMatch(l -> l.startsWith("RATIO suite=flink case=async-nocache threads=1"));
+                .anyMatch(l -> l.startsWith("RATIO suite=flink case=async-nocache threads=2"));
 
         List<String> csv = Files.readAllLines(out.resolve("results.csv"));
         assertThat(csv.get(0)).startsWith("suite,system,case,threads,ops_per_s,p50_us,p99_us");
@@ -206,5 +206,8 @@ class BenchmarksSmokeTest {
         assertThat(BenchOptions.parse("reader").rows()).isEqualTo(10_000_000);
         assertThat(BenchOptions.parse("reader", "--rows", "100m").rows()).isEqualTo(100_000_000);
         assertThat(BenchOptions.parse("all", "--threads", "4").threads()).containsExactly(1, 4);
+        assertThat(BenchOptions.parse("flink").parallelism()).isEqualTo(2);
+        assertThat(BenchOptions.parse("flink", "--parallelism", "1", "--events", "2m").events())
+                .isEqualTo(2_000_000);
     }
 }

@@ -30,9 +30,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Mapped files must not change in place: when a mapped file is truncated (or an NFS server drops
  * it), an access to a lost page raises {@link InternalError} in the reading thread, possibly after
- * the read returned. Publishing by rename (write elsewhere, then rename) never does that; for files
- * that may be rewritten in place, turn mapping off ({@code 'local-files.mmap' = 'false'}) and the
- * file is read with positioned reads.
+ * the read returned ({@code LookupRuntime} turns it into a failed lookup). Publishing by rename
+ * (write elsewhere, then rename) never does that; for files that may be rewritten in place, turn
+ * mapping off ({@code 'local-files.mmap' = 'false'}) and the file is read with positioned reads.
  */
 final class MappedRangeSource implements RangeSource {
 

@@ -530,6 +530,18 @@ final class InspectCommand implements Callable<Integer> {
                                 + "' has no ColumnIndex (page min/max) in some row groups: the"
                                 + " key page cannot be found directly. Run prepare.");
             }
+            List<String> keyCodecs =
+                    k.codecs.stream().filter(codec -> !codec.equals("UNCOMPRESSED")).toList();
+            if (!keyCodecs.isEmpty()) {
+                recommendations.add(
+                        "Key column '"
+                                + keyColumn
+                                + "' is compressed ("
+                                + String.join(",", keyCodecs)
+                                + "): every lookup decompresses a key page, which for sorted keys"
+                                + " saves little space (about 2:1) and costs as much as the value"
+                                + " page's decompression. prepare leaves key columns uncompressed.");
+            }
         }
         if (maxRowGroupRows > 4L * 1024 * 1024) {
             recommendations.add(

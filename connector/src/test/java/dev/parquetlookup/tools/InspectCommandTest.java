@@ -121,6 +121,7 @@ class InspectCommandTest {
                         .rowsPerPage(1024)
                         .dictionary(true)
                         .codec(WriterOptions.Codec.GZIP)
+                        .codec("k", WriterOptions.Codec.LZ4_RAW)
                         .build());
         ToolRunner.Result r =
                 ToolRunner.run("inspect", dir.resolve("t").toString(), "--columns", "v");
@@ -133,6 +134,9 @@ class InspectCommandTest {
                 .contains("1 pair(s) of files overlap in key range")
                 .contains(
                         "Column(s) v are compressed with GZIP or BROTLI, slow to decompress per lookup: run prepare --codec LZ4_RAW")
+                .contains(
+                        "Key column 'k' is compressed (LZ4_RAW): every lookup decompresses a key"
+                                + " page")
                 .contains("One lookup (returning v; metadata cached)")
                 .containsPattern(
                         "v +optional binary v \\(STRING\\) +GZIP,LZ4_RAW +no +BIT_PACKED,PLAIN,RLE"

@@ -44,6 +44,7 @@ public final class LookupRuntime implements Closeable {
     private final ParquetLookupConfig config;
     private final LookupSpec spec;
     private final SharedCaches.Lease caches;
+    private final SharedCaches.StoreLease store;
     private final RefreshingTable table;
     private final LookupPlan plan;
     private final RowDataConverter converter;
@@ -53,11 +54,13 @@ public final class LookupRuntime implements Closeable {
             ParquetLookupConfig config,
             LookupSpec spec,
             SharedCaches.Lease caches,
+            SharedCaches.StoreLease store,
             RefreshingTable table,
             MetricGroup metricGroup) {
         this.config = config;
         this.spec = spec;
         this.caches = caches;
+        this.store = store;
         this.table = table;
         this.plan = table.plan(spec.normalizer().keyColumns(), spec.projectedNames());
         this.converter = new RowDataConverter(spec.projectedTypes());
@@ -92,13 +95,17 @@ public final class LookupRuntime implements Closeable {
             throws IOException {
         SharedCaches.Lease caches =
                 SharedCaches.acquire(config.metadataCacheMaxBytes(), config.pageCacheMaxBytes());
+        SharedCaches.StoreLease store =
+                SharedCaches.fileStore(config.hadoopOptions(), config.mapLocalFiles());
         RefreshingTable table = null;
         try {
             table =
                     opener.open(
                             config.toTableConfig(caches.metadataCache(), caches.pageCache()),
-                            config.refreshOptions());
-            LookupRuntime runtime = new LookupRuntime(config, spec, caches, table, metricGroup);
+                            config.refreshOptions(),
+                            store.store());
+            LookupRuntime runtime =
+                    new LookupRuntime(config, spec, caches, store, table, metricGroup);
             LOG.info(
                     "Opened lookup table '{}' at {}: {} files, key {}, columns {}",
                     config.tableName(),
@@ -109,6 +116,7 @@ public final class LookupRuntime implements Closeable {
             return runtime;
         } catch (IOException | RuntimeException e) {
             closeQuietly(table);
+            closeQuietly(store);
             caches.close();
             throw e;
         }
@@ -169,12 +177,36 @@ public final class LookupRuntime implements Closeable {
             } catch (RuntimeException e) {
                 metrics.recordFailure();
                 throw e;
+            } catch (InternalError e) {
+                if (!isLostMappedPage(e)) {
+                    throw e;
+                }
+                // A memory-mapped file lost a page (truncated or rewritten in place, an NFS file
+                // dropped): the JVM raises InternalError in the reading thread, which Flink would
+                // treat as fatal to the TaskManager. It is a failed read: fail the lookup (no
+                // retry,
+                // the page stays lost) and let the restart open the files again.
+                metrics.recordFailure();
+                throw new IOException(
+                        String.format(
+                                "Lookup in table '%s' (%s) failed: a memory-mapped file changed in"
+                                        + " place while it was read (%s). Publish files by rename"
+                                        + " or in new directories, or set 'local-files.mmap' ="
+                                        + " 'false'.",
+                                config.tableName(), config.path(), e.getMessage()),
+                        e);
             }
         }
     }
 
     public LookupSpec spec() {
         return spec;
+    }
+
+    /** The JVM's report of a fault in a memory-mapped buffer (SIGBUS). */
+    static boolean isLostMappedPage(InternalError e) {
+        String message = e.getMessage();
+        return message != null && message.contains("unsafe memory access");
     }
 
     private static void backoff(int attempt) throws InterruptedIOException {
@@ -191,7 +223,11 @@ public final class LookupRuntime implements Closeable {
         try {
             table.close();
         } finally {
-            caches.close();
+            try {
+                store.close();
+            } finally {
+                caches.close();
+            }
         }
     }
 

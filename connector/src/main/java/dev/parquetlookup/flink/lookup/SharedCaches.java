@@ -1,6 +1,9 @@
 package dev.parquetlookup.flink.lookup;
 
 import dev.parquetlookup.engine.PageCache;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.ForwardingFileStore;
+import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.metadata.MetadataCache;
 
 import org.slf4j.Logger;
@@ -8,8 +11,10 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The metadata and page caches shared by every lookup function of a job in one TaskManager JVM,
@@ -37,6 +42,7 @@ public final class SharedCaches {
 
     private static final Map<Long, Counted<MetadataCache>> METADATA = new HashMap<>();
     private static final Map<Long, Counted<PageCache>> PAGES = new HashMap<>();
+    private static final Map<StoreKey, Counted<HadoopFileStore>> STORES = new HashMap<>();
 
     /**
      * Planning-time caches, one per bound, kept for the life of the JVM (see {@link #forPlanning}).
@@ -87,6 +93,26 @@ public final class SharedCaches {
                                 .retain();
             }
             return new Lease(metadataMaxBytes, metadata, pageMaxBytes, pages);
+        }
+    }
+
+    /**
+     * Takes a reference to the shared file store of these Hadoop options: lookup functions of one
+     * TaskManager then share one file system instance per scheme (one S3A client, its connection
+     * and thread pools) instead of one each. The store is closed when the last reference goes.
+     */
+    public static StoreLease fileStore(Map<String, String> hadoopOptions, boolean mapLocalFiles) {
+        StoreKey key = new StoreKey(new TreeMap<>(hadoopOptions), mapLocalFiles);
+        synchronized (LOCK) {
+            HadoopFileStore store =
+                    STORES.computeIfAbsent(
+                                    key,
+                                    k ->
+                                            new Counted<>(
+                                                    HadoopFileStore.create(
+                                                            k.hadoopOptions(), k.mapLocalFiles())))
+                            .retain();
+            return new StoreLease(key, store);
         }
     }
 
@@ -145,6 +171,58 @@ public final class SharedCaches {
                 if (pageCache != null) {
                     release(PAGES, pageKey, "page");
                 }
+            }
+        }
+    }
+
+    private record StoreKey(Map<String, String> hadoopOptions, boolean mapLocalFiles) {}
+
+    /**
+     * A reference to a shared file store. {@link #store()} is a view whose {@code close()} does
+     * nothing (tables close the store they are given); closing the lease releases the reference,
+     * once, and the last release closes the file systems.
+     */
+    public static final class StoreLease implements java.io.Closeable {
+        private final StoreKey key;
+        private final HadoopFileStore shared;
+        private final FileStore view;
+        private boolean closed;
+
+        private StoreLease(StoreKey key, HadoopFileStore shared) {
+            this.key = key;
+            this.shared = shared;
+            this.view =
+                    new ForwardingFileStore(shared) {
+                        @Override
+                        public void close() {}
+                    };
+        }
+
+        public FileStore store() {
+            return view;
+        }
+
+        /** The shared store itself; for tests. */
+        HadoopFileStore shared() {
+            return shared;
+        }
+
+        @Override
+        public void close() throws IOException {
+            HadoopFileStore toClose = null;
+            synchronized (LOCK) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                Counted<HadoopFileStore> counted = STORES.get(key);
+                if (counted != null && --counted.references == 0) {
+                    STORES.remove(key);
+                    toClose = counted.value;
+                }
+            }
+            if (toClose != null) {
+                toClose.close(); // outside the lock: closing S3A waits for its pools
             }
         }
     }

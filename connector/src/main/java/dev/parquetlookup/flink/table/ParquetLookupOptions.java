@@ -140,7 +140,7 @@ public final class ParquetLookupOptions {
                             "Read local files (file://) through a memory mapping: no system call"
                                     + " per read, about 40% less CPU per lookup. Mapped files must"
                                     + " be replaced by rename, never rewritten or truncated in"
-                                    + " place (the JVM raises an InternalError on a lost page)."
+                                    + " place (a lookup touching a lost page fails)."
                                     + " Set to false for such files and for NFS mounts: they are"
                                     + " then read with positioned reads.");
 }

@@ -120,7 +120,8 @@ class ParquetAsyncLookupFunctionTest {
         return new ParquetAsyncLookupFunction(
                 config,
                 spec,
-                (tableConfig, refresh) -> RefreshingTable.open(tableConfig, refresh, store));
+                (tableConfig, refresh, shared) ->
+                        RefreshingTable.open(tableConfig, refresh, store));
     }
 
     private static List<RowData> expected(int g) {
@@ -200,6 +201,41 @@ class ParquetAsyncLookupFunctionTest {
                     .hasMessageContaining("failed after 3 attempts")
                     .hasMessageContaining("disk on fire");
             assertThat(reads.get()).isEqualTo(3);
+        } finally {
+            function.close();
+        }
+    }
+
+    /**
+     * A lost page of a memory-mapped file surfaces as the JVM's InternalError: the lookup fails
+     * with an IOException saying what happened (Flink would take the InternalError as fatal).
+     */
+    @Test
+    void aLostMappedPageFailsTheLookupNotTheTaskManager() throws Exception {
+        AtomicInteger reads = new AtomicInteger();
+        HookedStore store =
+                new HookedStore(
+                        () -> {
+                            reads.incrementAndGet();
+                            throw new InternalError(
+                                    "a fault occurred in a recent unsafe memory access operation"
+                                            + " in compiled Java code");
+                        });
+        ParquetAsyncLookupFunction function = function(store, 2, 2, 1_000_007);
+        function.open(new FunctionContext(null));
+        try {
+            store.armed = true;
+            CompletableFuture<Collection<RowData>> future =
+                    function.asyncLookup(GenericRowData.of(12));
+            assertThatThrownBy(() -> future.get(60, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("Lookup in table 't' (")
+                    .hasMessageContaining("a memory-mapped file changed in place")
+                    .hasMessageContaining("'local-files.mmap' = 'false'")
+                    .hasCauseInstanceOf(InternalError.class);
+            assertThat(reads.get()).as("not retried").isEqualTo(1);
         } finally {
             function.close();
         }

@@ -2,6 +2,10 @@ package dev.parquetlookup.flink.lookup;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.util.Map;
+import java.util.TreeMap;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 class SharedCachesTest {
@@ -31,6 +35,32 @@ class SharedCachesTest {
         try (SharedCaches.Lease third = SharedCaches.acquire(META, 0)) {
             assertThat(third.metadataCache()).isNotSameAs(first.metadataCache());
             assertThat(third.pageCache()).isNull();
+        }
+    }
+
+    @Test
+    void functionsWithTheSameHadoopOptionsShareOneFileStoreUntilTheLastCloses() throws IOException {
+        Map<String, String> options = Map.of("fs.test.shared-store", "1");
+        SharedCaches.StoreLease first = SharedCaches.fileStore(options, true);
+        SharedCaches.StoreLease second = SharedCaches.fileStore(new TreeMap<>(options), true);
+        SharedCaches.StoreLease other = SharedCaches.fileStore(options, false);
+        try {
+            assertThat(second.shared()).isSameAs(first.shared());
+            assertThat(other.shared()).isNotSameAs(first.shared());
+            // A table closing the store it was given leaves the shared one open.
+            first.store().close();
+            second.store().close();
+            first.close();
+            first.close(); // once
+            try (SharedCaches.StoreLease third = SharedCaches.fileStore(options, true)) {
+                assertThat(third.shared()).isSameAs(second.shared());
+            }
+        } finally {
+            second.close();
+            other.close();
+        }
+        try (SharedCaches.StoreLease fresh = SharedCaches.fileStore(options, true)) {
+            assertThat(fresh.shared()).isNotSameAs(first.shared());
         }
     }
 
