@@ -10,6 +10,7 @@ import dev.parquetlookup.flink.lookup.SharedCaches;
 import dev.parquetlookup.io.FileId;
 
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.util.TemporaryClassLoaderContext;
 
 import java.io.IOException;
 import java.util.List;
@@ -81,12 +82,21 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
     /**
      * Opens the newest snapshot (for {@code latest-success}: the newest complete directory) on the
      * planning-time metadata cache, without a page cache and without background refresh.
+     *
+     * <p>Opened with the connector's class loader as the thread's context class loader: Hadoop's
+     * {@code Configuration} finds {@code core-default.xml} (which maps {@code s3a} to {@code
+     * S3AFileSystem}) and file system classes through it, and the SQL Gateway or client plans with
+     * its own class loader there, which does not see jars added with {@code ADD JAR} (the
+     * connector's and hadoop-aws). On TaskManagers Flink already sets the job's class loader.
      */
     private static RefreshingTable openForPlanning(ParquetLookupConfig config) throws IOException {
-        return RefreshingTable.open(
-                config.toTableConfig(
-                        SharedCaches.forPlanning(config.metadataCacheMaxBytes()), null),
-                config.refreshOptions().withInterval(null));
+        try (TemporaryClassLoaderContext ignored =
+                TemporaryClassLoaderContext.of(TableFiles.class.getClassLoader())) {
+            return RefreshingTable.open(
+                    config.toTableConfig(
+                            SharedCaches.forPlanning(config.metadataCacheMaxBytes()), null),
+                    config.refreshOptions().withInterval(null));
+        }
     }
 
     private static String describe(ParquetLookupConfig config, RefreshingTable table) {
