@@ -18,8 +18,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -121,9 +119,9 @@ class S3LookupJoinITCase {
         uploadToS3(files);
 
         System.out.println("events seed " + SEED);
-        List<long[]> events = events(new Random(SEED));
+        List<long[]> events = EnrichmentJob.events(new Random(SEED), EVENTS, 27_000);
         Path eventsDir = data.resolve("events");
-        writeEventsCsv(eventsDir, events);
+        EnrichmentJob.writeEventsCsv(eventsDir, events);
         Path out = data.resolve("enriched");
         Path connectorJar = Path.of(FlinkCluster.requiredProperty("e2e.connector.jar"));
         List<Path> s3Jars = s3Jars();
@@ -137,13 +135,7 @@ class S3LookupJoinITCase {
             assertThat(sql.execute("SHOW JARS").rows())
                     .as("the connector jar and every S3 jar are added")
                     .hasSize(1 + s3Jars.size());
-            sql.execute(
-                    "CREATE TABLE events (event_id BIGINT, customer_id BIGINT, amount INT,"
-                            + " proc_time AS PROCTIME()) WITH ("
-                            + " 'connector' = 'filesystem', 'format' = 'csv',"
-                            + " 'path' = '"
-                            + eventsDir.toUri()
-                            + "')");
+
             StringBuilder hadoopOptions = new StringBuilder();
             s3.hadoopOptions()
                     .forEach(
@@ -162,43 +154,10 @@ class S3LookupJoinITCase {
                             + "'"
                             + hadoopOptions
                             + ")");
-            sql.execute(
-                    "CREATE TABLE enriched (event_id BIGINT, customer_id BIGINT, amount INT,"
-                            + " name STRING, tier INT) WITH ("
-                            + " 'connector' = 'filesystem', 'format' = 'csv',"
-                            + " 'path' = '"
-                            + out.toUri()
-                            + "')");
-            String jobId =
-                    sql.execute(
-                                    "INSERT INTO enriched"
-                                            + " SELECT e.event_id, e.customer_id, e.amount,"
-                                            + " c.name, c.tier"
-                                            + " FROM events AS e"
-                                            + " LEFT JOIN customers FOR SYSTEM_TIME AS OF"
-                                            + " e.proc_time AS c ON e.customer_id = c.id")
-                            .jobId();
-            cluster.waitForJob(jobId, Duration.ofMinutes(3), "FINISHED");
-            assertThat(cluster.jobManager().get("/jobs/" + jobId).path("vertices").toString())
-                    .as("the plan runs a lookup join")
-                    .containsIgnoringCase("LookupJoin");
+            EnrichmentJob.run(sql, cluster, eventsDir, out);
         }
 
-        List<String> expected = new ArrayList<>();
-        for (long[] e : events) {
-            String enrichment =
-                    DimensionFiles.customer(e[1], CUSTOMERS)
-                            .map(c -> c.name() + "," + c.tier())
-                            .orElse(","); // LEFT JOIN miss: two empty (null) fields
-            expected.add(e[0] + "," + e[1] + "," + e[2] + "," + enrichment);
-        }
-        assertThat(expected)
-                .as("the events hit and miss")
-                .anyMatch(l -> l.endsWith(",,"))
-                .anyMatch(l -> !l.endsWith(",,"));
-        assertThat(SinkFiles.lines(out))
-                .as("enriched rows (seed %d)", SEED)
-                .containsExactlyInAnyOrderElementsOf(expected);
+        EnrichmentJob.assertEnriched(out, events, CUSTOMERS, SEED);
     }
 
     /** The dimension's Parquet files, written locally (to be uploaded). */
@@ -275,23 +234,5 @@ class S3LookupJoinITCase {
 
     private static String normalized(String xml) {
         return xml.replaceAll("\\s+", " ").replaceAll(">\\s+<", "><").trim();
-    }
-
-    /** Events {@code (event_id, customer_id, amount)}: ids 0..26_999, about 44% hit. */
-    private static List<long[]> events(Random random) {
-        List<long[]> events = new ArrayList<>();
-        for (int i = 0; i < EVENTS; i++) {
-            events.add(new long[] {i, random.nextInt(27_000), random.nextInt(1_000)});
-        }
-        return events;
-    }
-
-    private static void writeEventsCsv(Path dir, List<long[]> events) throws IOException {
-        Files.createDirectories(dir);
-        StringBuilder csv = new StringBuilder();
-        for (long[] e : events) {
-            csv.append(e[0]).append(',').append(e[1]).append(',').append(e[2]).append('\n');
-        }
-        Files.writeString(dir.resolve("events.csv"), csv, StandardCharsets.UTF_8);
     }
 }
