@@ -1,5 +1,7 @@
 package dev.parquetlookup.engine;
 
+import dev.parquetlookup.metadata.ThriftCompactReader;
+
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.format.PageType;
 
@@ -15,28 +17,9 @@ import java.io.IOException;
  * validation message eagerly ({@code String.format}) even for valid headers. This parser allocates
  * only the result, and checks every length against the bytes it was given.
  *
- * <p>Thrift compact encoding in brief: a struct is a run of field headers ending with a 0 byte; a
- * field header holds the field id delta (high nibble, 0 means a zigzag i16 id follows) and the type
- * (low nibble); integers are zigzag varints, booleans live in the field header's type.
+ * <p>The decoding is {@link ThriftCompactReader}'s, shared with the OffsetIndex decoder.
  */
 final class PageHeaderParser {
-
-    // Compact protocol types.
-    private static final int BOOLEAN_TRUE = 1;
-    private static final int BOOLEAN_FALSE = 2;
-    private static final int BYTE = 3;
-    private static final int I16 = 4;
-    private static final int I32 = 5;
-    private static final int I64 = 6;
-    private static final int DOUBLE = 7;
-    private static final int BINARY = 8;
-    private static final int LIST = 9;
-    private static final int SET = 10;
-    private static final int MAP = 11;
-    private static final int STRUCT = 12;
-
-    /** Nesting allowed while skipping unknown fields; headers of real writers nest 2-3 deep. */
-    private static final int MAX_DEPTH = 16;
 
     private static final Encoding[] ENCODINGS = new Encoding[16];
 
@@ -48,15 +31,7 @@ final class PageHeaderParser {
         }
     }
 
-    private final byte[] bytes;
-    private final int end;
-    private int pos;
-
-    private PageHeaderParser(byte[] bytes, int offset, int length) {
-        this.bytes = bytes;
-        this.pos = offset;
-        this.end = offset + length;
-    }
+    private PageHeaderParser() {}
 
     /**
      * Parses the header at {@code offset}; the page's payload follows it.
@@ -64,13 +39,13 @@ final class PageHeaderParser {
      * @throws IOException if the bytes are not a complete, valid page header
      */
     static PageDecoder.Header parse(byte[] bytes, int offset, int length) throws IOException {
-        if (offset < 0 || length < 0 || offset + length > bytes.length) {
-            throw new IOException("page header range outside the buffer");
+        ThriftCompactReader in;
+        try {
+            in = new ThriftCompactReader(bytes, offset, length);
+        } catch (IOException e) {
+            throw new IOException("page header range outside the buffer", e);
         }
-        return new PageHeaderParser(bytes, offset, length).pageHeader();
-    }
-
-    private PageDecoder.Header pageHeader() throws IOException {
+        int end = offset + length;
         int type = -1;
         int uncompressed = -1;
         int compressed = -1;
@@ -81,65 +56,51 @@ final class PageHeaderParser {
         int definitionLength = 0;
         int repetitionLength = 0;
         boolean isCompressed = true;
-        int id = 0;
-        while (true) {
-            int header = readByte() & 0xff;
-            int fieldType = header & 0x0f;
-            if (fieldType == 0) {
-                break;
-            }
-            id = fieldId(header, id);
+        while (in.nextField()) {
+            int id = in.fieldId();
             switch (id) {
-                case 1 -> type = expectI32(fieldType, "type");
-                case 2 -> uncompressed = expectI32(fieldType, "uncompressed_page_size");
-                case 3 -> compressed = expectI32(fieldType, "compressed_page_size");
+                case 1 -> type = in.readI32("type");
+                case 2 -> uncompressed = in.readI32("uncompressed_page_size");
+                case 3 -> compressed = in.readI32("compressed_page_size");
                 case 5, 7, 8 -> {
-                    if (fieldType != STRUCT) {
-                        throw new IOException("page header field " + id + " is not a struct");
-                    }
-                    int innerId = 0;
-                    while (true) {
-                        int inner = readByte() & 0xff;
-                        int innerType = inner & 0x0f;
-                        if (innerType == 0) {
-                            break;
-                        }
-                        innerId = fieldId(inner, innerId);
+                    in.expect(ThriftCompactReader.STRUCT, "page header field " + id);
+                    int outer = in.beginStruct();
+                    while (in.nextField()) {
+                        int inner = in.fieldId();
                         if (id == 5) { // DataPageHeader
-                            switch (innerId) {
-                                case 1 -> numValues = expectI32(innerType, "num_values");
-                                case 2 -> encoding = expectI32(innerType, "encoding");
+                            switch (inner) {
+                                case 1 -> numValues = in.readI32("num_values");
+                                case 2 -> encoding = in.readI32("encoding");
                                 case 3 ->
                                         definitionEncoding =
-                                                expectI32(innerType, "definition_level_encoding");
-                                default -> skip(innerType, 0);
+                                                in.readI32("definition_level_encoding");
+                                default -> in.skip(in.fieldType());
                             }
                         } else if (id == 7) { // DictionaryPageHeader
-                            switch (innerId) {
-                                case 1 -> numValues = expectI32(innerType, "num_values");
-                                case 2 -> encoding = expectI32(innerType, "encoding");
-                                default -> skip(innerType, 0);
+                            switch (inner) {
+                                case 1 -> numValues = in.readI32("num_values");
+                                case 2 -> encoding = in.readI32("encoding");
+                                default -> in.skip(in.fieldType());
                             }
                         } else { // DataPageHeaderV2
-                            switch (innerId) {
-                                case 1 -> numValues = expectI32(innerType, "num_values");
-                                case 3 -> numRows = expectI32(innerType, "num_rows");
-                                case 4 -> encoding = expectI32(innerType, "encoding");
+                            switch (inner) {
+                                case 1 -> numValues = in.readI32("num_values");
+                                case 3 -> numRows = in.readI32("num_rows");
+                                case 4 -> encoding = in.readI32("encoding");
                                 case 5 ->
                                         definitionLength =
-                                                expectI32(
-                                                        innerType, "definition_levels_byte_length");
+                                                in.readI32("definition_levels_byte_length");
                                 case 6 ->
                                         repetitionLength =
-                                                expectI32(
-                                                        innerType, "repetition_levels_byte_length");
-                                case 7 -> isCompressed = expectBoolean(innerType, "is_compressed");
-                                default -> skip(innerType, 0);
+                                                in.readI32("repetition_levels_byte_length");
+                                case 7 -> isCompressed = in.readBoolean("is_compressed");
+                                default -> in.skip(in.fieldType());
                             }
                         }
                     }
+                    in.endStruct(outer);
                 }
-                default -> skip(fieldType, 0);
+                default -> in.skip(in.fieldType());
             }
         }
         PageType pageType = type < 0 ? null : PageType.findByValue(type);
@@ -162,7 +123,7 @@ final class PageHeaderParser {
                 && (numRows < 0 || definitionLength < 0 || repetitionLength < 0)) {
             throw new IOException("DATA_PAGE_V2 header lacks num_rows or level lengths");
         }
-        int payloadOffset = pos;
+        int payloadOffset = in.position();
         if (compressed > end - payloadOffset) {
             throw new IOException(
                     "page header says "
@@ -191,114 +152,5 @@ final class PageHeaderParser {
             throw new IOException("page header names unknown encoding " + value);
         }
         return e;
-    }
-
-    private int fieldId(int header, int previous) throws IOException {
-        int delta = header >>> 4;
-        return delta == 0 ? (short) zigzag((int) readVarint()) : previous + delta;
-    }
-
-    private int expectI32(int fieldType, String name) throws IOException {
-        if (fieldType != I32) {
-            throw new IOException("page header field " + name + " is not an i32");
-        }
-        return zigzag((int) readVarint());
-    }
-
-    private static boolean expectBoolean(int fieldType, String name) throws IOException {
-        if (fieldType != BOOLEAN_TRUE && fieldType != BOOLEAN_FALSE) {
-            throw new IOException("page header field " + name + " is not a boolean");
-        }
-        return fieldType == BOOLEAN_TRUE;
-    }
-
-    /** Skips one value of a compact type; {@code depth} bounds nesting on damaged input. */
-    private void skip(int type, int depth) throws IOException {
-        if (depth > MAX_DEPTH) {
-            throw new IOException("page header nests deeper than " + MAX_DEPTH + " levels");
-        }
-        switch (type) {
-            case BOOLEAN_TRUE, BOOLEAN_FALSE -> {}
-            case BYTE -> advance(1);
-            case I16, I32, I64 -> readVarint();
-            case DOUBLE -> advance(8);
-            case BINARY -> advance(length(readVarint()));
-            case LIST, SET -> {
-                int header = readByte() & 0xff;
-                int size = header >>> 4;
-                if (size == 15) {
-                    size = length(readVarint());
-                }
-                int element = header & 0x0f;
-                for (int i = 0; i < size; i++) {
-                    // Booleans inside collections take one byte each.
-                    if (element == BOOLEAN_TRUE || element == BOOLEAN_FALSE) {
-                        advance(1);
-                    } else {
-                        skip(element, depth + 1);
-                    }
-                }
-            }
-            case MAP -> {
-                int size = length(readVarint());
-                if (size > 0) {
-                    int kinds = readByte() & 0xff;
-                    for (int i = 0; i < size; i++) {
-                        skip(kinds >>> 4, depth + 1);
-                        skip(kinds & 0x0f, depth + 1);
-                    }
-                }
-            }
-            case STRUCT -> {
-                int id = 0;
-                while (true) {
-                    int header = readByte() & 0xff;
-                    int fieldType = header & 0x0f;
-                    if (fieldType == 0) {
-                        return;
-                    }
-                    id = fieldId(header, id);
-                    skip(fieldType, depth + 1);
-                }
-            }
-            default -> throw new IOException("page header holds unknown Thrift type " + type);
-        }
-    }
-
-    private int length(long value) throws IOException {
-        if (value < 0 || value > end - pos) {
-            throw new IOException("page header length " + value + " runs past its bytes");
-        }
-        return (int) value;
-    }
-
-    private void advance(int n) throws IOException {
-        if (n > end - pos) {
-            throw new IOException("page header is truncated");
-        }
-        pos += n;
-    }
-
-    private byte readByte() throws IOException {
-        if (pos >= end) {
-            throw new IOException("page header is truncated");
-        }
-        return bytes[pos++];
-    }
-
-    private long readVarint() throws IOException {
-        long result = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            byte b = readByte();
-            result |= (long) (b & 0x7f) << shift;
-            if (b >= 0) {
-                return result;
-            }
-        }
-        throw new IOException("page header holds a varint longer than 10 bytes");
-    }
-
-    private static int zigzag(int n) {
-        return (n >>> 1) ^ -(n & 1);
     }
 }

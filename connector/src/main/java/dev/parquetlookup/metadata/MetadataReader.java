@@ -9,8 +9,6 @@ import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.format.ColumnIndex;
 import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.KeyValue;
-import org.apache.parquet.format.OffsetIndex;
-import org.apache.parquet.format.PageLocation;
 import org.apache.parquet.format.RowGroup;
 import org.apache.parquet.format.SortingColumn;
 import org.apache.parquet.format.Util;
@@ -431,9 +429,11 @@ public final class MetadataReader {
             IndexReference ref,
             long length,
             ColumnChunkMetaData chunk) {
-        OffsetIndex index;
+        PageLocations decoded;
         try {
-            index = Util.readOffsetIndex(slice(region, regionStart, ref));
+            decoded =
+                    decodeOffsetIndex(
+                            region, (int) (ref.getOffset() - regionStart), ref.getLength());
         } catch (IOException | RuntimeException e) {
             throw corrupt(
                     file,
@@ -443,16 +443,11 @@ public final class MetadataReader {
                             + e.getMessage(),
                     e);
         }
-        List<PageLocation> locations = index.getPage_locations();
-        int n = locations.size();
-        long[] offsets = new long[n];
-        int[] sizes = new int[n];
-        long[] firstRows = new long[n];
+        long[] offsets = decoded.offsets();
+        int[] sizes = decoded.sizes();
+        long[] firstRows = decoded.firstRows();
+        int n = offsets.length;
         for (int i = 0; i < n; i++) {
-            PageLocation loc = locations.get(i);
-            offsets[i] = loc.getOffset();
-            sizes[i] = loc.getCompressed_page_size();
-            firstRows[i] = loc.getFirst_row_index();
             if (offsets[i] < 4
                     || sizes[i] <= 0
                     || offsets[i] + sizes[i] > length
@@ -527,6 +522,59 @@ public final class MetadataReader {
                     e);
         }
         return KeyRanges.of(type, minKeys, maxKeys);
+    }
+
+    /**
+     * Decodes a Thrift {@code OffsetIndex} straight into arrays (parquet-java builds an object per
+     * page, a third of an open's time). Validation of the values is the caller's.
+     *
+     * @throws IOException if the bytes are not a complete OffsetIndex
+     */
+    static PageLocations decodeOffsetIndex(byte[] bytes, int offset, int length)
+            throws IOException {
+        ThriftCompactReader in = new ThriftCompactReader(bytes, offset, length);
+        PageLocations result = null;
+        while (in.nextField()) {
+            if (in.fieldId() != 1) {
+                in.skip(in.fieldType()); // unencoded_byte_array_data_bytes, later fields
+                continue;
+            }
+            int n = in.readListHeader("page_locations");
+            in.expectElements(ThriftCompactReader.STRUCT, "page_locations");
+            long[] offsets = new long[n];
+            int[] sizes = new int[n];
+            long[] firstRows = new long[n];
+            for (int i = 0; i < n; i++) {
+                int seen = 0;
+                int outer = in.beginStruct();
+                while (in.nextField()) {
+                    switch (in.fieldId()) {
+                        case 1 -> {
+                            offsets[i] = in.readI64("offset");
+                            seen |= 1;
+                        }
+                        case 2 -> {
+                            sizes[i] = in.readI32("compressed_page_size");
+                            seen |= 2;
+                        }
+                        case 3 -> {
+                            firstRows[i] = in.readI64("first_row_index");
+                            seen |= 4;
+                        }
+                        default -> in.skip(in.fieldType());
+                    }
+                }
+                in.endStruct(outer);
+                if (seen != 7) {
+                    throw new IOException("page location " + i + " lacks a required field");
+                }
+            }
+            result = new PageLocations(offsets, sizes, firstRows);
+        }
+        if (result == null) {
+            throw new IOException("no page_locations");
+        }
+        return result;
     }
 
     private static ByteArrayInputStream slice(byte[] region, long regionStart, IndexReference ref) {
