@@ -741,12 +741,16 @@ final class SortedFile implements Closeable {
      */
     static final class KeyPage {
         private final KeyType type;
-        private final int[] rows;
+
+        /** Page row of each key, or null when every row has one (key i is row i). */
+        @Nullable private final int[] rows;
+
         @Nullable private final long[] longs;
         @Nullable private final Object[] objects;
         private final int size;
 
-        private KeyPage(KeyType type, int[] rows, long[] longs, Object[] objects, int size) {
+        private KeyPage(
+                KeyType type, @Nullable int[] rows, long[] longs, Object[] objects, int size) {
             this.type = type;
             this.rows = rows;
             this.longs = longs;
@@ -826,16 +830,14 @@ final class SortedFile implements Closeable {
                     column.getPrimitiveType().getPrimitiveTypeName()
                             == PrimitiveType.PrimitiveTypeName.INT32;
             long[] longs = new long[n];
-            int[] rows = new int[n];
             for (int r = 0; r < n; r++) {
                 long v = int32 ? data.getInt(r << 2) : data.getLong(r << 3);
                 if (keyIndex == 0 && r > 0 && v < longs[r - 1]) {
                     throw file.unsortedPage(rg, keyIndex, loaded.pageNumber, longs[r - 1], v);
                 }
                 longs[r] = v;
-                rows[r] = r;
             }
-            return new KeyPage(type, rows, longs, null, n);
+            return new KeyPage(type, null, longs, null, n);
         }
 
         int size() {
@@ -843,7 +845,7 @@ final class SortedFile implements Closeable {
         }
 
         int row(int i) {
-            return rows[i];
+            return rows == null ? i : rows[i];
         }
 
         Object key(int i) {
