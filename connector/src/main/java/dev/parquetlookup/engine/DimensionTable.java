@@ -212,6 +212,9 @@ public final class DimensionTable implements Closeable {
                 pool.shutdownNow();
             }
         }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
         Throwable failure = null;
         for (Throwable t : failures) {
             if (t == null) {
@@ -236,9 +239,6 @@ public final class DimensionTable implements Closeable {
                     }
                 }
             }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
             if (failure instanceof IOException io) {
                 throw io;
             }
@@ -249,9 +249,6 @@ public final class DimensionTable implements Closeable {
                 throw error;
             }
             throw new IOException(failure);
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
         }
         return List.of(files);
     }
