@@ -3,6 +3,7 @@ package dev.parquetlookup.io;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The only way bytes of a file come in: positioned reads, never a shared seek position.
@@ -36,5 +37,23 @@ public interface RangeSource extends Closeable {
             result[i] = read(ranges.get(i));
         }
         return result;
+    }
+
+    /**
+     * Reads several ranges without holding the calling thread while requests are out: the seam for
+     * object stores, where a range costs a round trip of milliseconds. The future completes with
+     * one array per range, in the order given, or fails with the {@link IOException} {@link
+     * #readAll} would throw.
+     *
+     * <p>The default reads on the calling thread and returns a completed future: right for local
+     * files (memory-mapped or pread), where a read is a copy of microseconds and a thread hand-off
+     * would cost more than the read. Remote sources and every decorator override it.
+     */
+    default CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
+        try {
+            return CompletableFuture.completedFuture(readAll(ranges));
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 }
