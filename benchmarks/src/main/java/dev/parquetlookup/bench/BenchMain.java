@@ -52,6 +52,7 @@ public final class BenchMain {
                     case "pageindex" -> new PageIndexSuite(options, report, out).run();
                     case "layout" -> new LayoutSuite(options, report, out).run();
                     case "flink" -> new FlinkSuite(options, report, out).run();
+                    case "objectstore" -> new ObjectStoreSuite(options, report, out).run();
                     default -> throw new IllegalStateException("no suite " + suite);
                 }
                 out.printf("NOTE suite=%s took %.1f s%n", suite, (System.nanoTime() - t0) / 1e9);

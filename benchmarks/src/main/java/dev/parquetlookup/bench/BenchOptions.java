@@ -2,8 +2,11 @@ package dev.parquetlookup.bench;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Command line of the benchmarks: {@code SUITE [--quick] [--rows N] [--threads N] [--out DIR]}.
@@ -13,7 +16,13 @@ import java.util.Locale;
  * --threads N} measures 1 and N threads (default 2). {@code --run-ms} (advanced) overrides the
  * length of one timed repetition, and {@code --reps} the number of repetitions (at least 3). The
  * {@code flink} suite takes {@code --parallelism P} (default 2) and {@code --events N} (default
- * 200,000, 20,000 with {@code --quick}).
+ * 200,000, 20,000 with {@code --quick}). The {@code objectstore} suite takes {@code --delays
+ * 0,5,20,50} (first-byte delays in ms; default 0,5,20,50, or 0,20 with {@code --quick}), {@code
+ * --window-ms W} (length of its cold and warm measuring windows), {@code --inflight-limit L} (the
+ * configured bound on requests in flight for the whole job, for the concurrency bound; default: the
+ * most observed) and {@code --option key=value} (repeatable: a connector option added to the
+ * dimension tables' {@code WITH} clause, e.g. {@code --option
+ * hadoop.fs.s3a.vectored.active.ranged.reads=64}).
  *
  * @param suites the suites to run, in order
  * @param quick whether the quick size and short repetitions were asked for
@@ -24,6 +33,10 @@ import java.util.Locale;
  * @param repetitions timed repetitions per system (the median is reported)
  * @param parallelism parallelism of the {@code flink} suite's jobs
  * @param events events per job of the {@code flink} suite, or 0 for its default
+ * @param delaysMillis first-byte delays of the {@code objectstore} suite, or empty for its default
+ * @param windowMillis measuring window of the {@code objectstore} suite, or 0 for its default
+ * @param inflightLimit requests in flight allowed for a whole job, or 0 to use the most observed
+ * @param connectorOptions connector options for the {@code objectstore} suite's tables
  */
 public record BenchOptions(
         List<String> suites,
@@ -34,25 +47,41 @@ public record BenchOptions(
         long runMillis,
         int repetitions,
         int parallelism,
-        long events) {
+        long events,
+        List<Integer> delaysMillis,
+        long windowMillis,
+        int inflightLimit,
+        Map<String, String> connectorOptions) {
 
-    public static final List<String> SUITES = List.of("reader", "pageindex", "layout", "flink");
+    public static final List<String> SUITES =
+            List.of("reader", "pageindex", "layout", "flink", "objectstore");
 
     static final String USAGE =
             "usage: java -jar benchmarks/target/benchmarks.jar SUITE [--quick] [--rows N]"
                     + " [--threads N] [--out DIR] [--run-ms MS] [--reps N] [--parallelism P]"
-                    + " [--events N]\n"
-                    + "  SUITE: reader | layout | flink | pageindex | all\n"
+                    + " [--events N] [--delays MS,MS] [--window-ms MS] [--inflight-limit L]"
+                    + " [--option key=value]...\n"
+                    + "  SUITE: reader | layout | flink | pageindex | objectstore | all\n"
                     + "  --quick   1M rows and short repetitions (default 10M rows)\n"
                     + "  --rows N  dataset rows, e.g. 50000, 10m, 100m\n"
                     + "  --threads N  measure 1 and N threads (default 2)\n"
                     + "  --out DIR    output folder (default target/bench)\n"
                     + "  --parallelism P  flink suite: job parallelism (default 2)\n"
-                    + "  --events N   flink suite: events per job (default 200k, 20k with --quick)";
+                    + "  --events N   flink suite: events per job (default 200k, 20k with --quick)\n"
+                    + "  --delays MS,MS  objectstore suite: first-byte delays (default 0,5,20,50;"
+                    + " 0,20 with --quick)\n"
+                    + "  --window-ms MS  objectstore suite: cold and warm window (default 5000;"
+                    + " 1500 with --quick)\n"
+                    + "  --inflight-limit L  objectstore suite: configured requests in flight per"
+                    + " job (default: the most observed)\n"
+                    + "  --option key=value  objectstore suite: a connector option for its tables"
+                    + " (repeatable)";
 
     public BenchOptions {
         suites = List.copyOf(suites);
         threads = List.copyOf(threads);
+        delaysMillis = List.copyOf(delaysMillis);
+        connectorOptions = Collections.unmodifiableMap(new LinkedHashMap<>(connectorOptions));
     }
 
     /** Parses the command line; throws {@link IllegalArgumentException} with the usage on error. */
@@ -77,6 +106,10 @@ public record BenchOptions(
         int reps = 3;
         int parallelism = 2;
         long events = 0;
+        List<Integer> delays = new ArrayList<>();
+        long windowMillis = 0;
+        int inflightLimit = 0;
+        Map<String, String> connectorOptions = new LinkedHashMap<>();
         for (int i = 1; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -88,6 +121,23 @@ public record BenchOptions(
                 case "--reps" -> reps = (int) parseCount(value(args, ++i, arg));
                 case "--parallelism" -> parallelism = (int) parseCount(value(args, ++i, arg));
                 case "--events" -> events = parseCount(value(args, ++i, arg));
+                case "--delays" -> {
+                    delays.clear();
+                    for (String d : value(args, ++i, arg).split(",")) {
+                        delays.add((int) parseCount(d));
+                    }
+                }
+                case "--window-ms" -> windowMillis = parseCount(value(args, ++i, arg));
+                case "--inflight-limit" -> inflightLimit = (int) parseCount(value(args, ++i, arg));
+                case "--option" -> {
+                    String kv = value(args, ++i, arg);
+                    int eq = kv.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException(
+                                "--option needs key=value, got '" + kv + "'\n" + USAGE);
+                    }
+                    connectorOptions.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+                }
                 default ->
                         throw new IllegalArgumentException(
                                 "unknown option '" + arg + "'\n" + USAGE);
@@ -115,7 +165,19 @@ public record BenchOptions(
         }
         long run = runMillis != null ? runMillis : quick ? 200 : 2_000;
         return new BenchOptions(
-                suites, quick, n, threadCounts, out, run, reps, parallelism, events);
+                suites,
+                quick,
+                n,
+                threadCounts,
+                out,
+                run,
+                reps,
+                parallelism,
+                events,
+                delays,
+                windowMillis,
+                inflightLimit,
+                connectorOptions);
     }
 
     /** Warm-up per system and case: as long as one repetition. */

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -120,6 +121,39 @@ public final class Report {
                         + "="
                         + v);
         append(ratiosCsv, String.join(",", suite, caseName, Integer.toString(threads), name, v));
+    }
+
+    /**
+     * One {@code RATIO} line with several named ratios (e.g. {@code ours/bound=0.71
+     * ours/local=0.0011}); {@code NaN} prints {@code NA}.
+     */
+    public void ratios(String suite, String caseName, int threads, Map<String, Double> ratios) {
+        StringBuilder sb =
+                new StringBuilder("RATIO suite=")
+                        .append(suite)
+                        .append(" case=")
+                        .append(caseName)
+                        .append(" threads=")
+                        .append(threads);
+        for (Map.Entry<String, Double> e : ratios.entrySet()) {
+            double r = e.getValue();
+            String value =
+                    Double.isNaN(r) || Double.isInfinite(r)
+                            ? "NA"
+                            : r >= 10
+                                    ? ResultRow.fmt1(r)
+                                    : r >= 0.01 ? ResultRow.fmt2(r) : fmtSmall(r);
+            sb.append(' ').append(e.getKey()).append('=').append(value);
+            append(
+                    ratiosCsv,
+                    String.join(
+                            ",", suite, caseName, Integer.toString(threads), e.getKey(), value));
+        }
+        console.println(sb);
+    }
+
+    private static String fmtSmall(double r) {
+        return String.format(java.util.Locale.ROOT, "%.4f", r);
     }
 
     public ResultRow find(String suite, String system, String caseName, int threads) {

@@ -121,8 +121,7 @@ final class S3LookupCase {
         }
     }
 
-    private static void upload(Map<String, String> hadoop, Path file, String target)
-            throws IOException {
+    static void upload(Map<String, String> hadoop, Path file, String target) throws IOException {
         Configuration conf = new Configuration();
         hadoop.forEach(conf::set);
         // Buffered in memory, not on disk, and no copyFromLocalFile: both go through the JVM's
