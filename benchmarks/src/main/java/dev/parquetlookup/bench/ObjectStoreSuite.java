@@ -153,9 +153,10 @@ final class ObjectStoreSuite {
                                         : options.connectorOptions()));
                 S3Ceiling.Result ceiling =
                         S3Ceiling.measure(
-                                hadoop,
-                                uri,
                                 proxy,
+                                BUCKET,
+                                "seed/" + file.getFileName(),
+                                Files.size(file),
                                 clients,
                                 CEILING_RANGE_BYTES,
                                 Duration.ofMillis(Math.max(300, window)));
@@ -531,7 +532,9 @@ final class ObjectStoreSuite {
                                     : serverBound <= concBound ? "server" : "concurrency");
                     extra.put(
                             "server_utilisation",
-                            ResultRow.fmt2(w.gets() / w.seconds() / c.getsPerSecond()));
+                            c.getsPerSecond() > 0
+                                    ? ResultRow.fmt2(w.gets() / w.seconds() / c.getsPerSecond())
+                                    : "NA");
                     bounds.put(caseName + "/bound", bound);
                     bounds.put(caseName + "/bound_1get", bound1Get);
                 }

@@ -1,21 +1,26 @@
 package dev.parquetlookup.bench;
 
 import dev.parquetlookup.s3proxy.LatencyProxy;
+import dev.parquetlookup.s3proxy.S3ProxyServer;
 
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FileRange;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
+import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.net.URI;
-import java.nio.ByteBuffer;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,14 +28,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The test server's own ceiling: ranged GETs per second that S3Proxy (with this JVM's S3A clients
- * and the latency proxy at D = 0 in the path) serves on this machine when many clients ask at once.
- * Each client thread has its own S3A stream and issues one vectored read of one range at a time, at
- * random offsets of the file (one GET each, as the connector's lookups issue them). A lookup result
- * at or near this ceiling is limited by the test server on this machine, not by the connector.
+ * The test server's own ceiling: ranged GETs per second that S3Proxy (with the latency proxy at D =
+ * 0 in the path) serves on this machine when many clients ask at once. Each client thread keeps one
+ * HTTP/1.1 connection and issues one signed (AWS signature V2) ranged GET at a time at random
+ * offsets of the file, reading each body completely: a client far lighter than S3A, so the figure
+ * is the server's (and the loopback path's), not a client's. A lookup result at or near this
+ * ceiling is limited by the test server on this machine, not by the connector.
  *
  * <pre>{@code
- * S3Ceiling.Result r = S3Ceiling.measure(hadoop, "s3a://bench/seed/f.parquet", proxy, 64, 8192,
+ * S3Ceiling.Result r = S3Ceiling.measure(proxy, "bench", "seed/f.parquet", length, 64, 8192,
  *         Duration.ofSeconds(3));
  * r.getsPerSecond();
  * }</pre>
@@ -52,34 +58,31 @@ final class S3Ceiling {
             long gets,
             Duration window) {}
 
+    private static final DateTimeFormatter HTTP_DATE =
+            DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US);
+
     private S3Ceiling() {}
 
     static Result measure(
-            Map<String, String> hadoop,
-            String uri,
             LatencyProxy proxy,
+            String bucket,
+            String key,
+            long length,
             int clients,
             int rangeBytes,
             Duration window)
             throws Exception {
-        Configuration conf = new Configuration();
-        hadoop.forEach(conf::set);
-        // Enough connections and S3A threads that the clients, not the pools, set the concurrency.
-        conf.set("fs.s3a.connection.maximum", Integer.toString(clients * 2));
-        conf.set("fs.s3a.threads.max", Integer.toString(clients * 2));
-        Path path = new Path(uri);
+        if (length <= rangeBytes) {
+            throw new IllegalStateException(
+                    key + " is too short (" + length + " bytes) for the ceiling's ranges");
+        }
         ExecutorService pool = Executors.newFixedThreadPool(clients);
-        try (FileSystem fs = FileSystem.newInstance(URI.create(uri), conf)) {
-            FileStatus status = fs.getFileStatus(path);
-            long length = status.getLen();
-            if (length <= rangeBytes) {
-                throw new IllegalStateException(
-                        uri + " is too short (" + length + " bytes) for the ceiling's ranges");
-            }
+        try {
             // Warm-up (connections, JIT in both JVMs) for half the window, then the window.
-            runClients(pool, fs, status, clients, rangeBytes, window.dividedBy(2), 1);
+            runClients(
+                    pool, proxy, bucket, key, length, clients, rangeBytes, window.dividedBy(2), 1);
             proxy.resetStats();
-            runClients(pool, fs, status, clients, rangeBytes, window, 2);
+            runClients(pool, proxy, bucket, key, length, clients, rangeBytes, window, 2);
             LatencyProxy.Stats stats = proxy.stats();
             return new Result(
                     clients,
@@ -98,8 +101,10 @@ final class S3Ceiling {
 
     private static void runClients(
             ExecutorService pool,
-            FileSystem fs,
-            FileStatus status,
+            LatencyProxy proxy,
+            String bucket,
+            String key,
+            long length,
             int clients,
             int rangeBytes,
             Duration window,
@@ -109,7 +114,17 @@ final class S3Ceiling {
         List<Future<Long>> done = new ArrayList<>();
         for (int c = 0; c < clients; c++) {
             SplittableRandom random = new SplittableRandom(0xCE111L * 31 + c * 7919L + salt);
-            done.add(pool.submit(() -> client(fs, status, rangeBytes, deadline, random)));
+            done.add(
+                    pool.submit(
+                            () ->
+                                    client(
+                                            proxy.port(),
+                                            bucket,
+                                            key,
+                                            length,
+                                            rangeBytes,
+                                            deadline,
+                                            random)));
         }
         for (Future<Long> f : done) {
             f.get(window.toMillis() + 120_000, TimeUnit.MILLISECONDS);
@@ -117,32 +132,111 @@ final class S3Ceiling {
     }
 
     private static long client(
-            FileSystem fs, FileStatus status, int rangeBytes, long deadline, SplittableRandom r)
+            int port,
+            String bucket,
+            String key,
+            long length,
+            int rangeBytes,
+            long deadline,
+            SplittableRandom r)
             throws Exception {
+        Mac mac = Mac.getInstance("HmacSHA1");
+        mac.init(
+                new SecretKeySpec(
+                        S3ProxyServer.SECRET_KEY.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
+        String resource = "/" + bucket + "/" + key;
+        String date = "";
+        String authorization = "";
         long reads = 0;
-        long length = status.getLen();
-        try (FSDataInputStream in =
-                fs.openFile(status.getPath())
-                        .withFileStatus(status)
-                        .opt("fs.option.openfile.read.policy", "random")
-                        .build()
-                        .get()) {
+        byte[] body = new byte[rangeBytes];
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            socket.setTcpNoDelay(true);
+            socket.setSoTimeout(60_000);
+            InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+            OutputStream out = socket.getOutputStream();
             while (System.nanoTime() < deadline) {
-                FileRange range =
-                        FileRange.createFileRange(r.nextLong(length - rangeBytes), rangeBytes);
-                in.readVectored(List.of(range), ByteBuffer::allocate);
-                ByteBuffer data = range.getData().get(60, TimeUnit.SECONDS);
-                if (data.remaining() != rangeBytes) {
+                String now = HTTP_DATE.format(ZonedDateTime.now(ZoneOffset.UTC));
+                if (!now.equals(date)) {
+                    date = now;
+                    byte[] signature =
+                            mac.doFinal(
+                                    ("GET\n\n\n" + date + "\n" + resource)
+                                            .getBytes(StandardCharsets.UTF_8));
+                    authorization =
+                            "AWS "
+                                    + S3ProxyServer.ACCESS_KEY
+                                    + ":"
+                                    + Base64.getEncoder().encodeToString(signature);
+                }
+                long offset = r.nextLong(length - rangeBytes);
+                String request =
+                        "GET "
+                                + resource
+                                + " HTTP/1.1\r\nHost: 127.0.0.1:"
+                                + port
+                                + "\r\nDate: "
+                                + date
+                                + "\r\nRange: bytes="
+                                + offset
+                                + "-"
+                                + (offset + rangeBytes - 1)
+                                + "\r\nAuthorization: "
+                                + authorization
+                                + "\r\n\r\n";
+                out.write(request.getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                String head = readHead(in);
+                long contentLength = contentLength(head);
+                if (!head.startsWith("HTTP/1.1 206") || contentLength != rangeBytes) {
                     throw new IOException(
-                            "short ranged GET: "
-                                    + data.remaining()
-                                    + " of "
+                            "the ceiling's ranged GET got an unexpected answer: "
+                                    + head.lines().findFirst().orElse(head)
+                                    + " (Content-Length "
+                                    + contentLength
+                                    + ", expected 206 with "
                                     + rangeBytes
-                                    + " bytes");
+                                    + " bytes)");
+                }
+                int read = 0;
+                while (read < rangeBytes) {
+                    int n = in.read(body, read, rangeBytes - read);
+                    if (n < 0) {
+                        throw new IOException("the server closed the connection mid-body");
+                    }
+                    read += n;
                 }
                 reads++;
             }
         }
         return reads;
+    }
+
+    private static String readHead(InputStream in) throws IOException {
+        StringBuilder sb = new StringBuilder(512);
+        int tail = 0;
+        while (true) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("the server closed the connection before a response head");
+            }
+            sb.append((char) b);
+            tail = (tail << 8) | b;
+            if (tail == 0x0d0a0d0a) {
+                return sb.toString();
+            }
+            if (sb.length() > 64 * 1024) {
+                throw new IOException("no end of a response head in 64 KiB");
+            }
+        }
+    }
+
+    private static long contentLength(String head) {
+        for (String line : head.split("\r\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase("content-length")) {
+                return Long.parseLong(line.substring(colon + 1).trim());
+            }
+        }
+        return -1;
     }
 }

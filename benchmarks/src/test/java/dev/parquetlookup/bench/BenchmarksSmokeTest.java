@@ -41,6 +41,11 @@ class BenchmarksSmokeTest {
                             "50000",
                             "--run-ms",
                             "20",
+                            // objectstore: short windows, two delays (every path, little time)
+                            "--window-ms",
+                            "300",
+                            "--delays",
+                            "0,10",
                             "--out",
                             out.toString());
         }
@@ -173,6 +178,63 @@ class BenchmarksSmokeTest {
         assertThat(lines)
                 .anyMatch(l -> l.startsWith("RATIO suite=flink case=async-nocache threads=2"));
 
+        assertThat(results)
+                .as("objectstore: the server ceiling")
+                .anyMatch(
+                        l ->
+                                l.matches(
+                                        "RESULT suite=objectstore system=s3proxy-ceiling"
+                                                + " case=d0-ranged-get-8k threads=32 ops_per_s=\\d+ .*"
+                                                + " inflight_mean=[\\d.]+ inflight_max=\\d+ .*"));
+        for (String mix : List.of("uniform", "skewed")) {
+            for (String phase : List.of("cold", "warm")) {
+                assertThat(results)
+                        .as("objectstore local " + mix + " " + phase)
+                        .anyMatch(
+                                l ->
+                                        l.startsWith(
+                                                "RESULT suite=objectstore system=parquet-lookup-local"
+                                                        + " case="
+                                                        + mix
+                                                        + "-"
+                                                        + phase
+                                                        + " threads=2 "));
+                for (int d : new int[] {0, 10}) {
+                    String caseName = "d" + d + "-" + mix + "-" + phase;
+                    assertThat(results)
+                            .as("objectstore S3 " + caseName)
+                            .anyMatch(
+                                    l ->
+                                            l.startsWith(
+                                                            "RESULT suite=objectstore"
+                                                                    + " system=parquet-lookup-s3 case="
+                                                                    + caseName
+                                                                    + " threads=2 ")
+                                                    && l.matches(
+                                                            ".* first_row_ms=[\\d.]+ .*"
+                                                                    + " delay_ms="
+                                                                    + d
+                                                                    + " .* gets_per_s=\\d+"
+                                                                    + " request_ms=[\\d.]+"
+                                                                    + " inflight_mean=[\\d.]+"
+                                                                    + " inflight_max=\\d+ .*"
+                                                                    + " binding_bound=\\S+ .*"));
+                    assertThat(lines)
+                            .anyMatch(
+                                    l ->
+                                            l.matches(
+                                                    "RATIO suite=objectstore case="
+                                                            + caseName
+                                                            + " threads=2 ours/bound=\\S+"
+                                                            + " ours/bound_1get=\\S+"
+                                                            + " ours/local=\\S+"));
+                }
+            }
+        }
+        assertThat(lines)
+                .anyMatch(l -> l.startsWith("CONDITIONS suite=objectstore rows=50000 "));
+        assertThat(lines).anyMatch(l -> l.startsWith("NOTE load suite=objectstore start="));
+
         List<String> csv = Files.readAllLines(out.resolve("results.csv"));
         assertThat(csv.get(0)).startsWith("suite,system,case,threads,ops_per_s,p50_us,p99_us");
         assertThat(csv).hasSize(results.size() + 1);
@@ -180,7 +242,8 @@ class BenchmarksSmokeTest {
                 List.of(
                         "reader-throughput-t1.png",
                         "reader-latency-t1.png",
-                        "pageindex-bytes.png")) {
+                        "pageindex-bytes.png",
+                        "objectstore-events.png")) {
             Path chart = out.resolve(png);
             assertThat(chart).exists();
             byte[] head = Files.readAllBytes(chart);
@@ -196,6 +259,7 @@ class BenchmarksSmokeTest {
         try (PrintStream console = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
             assertThat(BenchMain.run(console, "nosuch")).isEqualTo(2);
             assertThat(BenchMain.run(console, "reader", "--reps", "2")).isEqualTo(2);
+            assertThat(BenchMain.run(console, "objectstore", "--option", "novalue")).isEqualTo(2);
         }
         assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("usage: java -jar");
     }
@@ -209,5 +273,19 @@ class BenchmarksSmokeTest {
         assertThat(BenchOptions.parse("flink").parallelism()).isEqualTo(2);
         assertThat(BenchOptions.parse("flink", "--parallelism", "1", "--events", "2m").events())
                 .isEqualTo(2_000_000);
+        BenchOptions objectStore =
+                BenchOptions.parse(
+                        "objectstore",
+                        "--delays",
+                        "0,5,20",
+                        "--option",
+                        "lookup.async.threads=64",
+                        "--option",
+                        "hadoop.fs.s3a.vectored.active.ranged.reads=64");
+        assertThat(objectStore.delaysMillis()).containsExactly(0, 5, 20);
+        assertThat(objectStore.connectorOptions())
+                .containsEntry("lookup.async.threads", "64")
+                .containsEntry("hadoop.fs.s3a.vectored.active.ranged.reads", "64");
+        assertThat(BenchOptions.parse("all").suites()).contains("objectstore");
     }
 }

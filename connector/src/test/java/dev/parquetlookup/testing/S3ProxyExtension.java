@@ -1,5 +1,6 @@
 package dev.parquetlookup.testing;
 
+import dev.parquetlookup.s3proxy.LatencyProxy;
 import dev.parquetlookup.s3proxy.S3ProxyServer;
 
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -9,7 +10,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Runs S3Proxy ({@link S3ProxyServer}: its own JVM, jars in {@code target/s3proxy/lib}) on a free
@@ -21,6 +26,10 @@ import java.util.Map;
  * S3.createBucket("bucket");
  * Map<String, String> hadoop = S3.hadoopOptions(); // fs.s3a.* for s3a://bucket/...
  * S3.stop(); S3.start(); // an outage: same port, same data
+ *
+ * LatencyProxy slow = S3.latencyProxy(Duration.ofMillis(20)); // closed after the class
+ * Map<String, String> remote = S3.hadoopOptions(slow); // the same, through the proxy
+ * slow.stats().gets(); slow.setDelay(Duration.ZERO);
  * }</pre>
  */
 public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallback {
@@ -29,6 +38,7 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
     public static final String SECRET_KEY = S3ProxyServer.SECRET_KEY;
 
     private S3ProxyServer server;
+    private final List<LatencyProxy> proxies = new CopyOnWriteArrayList<>();
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
@@ -39,6 +49,10 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
 
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
+        for (LatencyProxy proxy : proxies) {
+            proxy.close();
+        }
+        proxies.clear();
         if (server != null) {
             server.close();
         }
@@ -70,5 +84,24 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
     /** See {@link S3ProxyServer#hadoopOptions()}. */
     public Map<String, String> hadoopOptions() {
         return server.hadoopOptions();
+    }
+
+    /**
+     * Starts a {@link LatencyProxy} in front of the server that holds each response's first byte
+     * for {@code delay} (changeable with {@link LatencyProxy#setDelay}) and counts requests and
+     * requests in flight; closed after the test class. Use {@link #hadoopOptions(LatencyProxy)}. It
+     * survives {@link #stop()}/{@link #start()} (same port): requests during an outage fail.
+     */
+    public LatencyProxy latencyProxy(Duration delay) throws IOException {
+        LatencyProxy proxy = LatencyProxy.start(server.port(), delay);
+        proxies.add(proxy);
+        return proxy;
+    }
+
+    /** {@link #hadoopOptions()} with the endpoint of {@code proxy}. */
+    public Map<String, String> hadoopOptions(LatencyProxy proxy) {
+        Map<String, String> options = new LinkedHashMap<>(server.hadoopOptions());
+        options.put("fs.s3a.endpoint", proxy.endpoint());
+        return options;
     }
 }
