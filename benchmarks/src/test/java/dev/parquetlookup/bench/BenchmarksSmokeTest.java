@@ -231,8 +231,7 @@ class BenchmarksSmokeTest {
                 }
             }
         }
-        assertThat(lines)
-                .anyMatch(l -> l.startsWith("CONDITIONS suite=objectstore rows=50000 "));
+        assertThat(lines).anyMatch(l -> l.startsWith("CONDITIONS suite=objectstore rows=50000 "));
         assertThat(lines).anyMatch(l -> l.startsWith("NOTE load suite=objectstore start="));
 
         List<String> csv = Files.readAllLines(out.resolve("results.csv"));
