@@ -7,7 +7,6 @@ import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.io.RetryingFileStore;
-import dev.parquetlookup.metadata.MetadataCache;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +24,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A dimension table that follows its path: it serves one immutable {@link DimensionTable} snapshot
@@ -136,7 +134,7 @@ public final class RefreshingTable implements Closeable {
         this.statistics = statistics;
         this.source = source;
         this.current = first;
-        first.owner = this;
+        first.onLastRelease = this::closeSnapshot;
         this.live.add(first);
         this.lastCheckMillis = first.publishedAtMillis;
         this.initialColumns = first.table.columns();
@@ -318,7 +316,7 @@ public final class RefreshingTable implements Closeable {
                     return RefreshResult.UNCHANGED;
                 }
                 next = openSnapshot(config, store, statistics, listing, old.version + 1);
-                next.owner = this;
+                next.onLastRelease = this::closeSnapshot;
                 try {
                     checkFits(next);
                 } catch (RuntimeException e) {
@@ -462,98 +460,6 @@ public final class RefreshingTable implements Closeable {
                 s.version,
                 config.path(),
                 dropped);
-    }
-
-    /** One immutable snapshot with its reference count (1 while it is the current one). */
-    private static final class Snapshot {
-        final DimensionTable table;
-        final long version;
-        final String location;
-        final Set<FileId> files;
-        final long newestFileMillis;
-        final long publishedAtMillis = System.currentTimeMillis();
-        private final AtomicInteger references = new AtomicInteger(1);
-
-        /** Set once the snapshot belongs to a table; without one, closing only closes the files. */
-        @Nullable volatile RefreshingTable owner;
-
-        private final MetadataCache metadataCache;
-        @Nullable private final PageCache pageCache;
-
-        Snapshot(
-                DimensionTable table,
-                long version,
-                String location,
-                MetadataCache metadataCache,
-                @Nullable PageCache pageCache) {
-            this.table = table;
-            this.version = version;
-            this.location = location;
-            this.metadataCache = metadataCache;
-            this.pageCache = pageCache;
-            this.files = Set.copyOf(table.files());
-            for (FileId f : files) {
-                metadataCache.uses().retain(f);
-                if (pageCache != null) {
-                    pageCache.uses().retain(f);
-                }
-            }
-            long newest = 0;
-            for (FileId f : files) {
-                newest = Math.max(newest, f.modificationTime());
-            }
-            this.newestFileMillis = newest;
-        }
-
-        /**
-         * Drops this snapshot's use of its files; with {@code invalidate}, the entries of files
-         * nothing else uses leave the caches. Returns how many left.
-         */
-        int releaseFiles(boolean invalidate) {
-            int dropped = 0;
-            for (FileId f : files) {
-                boolean last = metadataCache.uses().release(f);
-                if (last && invalidate) {
-                    metadataCache.invalidate(f);
-                    dropped++;
-                }
-                if (pageCache != null && pageCache.uses().release(f) && invalidate) {
-                    pageCache.invalidate(f);
-                }
-            }
-            return dropped;
-        }
-
-        boolean tryRetain() {
-            while (true) {
-                int n = references.get();
-                if (n <= 0) {
-                    return false;
-                }
-                if (references.compareAndSet(n, n + 1)) {
-                    return true;
-                }
-            }
-        }
-
-        void release() {
-            int n = references.decrementAndGet();
-            if (n == 0) {
-                RefreshingTable t = owner;
-                if (t != null) {
-                    t.closeSnapshot(this);
-                } else {
-                    try {
-                        table.close();
-                    } catch (IOException | RuntimeException e) {
-                        LOG.warn("Closing an unused snapshot failed: {}", e.toString());
-                    }
-                    releaseFiles(true);
-                }
-            } else if (n < 0) {
-                throw new IllegalStateException("snapshot released more often than acquired");
-            }
-        }
     }
 
     /**
