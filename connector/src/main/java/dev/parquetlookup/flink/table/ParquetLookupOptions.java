@@ -111,6 +111,20 @@ public final class ParquetLookupOptions {
                                     + " storage (object stores) and about the number of cores"
                                     + " for local disks.");
 
+    public static final ConfigOption<Integer> LOOKUP_MAX_IN_FLIGHT_REQUESTS =
+            ConfigOptions.key("lookup.max-in-flight-requests")
+                    .intType()
+                    .defaultValue(64)
+                    .withDescription(
+                            "Read requests (one per page) an asynchronous lookup function keeps in"
+                                    + " flight per subtask at most. Asynchronous lookups on object"
+                                    + " stores hold no thread while their requests are out, so"
+                                    + " this, with 'table.exec.async-lookup.buffer-capacity', is"
+                                    + " what bounds their concurrency: at a request latency L a"
+                                    + " subtask serves up to about this / L cold lookups per"
+                                    + " second (64 / 20 ms = 3,200). Local and cached pages take no"
+                                    + " request.");
+
     // ------------------------------------------------------------------ caches below the rows
 
     public static final ConfigOption<MemorySize> METADATA_CACHE_MAX_BYTES =
