@@ -559,6 +559,7 @@ public final class DimensionTable implements Closeable {
         }
         List<Object[]> result = null;
         List<SortedFile.RowSpan> spans = new ArrayList<>(2);
+        boolean pending = false;
         for (int i = lo; i < files.length && lead.compare(files[i].minKey(), k0) <= 0; i++) {
             SortedFile file = files[i];
             if (lead.compare(file.maxKey(), k0) < 0) {
@@ -566,13 +567,21 @@ public final class DimensionTable implements Closeable {
             }
             spans.clear();
             ctx.nextFile(file);
-            file.findRows(comparable, spans, ctx);
-            if (!spans.isEmpty()) {
-                if (result == null) {
-                    result = new ArrayList<>();
+            try {
+                file.findRows(comparable, spans, ctx);
+                if (!spans.isEmpty()) {
+                    if (result == null) {
+                        result = new ArrayList<>();
+                    }
+                    file.readRows(spans, plan.projectedColumns(), ctx, result);
                 }
-                file.readRows(spans, plan.projectedColumns(), ctx, result);
+            } catch (PagesPending p) {
+                // An asynchronous lookup asks for the pages of every file in the same wave.
+                pending = true;
             }
+        }
+        if (pending) {
+            throw PagesPending.INSTANCE;
         }
         return result == null ? List.of() : result;
     }

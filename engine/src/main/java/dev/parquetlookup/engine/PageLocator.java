@@ -42,9 +42,19 @@ final class PageLocator {
         KeyRanges rowGroups = meta.rowGroupKeys();
         int first = rowGroups.firstWithMaxAtLeast(key[0]);
         int last = rowGroups.lastWithMinAtMost(key[0]);
+        // An asynchronous lookup goes on past row groups whose pages are still to come, so one
+        // wave of requests serves every row group a key run crosses.
+        boolean pending = false;
         for (int e = first; e <= last; e++) {
             RowGroupInfo rg = meta.rowGroups().get(rowGroups.entry(e));
-            findInRowGroup(rg, key, out, ctx);
+            try {
+                findInRowGroup(rg, key, out, ctx);
+            } catch (PagesPending p) {
+                pending = true;
+            }
+        }
+        if (pending) {
+            throw PagesPending.INSTANCE;
         }
     }
 
@@ -163,8 +173,15 @@ final class PageLocator {
         int leaf = meta.keyLeaves()[0];
         long matchFrom = -1;
         long matchTo = -1;
+        boolean pending = false;
         for (LoadedPage page : loader.loadPages(rg, leaf, from, to, ctx)) {
-            KeyPage keys = keyPage(rg, leaf, 0, page, ctx);
+            KeyPage keys;
+            try {
+                keys = keyPage(rg, leaf, 0, page, ctx);
+            } catch (PagesPending p) {
+                pending = true; // a dictionary to come: ask for the other pages' too
+                continue;
+            }
             int lo = keys.lowerBound(key);
             int hi = keys.upperBound(key);
             if (lo < hi) {
@@ -173,6 +190,9 @@ final class PageLocator {
                 }
                 matchTo = page.firstRow + keys.row(hi - 1) + 1;
             }
+        }
+        if (pending) {
+            throw PagesPending.INSTANCE;
         }
         return matchFrom < 0 ? null : new long[] {Math.max(from, matchFrom), Math.min(to, matchTo)};
     }
@@ -198,11 +218,25 @@ final class PageLocator {
         int n = key.length;
         int rows = (int) (to - from);
         Object[][] columns = new Object[n][];
+        boolean pending = false;
         for (int k = 1; k < n; k++) {
             int leaf = meta.keyLeaves()[k];
             Object[] values = new Object[rows];
-            for (LoadedPage page : loader.loadPages(rg, leaf, from, to, ctx)) {
-                KeyPage keys = keyPage(rg, leaf, k, page, ctx);
+            List<LoadedPage> pages;
+            try {
+                pages = loader.loadPages(rg, leaf, from, to, ctx);
+            } catch (PagesPending p) {
+                pending = true;
+                continue;
+            }
+            for (LoadedPage page : pages) {
+                KeyPage keys;
+                try {
+                    keys = keyPage(rg, leaf, k, page, ctx);
+                } catch (PagesPending p) {
+                    pending = true;
+                    continue;
+                }
                 for (int i = 0; i < keys.size(); i++) {
                     long row = page.firstRow + keys.row(i);
                     if (row >= from && row < to) {
@@ -211,6 +245,9 @@ final class PageLocator {
                 }
             }
             columns[k] = values;
+        }
+        if (pending) {
+            throw PagesPending.INSTANCE;
         }
         long runStart = -1;
         for (int r = 0; r < rows; r++) {

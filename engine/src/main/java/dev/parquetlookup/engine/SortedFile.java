@@ -174,15 +174,31 @@ final class SortedFile implements Closeable {
         }
         List<List<LoadedPage>> pages = loader.loadPages(requests, ctx);
         int request = 0;
+        boolean pending = false;
         for (int c = 0; c < columns.size(); c++) {
             ColumnTypes.ValueReader reader = readers.get(columns.get(c));
             int leaf = leaf(columns.get(c));
             int row = 0;
+            boolean columnPending = false;
             for (RowSpan span : spans) {
                 for (LoadedPage page : pages.get(request++)) {
-                    row = readPage(page, leaf, span, reader, c, rows, row, ctx);
+                    try {
+                        if (columnPending) {
+                            // Only ask for this page's dictionary too, in the same wave.
+                            loader.dictionaryFor(page, leaf, ctx);
+                        } else {
+                            row = readPage(page, leaf, span, reader, c, rows, row, ctx);
+                        }
+                    } catch (PagesPending p) {
+                        // A dictionary still to come: the lookup replays when it is here.
+                        pending = true;
+                        columnPending = true;
+                    }
                 }
             }
+        }
+        if (pending) {
+            throw PagesPending.INSTANCE;
         }
         for (Object[] r : rows) {
             out.add(r);
