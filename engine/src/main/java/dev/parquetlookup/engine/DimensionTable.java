@@ -6,6 +6,7 @@ import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyRanges;
 import dev.parquetlookup.metadata.KeyType;
@@ -18,6 +19,8 @@ import org.apache.parquet.schema.Type;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -25,6 +28,7 @@ import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -484,6 +488,34 @@ public final class DimensionTable implements Closeable {
      * null key component matches nothing. Returns an empty list on a miss.
      */
     public List<Object[]> lookup(LookupPlan plan, Object[] key) throws IOException {
+        Object[] comparable = comparableKey(plan, key);
+        return comparable == null ? List.of() : lookup(plan, comparable, new LookupContext());
+    }
+
+    /**
+     * Like {@link #lookup(LookupPlan, Object[])} without holding a thread while requests are out:
+     * pages of local or cached files are read in the calling thread and the future is complete on
+     * return; pages of remote files are requested (at most {@code limiter}'s bound in flight, one
+     * request per page shared by concurrent lookups, the key page and the value pages its rows need
+     * in one wave) and the lookup continues in the thread that completes them.
+     */
+    public CompletableFuture<List<Object[]>> lookupAsync(
+            LookupPlan plan, Object[] key, RequestLimiter limiter) {
+        Object[] comparable;
+        try {
+            comparable = comparableKey(plan, key);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (comparable == null) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        return new AsyncLookup(this, plan, comparable, limiter).run();
+    }
+
+    /** The key in comparable form, or null when it cannot match (a null or out-of-range part). */
+    @Nullable
+    private Object[] comparableKey(LookupPlan plan, Object[] key) {
         int n = plan.keyColumns().size();
         if (key.length != n) {
             throw new IllegalArgumentException(
@@ -498,13 +530,19 @@ public final class DimensionTable implements Closeable {
         Object[] comparable = new Object[n];
         for (int i = 0; i < n; i++) {
             if (key[i] == null) {
-                return List.of();
+                return null;
             }
             comparable[i] = KeyValues.comparable(keyTypes.get(i), sortKey.get(i), key[i]);
             if (comparable[i] == KeyValues.NO_MATCH) {
-                return List.of();
+                return null;
             }
         }
+        return comparable;
+    }
+
+    /** The lookup of a comparable key, reading pages through {@code ctx}. */
+    List<Object[]> lookup(LookupPlan plan, Object[] comparable, LookupContext ctx)
+            throws IOException {
         KeyType lead = keyTypes.get(0);
         Object k0 = comparable[0];
         // First file whose running maximum reaches the key, then every file starting at or below
@@ -521,21 +559,29 @@ public final class DimensionTable implements Closeable {
         }
         List<Object[]> result = null;
         List<SortedFile.RowSpan> spans = new ArrayList<>(2);
-        List<SortedFile.LoadedPage> loaded = new ArrayList<>(2);
+        boolean pending = false;
         for (int i = lo; i < files.length && lead.compare(files[i].minKey(), k0) <= 0; i++) {
             SortedFile file = files[i];
             if (lead.compare(file.maxKey(), k0) < 0) {
                 continue;
             }
             spans.clear();
-            loaded.clear();
-            file.findRows(comparable, spans, loaded);
-            if (!spans.isEmpty()) {
-                if (result == null) {
-                    result = new ArrayList<>();
+            ctx.nextFile(file);
+            try {
+                file.findRows(comparable, spans, ctx);
+                if (!spans.isEmpty()) {
+                    if (result == null) {
+                        result = new ArrayList<>();
+                    }
+                    file.readRows(spans, plan.projectedColumns(), ctx, result);
                 }
-                file.readRows(spans, plan.projectedColumns(), loaded, result);
+            } catch (PagesPending p) {
+                // An asynchronous lookup asks for the pages of every file in the same wave.
+                pending = true;
             }
+        }
+        if (pending) {
+            throw PagesPending.INSTANCE;
         }
         return result == null ? List.of() : result;
     }

@@ -2,6 +2,7 @@ package dev.parquetlookup.io;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /** Decorator that counts bytes and read requests into a {@link ReadStatistics}. */
 public final class CountingRangeSource implements RangeSource {
@@ -34,6 +35,20 @@ public final class CountingRangeSource implements RangeSource {
         }
         statistics.record(total, ranges.size());
         return result;
+    }
+
+    @Override
+    public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
+        return delegate.readAllAsync(ranges)
+                .thenApply(
+                        result -> {
+                            long total = 0;
+                            for (FileRange range : ranges) {
+                                total += range.length();
+                            }
+                            statistics.record(total, ranges.size());
+                            return result;
+                        });
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.parquetlookup.io;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -52,6 +53,23 @@ public final class FaultInjectingRangeSource implements RangeSource {
         return delegate.readAll(ranges);
     }
 
+    /**
+     * Like {@link #readAll}: a failing call gives a failed future; a call the plan {@linkplain
+     * Plan#hangCalls hangs} gives a future that never completes (a request that never answers).
+     */
+    @Override
+    public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
+        FileRange first = ranges.isEmpty() ? new FileRange(0, 0) : ranges.get(0);
+        try {
+            if (plan.nextHangs(delegate.file(), first.offset(), first.length())) {
+                return new CompletableFuture<>();
+            }
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return delegate.readAllAsync(ranges);
+    }
+
     @Override
     public void close() throws IOException {
         delegate.close();
@@ -63,6 +81,7 @@ public final class FaultInjectingRangeSource implements RangeSource {
         private final AtomicLong injected = new AtomicLong();
         private final List<Rule> rules = new ArrayList<>();
         private volatile Supplier<IOException> failAll;
+        private final List<long[]> hangs = new ArrayList<>();
 
         private Plan() {}
 
@@ -89,6 +108,18 @@ public final class FaultInjectingRangeSource implements RangeSource {
             return this;
         }
 
+        /**
+         * Asynchronous calls {@code from} to {@code to} (inclusive, from 1) never answer: their
+         * futures never complete (synchronous calls in that window are let through).
+         */
+        public synchronized Plan hangCalls(long from, long to) {
+            if (from < 1 || to < from) {
+                throw new IllegalArgumentException("bad call window " + from + ".." + to);
+            }
+            hangs.add(new long[] {from, to});
+            return this;
+        }
+
         /** Ends a {@link #failAll} outage. */
         public Plan heal() {
             failAll = null;
@@ -105,8 +136,26 @@ public final class FaultInjectingRangeSource implements RangeSource {
             return injected.get();
         }
 
-        void next(FileId file, long position, int length) throws IOException {
+        /** Counts a call like {@link #next}; true when it must hang. */
+        boolean nextHangs(FileId file, long position, int length) throws IOException {
             long n = calls.incrementAndGet();
+            synchronized (this) {
+                for (long[] window : hangs) {
+                    if (n >= window[0] && n <= window[1]) {
+                        injected.incrementAndGet();
+                        return true;
+                    }
+                }
+            }
+            check(n, file, position, length);
+            return false;
+        }
+
+        void next(FileId file, long position, int length) throws IOException {
+            check(calls.incrementAndGet(), file, position, length);
+        }
+
+        private void check(long n, FileId file, long position, int length) throws IOException {
             Supplier<IOException> failure = failAll;
             if (failure == null) {
                 synchronized (this) {

@@ -15,6 +15,9 @@ import org.apache.hadoop.fs.statistics.IOStatisticsSnapshot;
 import org.apache.hadoop.fs.statistics.IOStatisticsSource;
 import org.apache.hadoop.fs.statistics.IOStatisticsSupport;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -24,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 
@@ -52,9 +56,24 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
 
     private static final String OPENFILE_READ_POLICY = "fs.option.openfile.read.policy";
 
+    /**
+     * Hadoop option (table option {@code hadoop.parquet-lookup.s3.async-reads}): whether
+     * asynchronous lookups read {@code s3a://} files through the AWS SDK's asynchronous client
+     * (default true), or through S3A streams on a bounded pool of blocking reads.
+     */
+    public static final String ASYNC_S3_READS = "parquet-lookup.s3.async-reads";
+
+    private static final Logger LOG = LoggerFactory.getLogger(HadoopFileStore.class);
+
     private final Configuration conf;
     private final boolean mapLocalFiles;
     private final Map<String, FileSystem> fileSystems = new ConcurrentHashMap<>();
+
+    /** Per remote file system: its asynchronous reader, or empty for blocking reads on the pool. */
+    private final Map<FileSystem, Optional<AsyncRangeReader>> asyncReaders =
+            new ConcurrentHashMap<>();
+
+    private volatile BlockingReads blockingReads;
 
     private HadoopFileStore(Configuration conf, boolean mapLocalFiles) {
         this.conf = conf;
@@ -166,7 +185,48 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
             }
             throw new IOException("cannot open " + file.path(), e.getCause());
         }
-        return new HadoopRangeSource(file, in, fs instanceof RawLocalFileSystem);
+        if (fs instanceof RawLocalFileSystem) {
+            return new HadoopRangeSource(file, in, true);
+        }
+        AsyncRangeReader reader =
+                asyncReaders.computeIfAbsent(fs, HadoopFileStore::asyncReader).orElse(null);
+        return new HadoopRangeSource(
+                file, in, false, reader, reader == null ? blockingReads() : null);
+    }
+
+    /**
+     * S3A's asynchronous client when {@code hadoop-aws} and the SDK are present (the S3 classes are
+     * touched only then), else empty.
+     */
+    private static Optional<AsyncRangeReader> asyncReader(FileSystem fs) {
+        if (!fs.getClass().getName().equals("org.apache.hadoop.fs.s3a.S3AFileSystem")
+                || !fs.getConf().getBoolean(ASYNC_S3_READS, true)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.ofNullable(S3AsyncRangeReader.forFileSystem(fs));
+        } catch (LinkageError e) {
+            LOG.warn(
+                    "{}: the AWS SDK's asynchronous S3 client is not on the class path ({}); reads"
+                            + " go through S3A streams on a bounded pool",
+                    fs.getUri(),
+                    e.toString());
+            return Optional.empty();
+        }
+    }
+
+    private BlockingReads blockingReads() {
+        BlockingReads pool = blockingReads;
+        if (pool == null) {
+            synchronized (this) {
+                pool = blockingReads;
+                if (pool == null) {
+                    pool = new BlockingReads("parquet-lookup-io");
+                    blockingReads = pool;
+                }
+            }
+        }
+        return pool;
     }
 
     /**
@@ -189,6 +249,11 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
 
     @Override
     public void close() throws IOException {
+        BlockingReads pool = blockingReads;
+        if (pool != null) {
+            pool.close();
+        }
+        asyncReaders.clear();
         IOException first = null;
         for (FileSystem fs : fileSystems.values()) {
             try {

@@ -4,13 +4,19 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.fs.statistics.IOStatisticsSource;
 
+import javax.annotation.Nullable;
+
 import java.io.EOFException;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 
 /**
  * {@link RangeSource} over one Hadoop stream shared by every thread, without a lock of ours: local
@@ -29,10 +35,26 @@ final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
     /** Local files: several preads beat the asynchronous channel of vectored reads. */
     private final boolean local;
 
+    /** Asynchronous reads of remote files: the store's client (S3), else a bounded pool. */
+    @Nullable private final AsyncRangeReader asyncReader;
+
+    @Nullable private final Executor blockingReads;
+
     HadoopRangeSource(FileId file, FSDataInputStream in, boolean local) {
+        this(file, in, local, null, null);
+    }
+
+    HadoopRangeSource(
+            FileId file,
+            FSDataInputStream in,
+            boolean local,
+            @Nullable AsyncRangeReader asyncReader,
+            @Nullable Executor blockingReads) {
         this.file = file;
         this.in = in;
         this.local = local;
+        this.asyncReader = asyncReader;
+        this.blockingReads = blockingReads;
     }
 
     @Override
@@ -101,6 +123,55 @@ final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
             }
         }
         return result;
+    }
+
+    /**
+     * Local files: read in the calling thread (a pread is microseconds). S3: ranged GETs through
+     * the SDK's asynchronous client, no thread held while they are out. Other remote file systems
+     * (HDFS, ...): the blocking read on the store's bounded pool.
+     */
+    @Override
+    public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
+        if (local || (asyncReader == null && blockingReads == null)) {
+            return RangeSource.super.readAllAsync(ranges);
+        }
+        for (FileRange range : ranges) {
+            if (range.end() > file.length()) {
+                return CompletableFuture.failedFuture(
+                        new EOFException(
+                                "range "
+                                        + range
+                                        + " is past the end of "
+                                        + file.path()
+                                        + " ("
+                                        + file.length()
+                                        + " bytes)"));
+            }
+        }
+        if (asyncReader == null) {
+            return BlockingReads.supply(blockingReads, () -> readAll(ranges));
+        }
+        return asyncReader
+                .readAll(file, ranges)
+                .handle(
+                        (bytes, failure) -> {
+                            if (failure == null) {
+                                return bytes;
+                            }
+                            Throwable cause =
+                                    failure instanceof CompletionException
+                                                    && failure.getCause() != null
+                                            ? failure.getCause()
+                                            : failure;
+                            FileRange first = ranges.get(0);
+                            if (cause instanceof FileNotFoundException
+                                    || (cause instanceof IOException
+                                            && !changedUnderTheReader(cause))) {
+                                throw new CompletionException(cause);
+                            }
+                            throw new CompletionException(
+                                    rangeError(first.offset(), first.length(), cause));
+                        });
     }
 
     @Override

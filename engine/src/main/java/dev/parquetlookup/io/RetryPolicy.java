@@ -17,10 +17,26 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param maxAttempts attempts in all, at least 1 (1 means no retry)
  * @param initialBackoff bound of the first wait
  * @param maxBackoff bound of every wait
+ * @param requestTimeout how long an asynchronous read ({@link RangeSource#readAllAsync}) may stay
+ *     unanswered: then it is abandoned (its future cancelled) and counts as a transient failure
  */
-public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
+public record RetryPolicy(
+        int maxAttempts, Duration initialBackoff, Duration maxBackoff, Duration requestTimeout) {
+
+    /** How long an asynchronous read may stay unanswered before it fails and is retried. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+    /** A policy with the {@linkplain #DEFAULT_REQUEST_TIMEOUT default request timeout}. */
+    public RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
+        this(maxAttempts, initialBackoff, maxBackoff, DEFAULT_REQUEST_TIMEOUT);
+    }
 
     public RetryPolicy {
+        Objects.requireNonNull(requestTimeout, "requestTimeout");
+        if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+            throw new IllegalArgumentException(
+                    "request timeout must be positive, got " + requestTimeout);
+        }
         Objects.requireNonNull(initialBackoff, "initialBackoff");
         Objects.requireNonNull(maxBackoff, "maxBackoff");
         if (maxAttempts < 1) {
@@ -64,5 +80,10 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
         long bound = backoffBoundMillis(retry);
         long half = bound / 2;
         return half + ThreadLocalRandom.current().nextLong(bound - half + 1);
+    }
+
+    /** This policy with another request timeout. */
+    public RetryPolicy withRequestTimeout(Duration timeout) {
+        return new RetryPolicy(maxAttempts, initialBackoff, maxBackoff, timeout);
     }
 }

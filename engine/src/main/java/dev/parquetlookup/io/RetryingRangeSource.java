@@ -7,6 +7,10 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Decorator that retries transient read failures ({@link TransientFailures}) with bounded
@@ -72,6 +76,120 @@ public final class RetryingRangeSource implements RangeSource {
             checkInFile(range.offset(), range.length());
         }
         return run(() -> delegate.readAll(ranges), () -> describe(ranges));
+    }
+
+    /**
+     * Like {@link #readAll} without holding a thread: each attempt that stays unanswered for the
+     * policy's request timeout is abandoned (its future cancelled, which aborts an HTTP request)
+     * and counts as a transient failure; retries wait their backoff on the JDK's shared delay
+     * scheduler, not in a thread of ours.
+     */
+    @Override
+    public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
+        try {
+            for (FileRange range : ranges) {
+                checkInFile(range.offset(), range.length());
+            }
+        } catch (EOFException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<byte[][]> result = new CompletableFuture<>();
+        attemptAsync(ranges, 1, System.nanoTime(), null, result);
+        return result;
+    }
+
+    private void attemptAsync(
+            List<FileRange> ranges,
+            int n,
+            long start,
+            IOException first,
+            CompletableFuture<byte[][]> result) {
+        CompletableFuture<byte[][]> attempt;
+        try {
+            attempt = delegate.readAllAsync(ranges);
+        } catch (RuntimeException e) {
+            attempt = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<byte[][]> timed = attempt;
+        if (!attempt.isDone()) {
+            CompletableFuture<byte[][]> request = attempt;
+            timed = new CompletableFuture<>();
+            CompletableFuture<byte[][]> bounded = timed;
+            request.whenComplete(
+                    (bytes, failure) -> {
+                        if (failure != null) {
+                            bounded.completeExceptionally(failure);
+                        } else {
+                            bounded.complete(bytes);
+                        }
+                    });
+            // orTimeout cancels its timer when the future completes first: nothing lingers.
+            timed.orTimeout(policy.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .whenComplete(
+                            (bytes, failure) -> {
+                                if (failure instanceof TimeoutException) {
+                                    request.cancel(true);
+                                }
+                            });
+        }
+        timed.whenComplete(
+                (bytes, failure) -> {
+                    if (failure == null) {
+                        result.complete(bytes);
+                        return;
+                    }
+                    Throwable cause = unwrap(failure);
+                    if (!(cause instanceof IOException) && !(cause instanceof TimeoutException)) {
+                        result.completeExceptionally(cause);
+                        return;
+                    }
+                    IOException e =
+                            cause instanceof IOException io
+                                    ? io
+                                    : timeout(ranges, (TimeoutException) cause);
+                    if (!TransientFailures.isTransient(e)) {
+                        if (first != null) {
+                            e.addSuppressed(first);
+                        }
+                        result.completeExceptionally(e);
+                        return;
+                    }
+                    if (n >= policy.maxAttempts()) {
+                        result.completeExceptionally(
+                                exhausted(describe(ranges), n, start, e, first));
+                        return;
+                    }
+                    long wait = policy.backoffMillis(n);
+                    LOG.debug(
+                            "{} failed (attempt {} of {}), retrying in {} ms: {}",
+                            describe(ranges),
+                            n,
+                            policy.maxAttempts(),
+                            wait,
+                            e.toString());
+                    IOException firstFailure = first == null ? e : first;
+                    CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS)
+                            .execute(
+                                    () -> attemptAsync(ranges, n + 1, start, firstFailure, result));
+                });
+    }
+
+    private IOException timeout(List<FileRange> ranges, TimeoutException cause) {
+        IOException e =
+                new IOException(
+                        describe(ranges)
+                                + " had no answer within "
+                                + policy.requestTimeout().toMillis()
+                                + " ms",
+                        cause);
+        return e;
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     @Override

@@ -1,6 +1,9 @@
 package dev.parquetlookup.engine;
 
 import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.io.RequestLimiter;
+import dev.parquetlookup.testing.AsyncFileStore;
 import dev.parquetlookup.testing.ColumnSpec;
 import dev.parquetlookup.testing.GeneratedTable;
 import dev.parquetlookup.testing.TableGenerator;
@@ -21,6 +24,8 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
@@ -71,8 +76,15 @@ class EngineRandomizedTest {
                         + ref.rowCount()
                         + (pageCache == null ? "" : " pageCache=64KiB");
 
-        try (DimensionTable table =
-                DimensionTable.open(ref.config().pageCache(pageCache).build())) {
+        TableConfig config = ref.config().pageCache(pageCache).build();
+        try (DimensionTable table = DimensionTable.open(config);
+                // The same files read like an object store's: asynchronous lookups take waves.
+                DimensionTable remote =
+                        DimensionTable.open(
+                                config,
+                                new AsyncFileStore(
+                                        HadoopFileStore.create(
+                                                config.hadoopOptions(), config.mapLocalFiles())))) {
             assertThat(table.sortKey()).as("sort key" + context).isEqualTo(spec.sortKey());
             List<String> fileOrder = table.files().stream().map(FileId::fileName).toList();
             assertThat(fileOrder)
@@ -95,31 +107,67 @@ class EngineRandomizedTest {
                 List<Object[]> expected = ref.expected(fileOrder, probe.key, projection);
                 Object[] given = asLookupKey(spec, probe.key, r);
                 List<Object[]> actual = table.lookup(plan, given);
-                if (!Values.rowListsEqual(expected, actual)) {
-                    throw new AssertionError(
-                            "lookup #"
-                                    + i
-                                    + " ("
-                                    + probe.kind
-                                    + ") key "
-                                    + Values.describe(probe.key)
-                                    + " (given as "
-                                    + Values.describe(given)
-                                    + ") on "
-                                    + plan.keyColumns()
-                                    + " projecting "
-                                    + plan.projectedColumns()
-                                    + " in files "
-                                    + fileOrder
-                                    + "\n  expected "
-                                    + Values.describe(expected, 8)
-                                    + "\n  actual   "
-                                    + Values.describe(actual, 8)
-                                    + context);
-                }
+                // Asynchronous lookups: complete in the calling thread on local files, agree on
+                // remote-like ones.
+                CompletableFuture<List<Object[]>> local =
+                        table.lookupAsync(plan, given, RequestLimiter.unbounded());
+                assertThat(local).as("local async lookup completed inline" + context).isDone();
+                check(
+                        i,
+                        probe,
+                        given,
+                        plan,
+                        fileOrder,
+                        expected,
+                        local.get(),
+                        context + " (async)");
+                check(
+                        i,
+                        probe,
+                        given,
+                        plan,
+                        fileOrder,
+                        expected,
+                        remote.lookupAsync(plan, given, new RequestLimiter(1 + r.nextInt(4)))
+                                .get(30, TimeUnit.SECONDS),
+                        context + " (async, remote-like)");
+                check(i, probe, given, plan, fileOrder, expected, actual, context);
                 (expected.isEmpty() ? MISSES : HITS).incrementAndGet();
             }
             checkScan(table, spec, ref, context);
+        }
+    }
+
+    private static void check(
+            int i,
+            Probe probe,
+            Object[] given,
+            LookupPlan plan,
+            List<String> fileOrder,
+            List<Object[]> expected,
+            List<Object[]> actual,
+            String context) {
+        if (!Values.rowListsEqual(expected, actual)) {
+            throw new AssertionError(
+                    "lookup #"
+                            + i
+                            + " ("
+                            + probe.kind
+                            + ") key "
+                            + Values.describe(probe.key)
+                            + " (given as "
+                            + Values.describe(given)
+                            + ") on "
+                            + plan.keyColumns()
+                            + " projecting "
+                            + plan.projectedColumns()
+                            + " in files "
+                            + fileOrder
+                            + "\n  expected "
+                            + Values.describe(expected, 8)
+                            + "\n  actual   "
+                            + Values.describe(actual, 8)
+                            + context);
         }
     }
 

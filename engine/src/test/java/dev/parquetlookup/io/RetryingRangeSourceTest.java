@@ -10,6 +10,8 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -172,5 +174,76 @@ class RetryingRangeSourceTest {
                 .hasMessageContaining("at least 1");
         assertThatThrownBy(() -> new RetryPolicy(2, Duration.ofSeconds(2), Duration.ofSeconds(1)))
                 .hasMessageContaining("initial");
+    }
+
+    /** An asynchronous read that never answers fails after the request timeout and is retried. */
+    @Test
+    void anAsyncReadThatNeverAnswersTimesOutAndIsRetried() throws Exception {
+        BytesRangeSource bytes = BytesRangeSource.counting(1000);
+        FaultInjectingRangeSource.Plan plan = FaultInjectingRangeSource.plan().hangCalls(1, 2);
+        RangeSource source =
+                new RetryingRangeSource(
+                        new FaultInjectingRangeSource(bytes, plan),
+                        new RetryPolicy(
+                                3,
+                                Duration.ofMillis(1),
+                                Duration.ofMillis(2),
+                                Duration.ofMillis(50)));
+
+        byte[][] read =
+                source.readAllAsync(List.of(new FileRange(10, 3), new FileRange(500, 2)))
+                        .get(30, TimeUnit.SECONDS);
+
+        assertThat(read[0]).containsExactly(10, 11, 12);
+        assertThat(read[1]).containsExactly((byte) 500, (byte) 501);
+        assertThat(plan.calls()).as("two unanswered attempts, then an answer").isEqualTo(3);
+        assertThat(plan.injected()).isEqualTo(2);
+    }
+
+    @Test
+    void anAsyncReadUnansweredOnEveryAttemptFailsNamingTheTimeout() {
+        FaultInjectingRangeSource.Plan plan = FaultInjectingRangeSource.plan().hangCalls(1, 100);
+        RangeSource source =
+                new RetryingRangeSource(
+                        new FaultInjectingRangeSource(BytesRangeSource.counting(1000), plan),
+                        new RetryPolicy(
+                                2,
+                                Duration.ofMillis(1),
+                                Duration.ofMillis(2),
+                                Duration.ofMillis(20)));
+
+        assertThatThrownBy(
+                        () ->
+                                source.readAllAsync(List.of(new FileRange(100, 50)))
+                                        .get(30, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("mem:/test/part-0.parquet")
+                .hasMessageContaining("failed after 2 attempts")
+                .hasMessageContaining("had no answer within 20 ms");
+        assertThat(plan.calls()).isEqualTo(2);
+    }
+
+    @Test
+    void asyncTransientFailuresAreRetriedAndPermanentOnesAreNot() throws Exception {
+        FaultInjectingRangeSource.Plan plan =
+                FaultInjectingRangeSource.plan()
+                        .failCall(1, () -> new SocketException("Connection reset"))
+                        .failCall(3, () -> new FileNotFoundException("gone"));
+        RangeSource source =
+                new RetryingRangeSource(
+                        new FaultInjectingRangeSource(BytesRangeSource.counting(1000), plan),
+                        new RetryPolicy(4, Duration.ofMillis(1), Duration.ofMillis(2)));
+
+        assertThat(source.readAllAsync(List.of(new FileRange(1, 2))).get(30, TimeUnit.SECONDS)[0])
+                .containsExactly(1, 2);
+        assertThatThrownBy(
+                        () ->
+                                source.readAllAsync(List.of(new FileRange(1, 2)))
+                                        .get(30, TimeUnit.SECONDS))
+                .cause()
+                .isInstanceOf(FileNotFoundException.class);
+        assertThat(plan.calls()).isEqualTo(3);
     }
 }

@@ -34,24 +34,21 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The asynchronous enrichment function built by {@link ParquetEnrichment}: for each event, looks up
- * the rows of its key on a bounded thread pool and completes the event's future with the join
- * function's outputs. A thin shell around the SQL connector's {@link LookupRuntime} (engine, shared
- * caches, retries, metrics in the group {@code parquetLookup}), plus an optional row cache (Flink's
- * {@code cache.*} metrics).
+ * the rows of its key with the SQL connector's asynchronous lookup ({@link
+ * LookupRuntime#lookupAsync}: no thread of its own; local or cached pages complete in the calling
+ * thread) and completes the event's future with the join function's outputs. A thin shell around
+ * the SQL connector's {@link LookupRuntime} (engine, shared caches, retries, metrics in the group
+ * {@code parquetLookup}), plus an optional row cache (Flink's {@code cache.*} metrics).
  *
  * <p>Every future completes: with the outputs, with the failure of the lookup or of a user
  * function, with a {@link TimeoutException} when {@code AsyncDataStream}'s timeout fires first, or
- * with a {@link RejectedExecutionException} when the function closes before a queued lookup ran.
+ * with a {@link RejectedExecutionException} when the function closes before the lookup completed.
  *
  * @param <IN> the event type
  * @param <OUT> the output type
@@ -77,8 +74,7 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
     @Nullable private final JoinFunction<IN, List<Row>, OUT> joinAll;
     @Nullable private final TypeInformation<OUT> outputType;
 
-    private transient LookupRuntime runtime;
-    private transient ExecutorService executor;
+    private transient volatile LookupRuntime runtime;
     private transient LogicalType[] types;
     private transient LinkedHashMap<String, Integer> positionByName;
     private transient List<ValueType> keyTypes;
@@ -122,7 +118,6 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
                     new InternalCacheMetricGroup(
                             getRuntimeContext().getMetricGroup(), CACHE_METRIC_GROUP));
         }
-        executor = newExecutor(config.asyncThreads(), config.tableName());
     }
 
     @Override
@@ -142,12 +137,23 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
                     return;
                 }
             }
-            executor.execute(new LookupTask(event, values, cacheKey, resultFuture));
-        } catch (RejectedExecutionException e) {
-            resultFuture.completeExceptionally(
-                    new RejectedExecutionException(
-                            "enrichment function of table '" + config.tableName() + "' is closed",
-                            e));
+            RowData key = cacheKey;
+            lookup(values)
+                    .whenComplete(
+                            (rows, failure) -> {
+                                if (failure != null) {
+                                    resultFuture.completeExceptionally(failure);
+                                    return;
+                                }
+                                try {
+                                    if (key != null) {
+                                        rowCache.put(key, rows);
+                                    }
+                                    complete(event, rows, resultFuture);
+                                } catch (Throwable t) {
+                                    resultFuture.completeExceptionally(t);
+                                }
+                            });
         } catch (Throwable t) {
             resultFuture.completeExceptionally(t);
         }
@@ -172,7 +178,14 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
         return values;
     }
 
-    private List<RowData> lookup(Object[] values) throws Exception {
+    /** The shared asynchronous lookup of the SQL connector ({@link LookupRuntime#lookupAsync}). */
+    private CompletableFuture<List<RowData>> lookup(Object[] values) {
+        LookupRuntime current = runtime;
+        if (current == null) {
+            return CompletableFuture.failedFuture(
+                    new RejectedExecutionException(
+                            "enrichment function of table '" + config.tableName() + "' is closed"));
+        }
         Object[] key = new Object[enginePositions.length];
         for (int i = 0; i < key.length; i++) {
             key[i] = values[enginePositions[i]];
@@ -182,7 +195,7 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
         for (int i = 0; i < residual.length; i++) {
             residual[i] = values[residualPositions[i]];
         }
-        return runtime.lookup(key, residual);
+        return current.lookupAsync(key, residual);
     }
 
     private void complete(IN event, Collection<RowData> rows, ResultFuture<OUT> resultFuture)
@@ -253,24 +266,15 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
 
     @Override
     public void close() throws Exception {
-        if (executor != null) {
-            for (Runnable queued : executor.shutdownNow()) {
-                ((LookupTask) queued).reject();
-            }
-            if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
-                LOG.warn(
-                        "Lookups of table '{}' still running 30 s after close", config.tableName());
-            }
-            executor = null;
-        }
         try {
             if (rowCache != null) {
                 rowCache.close();
             }
         } finally {
-            if (runtime != null) {
-                runtime.close();
-                runtime = null;
+            LookupRuntime current = runtime;
+            runtime = null;
+            if (current != null) {
+                current.close(); // fails the lookups still running
             }
         }
     }
@@ -306,71 +310,6 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
                                     "Cannot determine the output type of the join function; give"
                                             + " it with .returns(...) before build().",
                                     e));
-        }
-    }
-
-    /**
-     * A fixed pool: {@code threads} lookups at a time; further ones wait in the queue, whose length
-     * {@code AsyncDataStream}'s capacity bounds.
-     */
-    private static ExecutorService newExecutor(int threads, String tableName) {
-        AtomicInteger counter = new AtomicInteger();
-        return new ThreadPoolExecutor(
-                threads,
-                threads,
-                0,
-                TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(),
-                r -> {
-                    Thread t =
-                            new Thread(
-                                    r,
-                                    "parquet-enrichment-"
-                                            + tableName
-                                            + "-"
-                                            + counter.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
-    }
-
-    /** One lookup; completes its future whatever happens. */
-    private final class LookupTask implements Runnable {
-        private final IN event;
-        private final Object[] values;
-        @Nullable private final RowData cacheKey;
-        private final ResultFuture<OUT> resultFuture;
-
-        LookupTask(
-                IN event,
-                Object[] values,
-                @Nullable RowData cacheKey,
-                ResultFuture<OUT> resultFuture) {
-            this.event = event;
-            this.values = values;
-            this.cacheKey = cacheKey;
-            this.resultFuture = resultFuture;
-        }
-
-        @Override
-        public void run() {
-            try {
-                List<RowData> rows = lookup(values);
-                if (cacheKey != null) {
-                    rowCache.put(cacheKey, rows);
-                }
-                complete(event, rows, resultFuture);
-            } catch (Throwable t) {
-                resultFuture.completeExceptionally(t);
-            }
-        }
-
-        void reject() {
-            resultFuture.completeExceptionally(
-                    new RejectedExecutionException(
-                            "enrichment function of table '"
-                                    + config.tableName()
-                                    + "' closed before the lookup ran"));
         }
     }
 }

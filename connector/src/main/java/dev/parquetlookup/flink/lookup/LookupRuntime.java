@@ -2,6 +2,7 @@ package dev.parquetlookup.flink.lookup;
 
 import dev.parquetlookup.engine.LookupPlan;
 import dev.parquetlookup.engine.RefreshingTable;
+import dev.parquetlookup.io.RequestLimiter;
 
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
@@ -19,6 +20,12 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Everything a lookup function does, without Flink's function classes around it: open the table on
@@ -49,6 +56,12 @@ public final class LookupRuntime implements Closeable {
     private final LookupPlan plan;
     private final RowDataConverter converter;
     private final LookupMetrics metrics;
+    private final RequestLimiter limiter;
+
+    /** Asynchronous lookups not completed yet: failed by {@link #close()}. */
+    private final Set<CompletableFuture<List<RowData>>> pending = ConcurrentHashMap.newKeySet();
+
+    private volatile boolean closed;
 
     private LookupRuntime(
             ParquetLookupConfig config,
@@ -64,6 +77,7 @@ public final class LookupRuntime implements Closeable {
         this.table = table;
         this.plan = table.plan(spec.normalizer().keyColumns(), spec.projectedNames());
         this.converter = new RowDataConverter(spec.projectedTypes());
+        this.limiter = new RequestLimiter(config.maxInFlightRequests());
         this.metrics =
                 new LookupMetrics(
                         metricGroup,
@@ -143,29 +157,14 @@ public final class LookupRuntime implements Closeable {
         for (int attempt = 0; ; attempt++) {
             long start = System.nanoTime();
             try {
-                List<Object[]> found = table.lookup(plan, key);
-                List<RowData> rows = new ArrayList<>(found.size());
-                for (Object[] values : found) {
-                    RowData row = converter.toRowData(values);
-                    if (spec.matchesResidual(residual, row)) {
-                        rows.add(row);
-                    }
-                }
+                List<RowData> rows = convert(table.lookup(plan, key), residual);
                 metrics.recordLookup(System.nanoTime() - start, rows.size());
                 return rows;
             } catch (IOException | UncheckedIOException e) {
                 // An interrupt means the function is closing: do not retry.
                 if (attempt >= config.maxRetries() || Thread.currentThread().isInterrupted()) {
                     metrics.recordFailure();
-                    throw new IOException(
-                            String.format(
-                                    "Lookup in table '%s' (%s) failed after %d attempt%s: %s",
-                                    config.tableName(),
-                                    config.path(),
-                                    attempt + 1,
-                                    attempt == 0 ? "" : "s",
-                                    e.getMessage()),
-                            e);
+                    throw failedAfter(attempt, e);
                 }
                 LOG.warn(
                         "Lookup in table '{}' failed (attempt {} of {}), retrying: {}",
@@ -187,16 +186,160 @@ public final class LookupRuntime implements Closeable {
                 // retry,
                 // the page stays lost) and let the restart open the files again.
                 metrics.recordFailure();
-                throw new IOException(
-                        String.format(
-                                "Lookup in table '%s' (%s) failed: a memory-mapped file changed in"
-                                        + " place while it was read (%s). Publish files by rename"
-                                        + " or in new directories, or set 'local-files.mmap' ="
-                                        + " 'false'.",
-                                config.tableName(), config.path(), e.getMessage()),
-                        e);
+                throw lostMappedPage(e);
             }
         }
+    }
+
+    private IOException lostMappedPage(InternalError e) {
+        return new IOException(
+                String.format(
+                        "Lookup in table '%s' (%s) failed: a memory-mapped file changed in"
+                                + " place while it was read (%s). Publish files by rename"
+                                + " or in new directories, or set 'local-files.mmap' ="
+                                + " 'false'.",
+                        config.tableName(), config.path(), e.getMessage()),
+                e);
+    }
+
+    private IOException failedAfter(int attempt, Throwable e) {
+        return new IOException(
+                String.format(
+                        "Lookup in table '%s' (%s) failed after %d attempt%s: %s",
+                        config.tableName(),
+                        config.path(),
+                        attempt + 1,
+                        attempt == 0 ? "" : "s",
+                        e.getMessage()),
+                e);
+    }
+
+    private List<RowData> convert(List<Object[]> found, Object[] residual) {
+        List<RowData> rows = new ArrayList<>(found.size());
+        for (Object[] values : found) {
+            RowData row = converter.toRowData(values);
+            if (spec.matchesResidual(residual, row)) {
+                rows.add(row);
+            }
+        }
+        return rows;
+    }
+
+    // ---------------------------------------------------------------- asynchronous lookups
+
+    /**
+     * Like {@link #lookup(Object[], Object[])} without holding a thread while read requests are
+     * out: on local or cached pages the returned future is already complete (no thread hand-off);
+     * on remote files it completes in the thread that completes the last request. I/O failures are
+     * retried up to {@code lookup.max-retries} times after a backoff on the JDK's delay scheduler.
+     * Every future completes: {@link #close()} fails those still running.
+     */
+    public CompletableFuture<List<RowData>> lookupAsync(
+            @Nullable Object[] key, @Nullable Object[] residual) {
+        if (key == null || residual == null) {
+            metrics.recordLookup(0, 0);
+            return CompletableFuture.completedFuture(Collections.emptyList());
+        }
+        CompletableFuture<List<RowData>> result = new CompletableFuture<>();
+        attemptAsync(key, residual, 0, result);
+        if (!result.isDone()) {
+            pending.add(result);
+            result.whenComplete((rows, failure) -> pending.remove(result));
+            if (closed) {
+                result.completeExceptionally(closedError());
+            }
+        }
+        return result;
+    }
+
+    private void attemptAsync(
+            Object[] key, Object[] residual, int attempt, CompletableFuture<List<RowData>> result) {
+        if (closed) {
+            result.completeExceptionally(closedError());
+            return;
+        }
+        long start = System.nanoTime();
+        RefreshingTable.Lease lease;
+        CompletableFuture<List<Object[]>> found;
+        try {
+            lease = table.acquire();
+        } catch (RuntimeException e) {
+            metrics.recordFailure();
+            result.completeExceptionally(e);
+            return;
+        }
+        try {
+            found = lease.table().lookupAsync(plan, key, limiter);
+        } catch (RuntimeException e) {
+            found = CompletableFuture.failedFuture(e);
+        }
+        found.whenComplete(
+                (values, failure) -> {
+                    lease.close();
+                    if (failure == null) {
+                        try {
+                            List<RowData> rows = convert(values, residual);
+                            metrics.recordLookup(System.nanoTime() - start, rows.size());
+                            result.complete(rows);
+                        } catch (RuntimeException e) {
+                            metrics.recordFailure();
+                            result.completeExceptionally(e);
+                        }
+                        return;
+                    }
+                    failedAttempt(key, residual, attempt, unwrap(failure), result);
+                });
+    }
+
+    private void failedAttempt(
+            Object[] key,
+            Object[] residual,
+            int attempt,
+            Throwable e,
+            CompletableFuture<List<RowData>> result) {
+        if (e instanceof InternalError internal && isLostMappedPage(internal)) {
+            metrics.recordFailure();
+            result.completeExceptionally(lostMappedPage(internal));
+            return;
+        }
+        if (!(e instanceof IOException) && !(e instanceof UncheckedIOException)) {
+            metrics.recordFailure();
+            result.completeExceptionally(e);
+            return;
+        }
+        if (attempt >= config.maxRetries() || closed) {
+            metrics.recordFailure();
+            result.completeExceptionally(failedAfter(attempt, e));
+            return;
+        }
+        LOG.warn(
+                "Lookup in table '{}' failed (attempt {} of {}), retrying: {}",
+                config.tableName(),
+                attempt + 1,
+                config.maxRetries() + 1,
+                e.toString());
+        CompletableFuture.delayedExecutor(
+                        RETRY_BACKOFF_MILLIS << Math.min(attempt, 6), TimeUnit.MILLISECONDS)
+                .execute(() -> attemptAsync(key, residual, attempt + 1, result));
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private RejectedExecutionException closedError() {
+        return new RejectedExecutionException(
+                "lookup function of table '"
+                        + config.tableName()
+                        + "' closed before the lookup ran");
+    }
+
+    /** Requests in flight now and at most so far, for tests and metrics. */
+    public RequestLimiter requestLimiter() {
+        return limiter;
     }
 
     public LookupSpec spec() {
@@ -218,8 +361,17 @@ public final class LookupRuntime implements Closeable {
         }
     }
 
+    /**
+     * Closes the table; asynchronous lookups still running fail with a {@link
+     * RejectedExecutionException} (their requests run to their end and release what they hold).
+     */
     @Override
     public void close() throws IOException {
+        closed = true;
+        limiter.close();
+        for (CompletableFuture<List<RowData>> future : List.copyOf(pending)) {
+            future.completeExceptionally(closedError());
+        }
         try {
             table.close();
         } finally {

@@ -36,6 +36,8 @@ import java.util.TreeMap;
  *     refresh.interval}), or {@code null} to serve the files found at start for the job's lifetime
  * @param snapshotMode what the path holds ({@code path.snapshot-mode})
  * @param mapLocalFiles whether local files are memory-mapped ({@code local-files.mmap})
+ * @param maxInFlightRequests read requests an asynchronous lookup function (one subtask) keeps in
+ *     flight at most ({@code lookup.max-in-flight-requests})
  */
 public record ParquetLookupConfig(
         String tableName,
@@ -49,10 +51,44 @@ public record ParquetLookupConfig(
         int maxRetries,
         @Nullable Duration refreshInterval,
         SnapshotMode snapshotMode,
-        boolean mapLocalFiles)
+        boolean mapLocalFiles,
+        int maxInFlightRequests)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
+
+    /** Default of {@code lookup.max-in-flight-requests}. */
+    public static final int DEFAULT_MAX_IN_FLIGHT_REQUESTS = 64;
+
+    /** With the default bound of requests in flight. */
+    public ParquetLookupConfig(
+            String tableName,
+            String path,
+            List<String> sortKey,
+            Map<String, String> hadoopOptions,
+            boolean async,
+            int asyncThreads,
+            long metadataCacheMaxBytes,
+            long pageCacheMaxBytes,
+            int maxRetries,
+            @Nullable Duration refreshInterval,
+            SnapshotMode snapshotMode,
+            boolean mapLocalFiles) {
+        this(
+                tableName,
+                path,
+                sortKey,
+                hadoopOptions,
+                async,
+                asyncThreads,
+                metadataCacheMaxBytes,
+                pageCacheMaxBytes,
+                maxRetries,
+                refreshInterval,
+                snapshotMode,
+                mapLocalFiles,
+                DEFAULT_MAX_IN_FLIGHT_REQUESTS);
+    }
 
     public ParquetLookupConfig {
         Objects.requireNonNull(tableName, "tableName");
@@ -76,6 +112,10 @@ public record ParquetLookupConfig(
         if (refreshInterval != null && (refreshInterval.isNegative() || refreshInterval.isZero())) {
             throw new IllegalArgumentException(
                     "refresh.interval must be positive, got " + refreshInterval);
+        }
+        if (maxInFlightRequests < 1) {
+            throw new IllegalArgumentException(
+                    "lookup.max-in-flight-requests must be at least 1, got " + maxInFlightRequests);
         }
         if (maxRetries < 0) {
             throw new IllegalArgumentException(

@@ -56,6 +56,7 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 ParquetLookupOptions.REFRESH_INTERVAL,
                 ParquetLookupOptions.LOOKUP_ASYNC,
                 ParquetLookupOptions.LOOKUP_ASYNC_THREADS,
+                ParquetLookupOptions.LOOKUP_MAX_IN_FLIGHT_REQUESTS,
                 ParquetLookupOptions.METADATA_CACHE_MAX_BYTES,
                 ParquetLookupOptions.PAGE_CACHE_MAX_BYTES,
                 ParquetLookupOptions.LOCAL_FILES_MMAP,
@@ -125,6 +126,14 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                             "Table '%s': 'lookup.async.threads' must be at least 1, got %d.",
                             tableName, threads));
         }
+        int inFlight = options.get(ParquetLookupOptions.LOOKUP_MAX_IN_FLIGHT_REQUESTS);
+        if (inFlight < 1) {
+            throw new ValidationException(
+                    String.format(
+                            "Table '%s': 'lookup.max-in-flight-requests' must be at least 1, got"
+                                    + " %d.",
+                            tableName, inFlight));
+        }
         int retries = options.get(LookupOptions.MAX_RETRIES);
         if (retries < 0) {
             throw new ValidationException(
@@ -168,7 +177,8 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 retries,
                 refresh,
                 snapshotMode,
-                options.get(ParquetLookupOptions.LOCAL_FILES_MMAP));
+                options.get(ParquetLookupOptions.LOCAL_FILES_MMAP),
+                inFlight);
     }
 
     /** {@code "g, name"} -> {@code [g, name]}; empty items are an error. */

@@ -96,7 +96,7 @@ public final class ParquetLookupOptions {
                     .defaultValue(true)
                     .withDescription(
                             "Whether lookups are offered asynchronously (many in flight per"
-                                    + " subtask, on 'lookup.async.threads' threads). The LOOKUP"
+                                    + " subtask, no thread held while reads are out). The LOOKUP"
                                     + " hint's 'async' option chooses between both when both are"
                                     + " offered. Ignored with 'lookup.cache' = 'FULL', which is"
                                     + " synchronous.");
@@ -106,10 +106,24 @@ public final class ParquetLookupOptions {
                     .intType()
                     .defaultValue(16)
                     .withDescription(
-                            "Threads per subtask running asynchronous lookups. Each thread does"
-                                    + " one lookup at a time; use more threads for high-latency"
-                                    + " storage (object stores) and about the number of cores"
-                                    + " for local disks.");
+                            "No longer used by asynchronous lookups, which hold no thread while"
+                                    + " their reads are out (see"
+                                    + " 'lookup.max-in-flight-requests'); accepted for"
+                                    + " compatibility.");
+
+    public static final ConfigOption<Integer> LOOKUP_MAX_IN_FLIGHT_REQUESTS =
+            ConfigOptions.key("lookup.max-in-flight-requests")
+                    .intType()
+                    .defaultValue(64)
+                    .withDescription(
+                            "Read requests (one per page) an asynchronous lookup function keeps in"
+                                    + " flight per subtask at most. Asynchronous lookups on object"
+                                    + " stores hold no thread while their requests are out, so"
+                                    + " this, with 'table.exec.async-lookup.buffer-capacity', is"
+                                    + " what bounds their concurrency: at a request latency L a"
+                                    + " subtask serves up to about this / L cold lookups per"
+                                    + " second (64 / 20 ms = 3,200). Local and cached pages take no"
+                                    + " request.");
 
     // ------------------------------------------------------------------ caches below the rows
 
