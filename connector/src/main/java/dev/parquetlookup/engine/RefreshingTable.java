@@ -9,6 +9,7 @@ import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.io.RetryingFileStore;
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
 
 import org.slf4j.Logger;
@@ -534,7 +535,8 @@ public final class RefreshingTable implements Closeable {
                                 config.hadoopOptions(),
                                 config.metadataCache(),
                                 config.pageCache(),
-                                config.mapLocalFiles());
+                                config.mapLocalFiles(),
+                                config.synthesizePageIndex());
         DimensionTable table =
                 DimensionTable.open(snapshotConfig, new SnapshotStore(store, statistics, listing));
         return new Snapshot(

@@ -1,0 +1,95 @@
+package dev.parquetlookup.engine;
+
+import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.PageBoundsDecoder;
+
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.column.values.ValuesReader;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.schema.PrimitiveType;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+
+/**
+ * The engine's {@link PageBoundsDecoder}: decompresses a key page and decodes every value (v1 or
+ * v2, plain or dictionary encoded, nulls skipped) to find its smallest and largest key, exactly as
+ * a writer's ColumnIndex would record them. Used when a file has no page index and its page headers
+ * carry no statistics (DuckDB, parquet-java). Stateless and thread-safe.
+ *
+ * <p>Example: a page holding {@code [3, null, 5, 9]} gives {@code {3L, 9L}}; a page of nulls only
+ * gives {@code null}.
+ */
+public final class KeyPageBounds implements PageBoundsDecoder {
+
+    /** The one instance. */
+    public static final KeyPageBounds INSTANCE = new KeyPageBounds();
+
+    private KeyPageBounds() {}
+
+    @Override
+    public Object dictionary(
+            byte[] page,
+            int offset,
+            int length,
+            ColumnDescriptor column,
+            CompressionCodecName codec)
+            throws IOException {
+        PageDecoder.Header header = PageDecoder.header(page, offset, length);
+        return PageDecoder.dictionary(page, header, codec, column);
+    }
+
+    @Override
+    @Nullable
+    public Object[] bounds(
+            byte[] page,
+            int offset,
+            int length,
+            @Nullable Object dictionary,
+            ColumnDescriptor column,
+            KeyType type,
+            CompressionCodecName codec)
+            throws IOException {
+        PageDecoder.Header header = PageDecoder.header(page, offset, length);
+        DataPage data = PageDecoder.dataPage(page, header, codec);
+        PageCursor cursor = new PageCursor(data, column, (Dictionary) dictionary);
+        ValuesReader values = cursor.values();
+        int n = data.valueCount();
+        if (type.kind() == KeyType.Kind.LONG) {
+            boolean int32 =
+                    column.getPrimitiveType().getPrimitiveTypeName()
+                            == PrimitiveType.PrimitiveTypeName.INT32;
+            long min = Long.MAX_VALUE;
+            long max = Long.MIN_VALUE;
+            boolean any = false;
+            for (int r = 0; r < n; r++) {
+                if (cursor.isNextNull()) {
+                    continue;
+                }
+                long v = int32 ? values.readInteger() : values.readLong();
+                min = Math.min(min, v);
+                max = Math.max(max, v);
+                any = true;
+            }
+            return any ? new Object[] {min, max} : null;
+        }
+        Object min = null;
+        Object max = null;
+        for (int r = 0; r < n; r++) {
+            if (cursor.isNextNull()) {
+                continue;
+            }
+            byte[] bytes = values.readBytes().getBytes();
+            Object v = type.decodeBound(bytes); // a copy: dictionary values share arrays
+            if (min == null || type.compare(v, min) < 0) {
+                min = v;
+            }
+            if (max == null || type.compare(v, max) > 0) {
+                max = v;
+            }
+        }
+        return min == null ? null : new Object[] {min, max};
+    }
+}
