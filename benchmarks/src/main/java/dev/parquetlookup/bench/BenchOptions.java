@@ -42,7 +42,8 @@ public record BenchOptions(
             "usage: java -jar benchmarks/target/benchmarks.jar SUITE [--quick] [--rows N]"
                     + " [--threads N] [--out DIR] [--run-ms MS] [--reps N] [--parallelism P]"
                     + " [--events N]\n"
-                    + "  SUITE: reader | layout | flink | pageindex | all\n"
+                    + "  SUITE: reader | layout | flink | pageindex | all (reader-noindex: only the"
+                    + " reader suite's files without a page index)\n"
                     + "  --quick   1M rows and short repetitions (default 10M rows)\n"
                     + "  --rows N  dataset rows, e.g. 50000, 10m, 100m\n"
                     + "  --threads N  measure 1 and N threads (default 2)\n"
@@ -64,7 +65,7 @@ public record BenchOptions(
         List<String> suites;
         if (suite.equals("all")) {
             suites = SUITES;
-        } else if (SUITES.contains(suite)) {
+        } else if (SUITES.contains(suite) || suite.equals("reader-noindex")) {
             suites = List.of(suite);
         } else {
             throw new IllegalArgumentException("unknown suite '" + args[0] + "'\n" + USAGE);
