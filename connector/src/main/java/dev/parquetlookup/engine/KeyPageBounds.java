@@ -5,6 +5,7 @@ import dev.parquetlookup.metadata.PageBoundsDecoder;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.values.ValuesReader;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.PrimitiveType;
@@ -12,6 +13,8 @@ import org.apache.parquet.schema.PrimitiveType;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The engine's {@link PageBoundsDecoder}: decompresses a key page and decodes every value (v1 or
@@ -41,6 +44,34 @@ public final class KeyPageBounds implements PageBoundsDecoder {
         return PageDecoder.dictionary(page, header, codec, column);
     }
 
+    /** Required PLAIN INT32/INT64 values, read straight from the page bytes. */
+    @Nullable
+    private static Object[] plainLongs(DataPage data, ColumnDescriptor column) throws IOException {
+        int n = data.valueCount();
+        boolean int32 =
+                column.getPrimitiveType().getPrimitiveTypeName()
+                        == PrimitiveType.PrimitiveTypeName.INT32;
+        int width = int32 ? 4 : 8;
+        int from = data.valuesOffset();
+        if ((long) n * width > data.data().length - from) {
+            throw new IOException(
+                    n
+                            + " values of "
+                            + width
+                            + " bytes do not fit the page's "
+                            + data.data().length);
+        }
+        ByteBuffer b = ByteBuffer.wrap(data.data()).order(ByteOrder.LITTLE_ENDIAN);
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            long v = int32 ? b.getInt(from + 4 * i) : b.getLong(from + 8 * i);
+            min = Math.min(min, v);
+            max = Math.max(max, v);
+        }
+        return n == 0 ? null : new Object[] {min, max};
+    }
+
     @Override
     @Nullable
     public Object[] bounds(
@@ -54,6 +85,11 @@ public final class KeyPageBounds implements PageBoundsDecoder {
             throws IOException {
         PageDecoder.Header header = PageDecoder.header(page, offset, length);
         DataPage data = PageDecoder.dataPage(page, header, codec);
+        if (type.kind() == KeyType.Kind.LONG
+                && data.valueEncoding() == Encoding.PLAIN
+                && column.getMaxDefinitionLevel() == 0) {
+            return plainLongs(data, column);
+        }
         PageCursor cursor = new PageCursor(data, column, (Dictionary) dictionary);
         ValuesReader values = cursor.values();
         int n = data.valueCount();

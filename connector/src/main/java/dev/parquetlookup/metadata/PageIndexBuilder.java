@@ -45,6 +45,11 @@ final class PageIndexBuilder {
     private final boolean wholeChunks;
     private final Map<Long, byte[]> prefetched = new HashMap<>();
 
+    // The bytes the last header was parsed from (see header()).
+    private Slice lastSlice;
+    private long lastSlicePos = -1;
+    private int lastSliceLength;
+
     private int chunks;
     private long pages;
     private long bytesRead;
@@ -120,6 +125,7 @@ final class PageIndexBuilder {
             long rowCount,
             @Nullable KeyType keyType)
             throws IOException {
+        Object[] chunkBounds = keyType == null ? UNKNOWN : chunkBounds(chunk, keyType, rowCount);
         long started = System.nanoTime();
         ChunkBytes bytes = new ChunkBytes(chunk, prefetched.get(chunk.getStartingPos()));
         CompressionCodecName codec = chunk.getCodec();
@@ -137,7 +143,9 @@ final class PageIndexBuilder {
         long row = 0;
         long pos = bytes.start;
         while (pos < bytes.end) {
-            PageHeaderScan header = header(bytes, pos, rowGroup, name);
+            // Key pages without header statistics are read whole: ask for about one page at once.
+            int hint = keyType != null && n > 0 ? sizes[n - 1] + FIRST_WINDOW : FIRST_WINDOW;
+            PageHeaderScan header = header(bytes, pos, hint, rowGroup, name);
             long total = (long) header.headerLength + header.compressedSize;
             if (pos + total > bytes.end || total > Integer.MAX_VALUE) {
                 throw damaged(
@@ -171,6 +179,11 @@ final class PageIndexBuilder {
                 row += rows;
                 if (keyType != null) {
                     Object[] bounds = statisticsBounds(header, keyType);
+                    if (bounds == UNKNOWN && n == 1 && pos + total >= bytes.end) {
+                        // The chunk's only page (DuckDB writes one per chunk): its bounds are the
+                        // chunk's statistics from the footer.
+                        bounds = chunkBounds;
+                    }
                     if (bounds == UNKNOWN) {
                         if (dictionary == null && dictionaryOffset >= 0) {
                             dictionary =
@@ -248,13 +261,42 @@ final class PageIndexBuilder {
         return UNKNOWN;
     }
 
-    private PageHeaderScan header(ChunkBytes bytes, long pos, int rowGroup, String column)
+    /**
+     * Bounds of a chunk's key column from the footer's chunk statistics: {@code {min, max}}, null
+     * when the chunk holds only nulls, {@link #UNKNOWN} without usable statistics.
+     */
+    @Nullable
+    private static Object[] chunkBounds(ColumnChunkMetaData chunk, KeyType type, long rowCount) {
+        org.apache.parquet.column.statistics.Statistics<?> stats = chunk.getStatistics();
+        if (stats == null || stats.isEmpty()) {
+            return UNKNOWN;
+        }
+        if (stats.hasNonNullValue()) {
+            try {
+                return new Object[] {
+                    type.decodeBound(stats.getMinBytes()), type.decodeBound(stats.getMaxBytes())
+                };
+            } catch (RuntimeException e) {
+                return UNKNOWN;
+            }
+        }
+        return stats.getNumNulls() == rowCount ? null : UNKNOWN;
+    }
+
+    /**
+     * Parses the page header at {@code pos}, reading {@code hint} bytes first (more if the header
+     * is longer). The bytes read stay in {@link #lastSlice} for a caller that wants the page.
+     */
+    private PageHeaderScan header(ChunkBytes bytes, long pos, int hint, int rowGroup, String column)
             throws IOException {
         long remaining = bytes.end - pos;
         int limit = (int) Math.min(remaining, Integer.MAX_VALUE - 64);
-        int window = bytes.whole != null ? limit : Math.min(limit, FIRST_WINDOW);
+        int window = bytes.whole != null ? limit : Math.min(limit, Math.max(hint, FIRST_WINDOW));
         while (true) {
             Slice slice = bytes.read(pos, window);
+            lastSlice = slice;
+            lastSlicePos = pos;
+            lastSliceLength = window;
             try {
                 return PageHeaderScan.parse(slice.bytes, slice.offset, window);
             } catch (IOException | RuntimeException e) {
@@ -306,7 +348,10 @@ final class PageIndexBuilder {
             int rowGroup,
             String name)
             throws IOException {
-        Slice slice = bytes.read(offset, length);
+        Slice slice =
+                lastSlicePos == offset && lastSliceLength >= length
+                        ? lastSlice
+                        : bytes.read(offset, length);
         try {
             return decoder.bounds(
                     slice.bytes, slice.offset, length, dictionary, column, type, codec);
