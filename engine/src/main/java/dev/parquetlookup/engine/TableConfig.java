@@ -53,6 +53,20 @@ public record TableConfig(
         Objects.requireNonNull(metadataCache, "metadataCache");
     }
 
+    /** This configuration for another path (a snapshot directory of the configured one). */
+    public TableConfig withPath(String newPath) {
+        return newPath.equals(path)
+                ? this
+                : new TableConfig(
+                        newPath,
+                        sortKey,
+                        hadoopOptions,
+                        metadataCache,
+                        pageCache,
+                        mapLocalFiles,
+                        synthesizePageIndex);
+    }
+
     public static Builder builder(String path) {
         return new Builder(path);
     }
