@@ -69,10 +69,11 @@ public final class MetadataCache {
 
     /**
      * The metadata of {@code file} verified for {@code sortKey} (empty: the file's own), loading it
-     * at most once per key even under concurrent calls.
+     * at most once per key even under concurrent calls. The entry is the one of the engine's
+     * default, page-index synthesis on (see {@link #get(FileId, List, boolean, Loader)}).
      */
     public FileMetadata get(FileId file, List<String> sortKey, Loader loader) throws IOException {
-        return get(file, sortKey, false, loader);
+        return get(file, sortKey, true, loader);
     }
 
     /**
