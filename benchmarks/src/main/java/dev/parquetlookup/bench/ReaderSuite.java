@@ -83,6 +83,7 @@ final class ReaderSuite {
         report.ratio(SUITE, "cold-start", 1, OURS, List.of("duckdb", "parquet-java", "hashmap"));
         scaling();
         charts();
+        new NoPageIndexCase(options, report, log).run();
     }
 
     private void openAll(

@@ -10,7 +10,9 @@ import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyRanges;
 import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
+import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.RowGroupInfo;
 
 import org.apache.parquet.schema.MessageType;
@@ -275,12 +277,24 @@ public final class DimensionTable implements Closeable {
                             .get(
                                     id,
                                     config.sortKey(),
-                                    () -> MetadataReader.read(source, config.sortKey()));
+                                    config.synthesizePageIndex(),
+                                    () ->
+                                            MetadataReader.read(
+                                                    source,
+                                                    config.sortKey(),
+                                                    pageIndexOptions(config)));
             return new SortedFile(meta, source, config.pageCache());
         } catch (IOException | RuntimeException e) {
             source.close();
             throw e;
         }
+    }
+
+    /** The page index a file is read with: synthesized when it has none, unless turned off. */
+    static PageIndexOptions pageIndexOptions(TableConfig config) {
+        return config.synthesizePageIndex()
+                ? PageIndexOptions.synthesized(KeyPageBounds.INSTANCE)
+                : PageIndexOptions.OWN;
     }
 
     private static void checkCompatible(FileMetadata first, FileMetadata other) {

@@ -3,6 +3,7 @@ package dev.parquetlookup.engine;
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.metadata.LookupFileException;
 
 import javax.annotation.Nullable;
 

@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine;
 
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;

@@ -194,7 +194,14 @@ final class PageLocator {
         if (pending) {
             throw PagesPending.INSTANCE;
         }
-        return matchFrom < 0 ? null : new long[] {Math.max(from, matchFrom), Math.min(to, matchTo)};
+        if (matchFrom < 0) {
+            return null;
+        }
+        // The pages read extend beyond [from, to) (narrowed by later key columns): keep only the
+        // rows inside it, which may be none.
+        long first = Math.max(from, matchFrom);
+        long end = Math.min(to, matchTo);
+        return first < end ? new long[] {first, end} : null;
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.io.RetryingFileStore;
+import dev.parquetlookup.metadata.LookupFileException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine;
 
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.FileMetadata;

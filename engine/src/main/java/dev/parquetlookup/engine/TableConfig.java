@@ -22,6 +22,9 @@ import java.util.Objects;
  * @param pageCache decompressed hot pages, or {@code null} for none
  * @param mapLocalFiles whether local files are read through a memory mapping (the default) rather
  *     than with positioned reads; mapped files must not be rewritten in place
+ * @param synthesizePageIndex whether a file without a page index (DuckDB, pyarrow by default) gets
+ *     one built from its page headers at open (the default), so lookups read single pages; when off
+ *     such files are read a whole key column chunk per lookup
  */
 public record TableConfig(
         String path,
@@ -29,7 +32,19 @@ public record TableConfig(
         Map<String, String> hadoopOptions,
         MetadataCache metadataCache,
         @Nullable PageCache pageCache,
-        boolean mapLocalFiles) {
+        boolean mapLocalFiles,
+        boolean synthesizePageIndex) {
+
+    /** Constructor without {@code synthesizePageIndex}: synthesis on, the default. */
+    public TableConfig(
+            String path,
+            List<String> sortKey,
+            Map<String, String> hadoopOptions,
+            MetadataCache metadataCache,
+            @Nullable PageCache pageCache,
+            boolean mapLocalFiles) {
+        this(path, sortKey, hadoopOptions, metadataCache, pageCache, mapLocalFiles, true);
+    }
 
     public TableConfig {
         Objects.requireNonNull(path, "path");
@@ -43,7 +58,13 @@ public record TableConfig(
         return newPath.equals(path)
                 ? this
                 : new TableConfig(
-                        newPath, sortKey, hadoopOptions, metadataCache, pageCache, mapLocalFiles);
+                        newPath,
+                        sortKey,
+                        hadoopOptions,
+                        metadataCache,
+                        pageCache,
+                        mapLocalFiles,
+                        synthesizePageIndex);
     }
 
     public static Builder builder(String path) {
@@ -58,6 +79,7 @@ public record TableConfig(
         private MetadataCache metadataCache;
         private PageCache pageCache;
         private boolean mapLocalFiles = true;
+        private boolean synthesizePageIndex = true;
 
         private Builder(String path) {
             this.path = path;
@@ -88,6 +110,11 @@ public record TableConfig(
             return this;
         }
 
+        public Builder synthesizePageIndex(boolean synthesizePageIndex) {
+            this.synthesizePageIndex = synthesizePageIndex;
+            return this;
+        }
+
         public TableConfig build() {
             return new TableConfig(
                     path,
@@ -95,7 +122,8 @@ public record TableConfig(
                     hadoopOptions,
                     metadataCache != null ? metadataCache : MetadataCache.defaultShared(),
                     pageCache,
-                    mapLocalFiles);
+                    mapLocalFiles,
+                    synthesizePageIndex);
         }
     }
 }

@@ -22,6 +22,7 @@ import java.util.List;
  *     key-value entry), empty if none
  * @param createdBy the writer, for messages
  * @param retainedBytes approximate heap size, for the cache's weigher
+ * @param pageIndex where the page index came from (own, synthesized, none) and its cost
  */
 public record FileMetadata(
         FileId file,
@@ -34,7 +35,25 @@ public record FileMetadata(
         KeyRanges rowGroupKeys,
         List<String> declaredSortKey,
         String createdBy,
-        long retainedBytes) {
+        long retainedBytes,
+        PageIndexOrigin pageIndex) {
+
+    /** This metadata with {@code origin} as its page index's origin. */
+    public FileMetadata withPageIndex(PageIndexOrigin origin) {
+        return new FileMetadata(
+                file,
+                schema,
+                rowCount,
+                rowGroups,
+                sortKey,
+                keyTypes,
+                keyLeaves,
+                rowGroupKeys,
+                declaredSortKey,
+                createdBy,
+                retainedBytes,
+                origin);
+    }
 
     /** Whether every row group has a page index for the leading key column. */
     public boolean hasPageIndex() {

@@ -11,9 +11,11 @@ import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
- * Parsed footers and page indexes, shared by every table in the JVM, bounded in bytes (each entry
- * weighs its {@link FileMetadata#retainedBytes()}), keyed by path + length + modification time (and
- * the sort key it was verified for) so a rewritten file is never served stale.
+ * Parsed footers and page indexes (the files' own or synthesized from page headers), shared by
+ * every table in the JVM, bounded in bytes (each entry weighs its {@link
+ * FileMetadata#retainedBytes()}, synthesized index included), keyed by path + length + modification
+ * time (and the sort key it was verified for, and whether missing page indexes were synthesized) so
+ * a rewritten file is never served stale.
  *
  * <p>Example: {@code cache.get(file, List.of("id"), () -> MetadataReader.read(source,
  * List.of("id")))} parses once; later calls for the same file version return the same object.
@@ -67,12 +69,23 @@ public final class MetadataCache {
 
     /**
      * The metadata of {@code file} verified for {@code sortKey} (empty: the file's own), loading it
-     * at most once per key even under concurrent calls.
+     * at most once per key even under concurrent calls. The entry is the one of the engine's
+     * default, page-index synthesis on (see {@link #get(FileId, List, boolean, Loader)}).
      */
     public FileMetadata get(FileId file, List<String> sortKey, Loader loader) throws IOException {
+        return get(file, sortKey, true, loader);
+    }
+
+    /**
+     * The metadata of {@code file} verified for {@code sortKey}, with a synthesized page index or
+     * not (the two are cached apart: a table with synthesis off never sees a synthesized index).
+     */
+    public FileMetadata get(
+            FileId file, List<String> sortKey, boolean synthesizedPageIndex, Loader loader)
+            throws IOException {
         try {
             return cache.get(
-                    new Key(file, List.copyOf(sortKey)),
+                    new Key(file, List.copyOf(sortKey), synthesizedPageIndex),
                     k -> {
                         try {
                             return loader.load();
@@ -113,5 +126,5 @@ public final class MetadataCache {
     /** Counters of a {@link MetadataCache}. */
     public record Stats(long hits, long misses, long evictions, long entries, long bytes) {}
 
-    private record Key(FileId file, List<String> sortKey) {}
+    private record Key(FileId file, List<String> sortKey, boolean synthesizedPageIndex) {}
 }

@@ -113,6 +113,15 @@ public final class ThriftCompactReader {
         return zigzagLong(readVarint());
     }
 
+    /** A field of type binary, checked, copied out. */
+    public byte[] readBinary(String name) throws IOException {
+        expect(BINARY, name);
+        int n = length(readVarint());
+        byte[] value = java.util.Arrays.copyOfRange(bytes, pos, pos + n);
+        pos += n;
+        return value;
+    }
+
     /** A boolean field (its value is in the field header). */
     public boolean readBoolean(String name) throws IOException {
         if (fieldType != BOOLEAN_TRUE && fieldType != BOOLEAN_FALSE) {

@@ -2,11 +2,11 @@ package dev.parquetlookup.tools;
 
 import dev.parquetlookup.engine.ColumnSchema;
 import dev.parquetlookup.engine.DimensionTable;
-import dev.parquetlookup.engine.LookupFileException;
 import dev.parquetlookup.engine.LookupPlan;
 import dev.parquetlookup.engine.TableConfig;
 import dev.parquetlookup.engine.ValueType;
 import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
 
 import picocli.CommandLine.Command;

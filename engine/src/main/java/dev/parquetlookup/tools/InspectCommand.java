@@ -1,11 +1,15 @@
 package dev.parquetlookup.tools;
 
+import dev.parquetlookup.engine.KeyPageBounds;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSourceInputFile;
+import dev.parquetlookup.metadata.LookupFileException;
+import dev.parquetlookup.metadata.MetadataReader;
+import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.WriterOptions;
 
@@ -157,10 +161,38 @@ final class InspectCommand implements Callable<Integer> {
             for (FileId file : files) {
                 reports.add(read(store, file));
             }
+            pageIndexOrigins = pageIndexOrigins(store, files);
         }
         report(out, reports);
+        out.println();
+        out.println("Page index lookups use (own, or synthesized from page headers at open):");
+        pageIndexOrigins.forEach(line -> out.println("  " + line));
         out.flush();
         return 0;
+    }
+
+    private List<String> pageIndexOrigins = List.of();
+
+    /** Per file, the page index the engine would serve lookups with, and what building it cost. */
+    private List<String> pageIndexOrigins(FileStore store, List<FileId> files) throws IOException {
+        List<String> lines = new ArrayList<>();
+        for (FileId file : files) {
+            try (RangeSource source = store.open(file)) {
+                lines.add(
+                        file.fileName()
+                                + ": "
+                                + MetadataReader.readUnverified(
+                                                source,
+                                                keys,
+                                                PageIndexOptions.synthesized(
+                                                        KeyPageBounds.INSTANCE))
+                                        .pageIndex()
+                                        .describe());
+            } catch (LookupFileException e) {
+                lines.add(file.fileName() + ": unknown (" + e.getMessage() + ")");
+            }
+        }
+        return lines;
     }
 
     private FileReport read(FileStore store, FileId file) throws IOException {

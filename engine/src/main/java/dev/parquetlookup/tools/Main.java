@@ -1,6 +1,6 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.LookupFileException;
+import dev.parquetlookup.metadata.LookupFileException;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -1,6 +1,7 @@
 package dev.parquetlookup.engine;
 
 import dev.parquetlookup.engine.ValueType.Kind;
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.testing.ColumnSpec;
 import dev.parquetlookup.testing.ColumnSpec.Storage;

@@ -8,6 +8,7 @@ import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RetryPolicy;
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;

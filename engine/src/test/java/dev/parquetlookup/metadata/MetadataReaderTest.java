@@ -1,6 +1,5 @@
 package dev.parquetlookup.metadata;
 
-import dev.parquetlookup.engine.LookupFileException;
 import dev.parquetlookup.engine.ValueType;
 import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.io.CountingRangeSource;

@@ -47,7 +47,7 @@ class OffsetIndexDecodingTest {
             byte[] bytes = concat(prefix, serialize(index));
 
             PageLocations decoded =
-                    MetadataReader.decodeOffsetIndex(
+                    PageIndexReader.decodeOffsetIndex(
                             bytes, prefix.length, bytes.length - prefix.length);
 
             String seed = "index " + t + " (seed " + SEED + ")";
@@ -81,7 +81,7 @@ class OffsetIndexDecodingTest {
         for (int cut = 0; cut < bytes.length; cut++) {
             byte[] truncated = Arrays.copyOf(bytes, cut);
             assertThatThrownBy(
-                            () -> MetadataReader.decodeOffsetIndex(truncated, 0, truncated.length))
+                            () -> PageIndexReader.decodeOffsetIndex(truncated, 0, truncated.length))
                     .as("cut at %d", cut)
                     .isInstanceOf(IOException.class);
         }
@@ -89,7 +89,7 @@ class OffsetIndexDecodingTest {
             byte[] noise = new byte[random.nextInt(80)];
             random.nextBytes(noise);
             try {
-                PageLocations decoded = MetadataReader.decodeOffsetIndex(noise, 0, noise.length);
+                PageLocations decoded = PageIndexReader.decodeOffsetIndex(noise, 0, noise.length);
                 assertThat(decoded.offsets()).hasSameSizeAs(decoded.sizes());
             } catch (IOException expected) {
                 // reported, never another exception or a hang

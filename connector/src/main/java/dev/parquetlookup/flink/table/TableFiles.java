@@ -1,13 +1,13 @@
 package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.ColumnSchema;
-import dev.parquetlookup.engine.LookupFileException;
 import dev.parquetlookup.engine.RefreshingTable;
 import dev.parquetlookup.flink.lookup.KeyOrder;
 import dev.parquetlookup.flink.lookup.KeySampler;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 import dev.parquetlookup.flink.lookup.SharedCaches;
 import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.metadata.LookupFileException;
 
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.util.TemporaryClassLoaderContext;

@@ -1,4 +1,4 @@
-package dev.parquetlookup.engine;
+package dev.parquetlookup.metadata;
 
 /**
  * A dimension file cannot serve lookups: not Parquet, truncated, unsorted, missing a column, of an

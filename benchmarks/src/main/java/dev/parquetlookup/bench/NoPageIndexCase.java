@@ -1,0 +1,288 @@
+package dev.parquetlookup.bench;
+
+import dev.parquetlookup.engine.DimensionTable;
+import dev.parquetlookup.engine.KeyPageBounds;
+import dev.parquetlookup.engine.LookupPlan;
+import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.io.CountingRangeSource;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.MetadataCache;
+import dev.parquetlookup.metadata.MetadataReader;
+import dev.parquetlookup.metadata.PageIndexOptions;
+
+import org.duckdb.DuckDBConnection;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The {@code reader} suite's no-page-index case: the seed data in files without a page index,
+ * served by this engine with the page index it synthesizes at open, against the same data with its
+ * own page index and against the row-group fallback (synthesis off), in one run, on the same keys.
+ *
+ * <ul>
+ *   <li>{@code own}: the seed file (lookup layout: 1,024-row pages, page index on);
+ *   <li>{@code stripped}: the same file with its page index removed ({@link PageIndexStripper}), as
+ *       parquet-java writes with the index disabled: the pages are byte for byte the same;
+ *   <li>{@code duckdb}: the seed data written by DuckDB's {@code COPY ... (FORMAT parquet)}
+ *       (defaults: 122,880-row row groups, no page index, and one data page per column chunk).
+ * </ul>
+ *
+ * Also measured: open time, bytes read at open and metadata bytes of each file (median of the
+ * repetitions, a fresh metadata cache each time). Runs alone as suite {@code reader-noindex}.
+ */
+final class NoPageIndexCase {
+
+    static final String CASE = "no-page-index";
+
+    private final BenchOptions options;
+    private final Report report;
+    private final PrintStream log;
+
+    NoPageIndexCase(BenchOptions options, Report report, PrintStream log) {
+        this.options = options;
+        this.report = report;
+        this.log = log;
+    }
+
+    void run() throws Exception {
+        SeedLayout layout = SeedLayout.lookupDefault(options.rows());
+        Path own = SeedDataset.get(report.out(), layout, log);
+        Path dir = report.out().resolve("data");
+        Path stripped = dir.resolve("noindex-stripped-" + layout.id() + ".parquet");
+        if (!Files.exists(stripped)
+                || Files.getLastModifiedTime(stripped).compareTo(Files.getLastModifiedTime(own))
+                        < 0) {
+            PageIndexStripper.strip(own, stripped);
+        }
+        Path duck = dir.resolve("noindex-duckdb-" + options.rows() + ".parquet");
+        if (!Files.exists(duck)
+                || Files.getLastModifiedTime(duck).compareTo(Files.getLastModifiedTime(own)) < 0) {
+            long t0 = System.nanoTime();
+            Files.deleteIfExists(duck);
+            try (DuckDBConnection conn = DuckDbSystem.openDatabase();
+                    Statement st = conn.createStatement()) {
+                st.execute(
+                        "COPY (SELECT k, v FROM read_parquet('"
+                                + own.toAbsolutePath()
+                                + "') ORDER BY k) TO '"
+                                + duck.toAbsolutePath()
+                                + "' (FORMAT parquet)");
+            }
+            log.printf(
+                    "NOTE generated %s with DuckDB COPY in %.1f s%n",
+                    duck.getFileName(), (System.nanoTime() - t0) / 1e9);
+        }
+        report.conditions(
+                "reader",
+                "case="
+                        + CASE
+                        + " rows="
+                        + options.rows()
+                        + " own="
+                        + own.getFileName()
+                        + " ("
+                        + Files.size(own)
+                        + " bytes, "
+                        + layout.describe()
+                        + ") stripped="
+                        + Files.size(stripped)
+                        + " bytes duckdb="
+                        + Files.size(duck)
+                        + " bytes (DuckDB COPY defaults) threads=1 page-cache=off run_ms="
+                        + options.runMillis()
+                        + " reps="
+                        + options.repetitions());
+
+        Map<String, Path> files = new LinkedHashMap<>();
+        files.put("own", own);
+        files.put("stripped", stripped);
+        files.put("duckdb", duck);
+        for (Map.Entry<String, Path> f : files.entrySet()) {
+            for (boolean synthesize : new boolean[] {true, false}) {
+                if (f.getKey().equals("own") && !synthesize) {
+                    continue;
+                }
+                openCost(f.getKey(), f.getValue(), synthesize);
+            }
+        }
+
+        List<LookupSystem> systems = new ArrayList<>();
+        try {
+            systems.add(new EngineOnFile("parquet-lookup-own-index", own, true));
+            systems.add(new EngineOnFile("parquet-lookup-stripped-synthesized", stripped, true));
+            systems.add(new EngineOnFile("parquet-lookup-stripped-no-index", stripped, false));
+            systems.add(new EngineOnFile("parquet-lookup-duckdb-synthesized", duck, true));
+            systems.add(new EngineOnFile("parquet-lookup-duckdb-no-index", duck, false));
+            for (LookupSystem s : systems) {
+                report.note("system=" + s.name() + " config=\"" + s.config() + "\"");
+            }
+            // The fallback reads a whole chunk per lookup (milliseconds): fewer keys suffice.
+            int keyCount = options.quick() ? 20_000 : 100_000;
+            long[] keys = KeyMix.UNIFORM.keys(options.rows(), keyCount, 0);
+            long[] warm = KeyMix.UNIFORM.keys(options.rows(), Math.min(keyCount, 20_000), 1);
+            CaseRunner.Outcome outcome =
+                    CaseRunner.measure(
+                            "reader",
+                            CASE,
+                            systems,
+                            options.rows(),
+                            keys,
+                            warm,
+                            1,
+                            options,
+                            report);
+            for (LookupSystem s : systems) {
+                report.result(
+                        CaseRunner.row(
+                                "reader", s, null, CASE, 1, outcome.runs().get(s), Map.of()));
+            }
+        } finally {
+            for (LookupSystem s : systems) {
+                s.close();
+            }
+        }
+        ResultRow ownRow = report.find("reader", "parquet-lookup-own-index", CASE, 1);
+        for (String name :
+                List.of(
+                        "parquet-lookup-stripped-synthesized",
+                        "parquet-lookup-stripped-no-index",
+                        "parquet-lookup-duckdb-synthesized",
+                        "parquet-lookup-duckdb-no-index")) {
+            ResultRow row = report.find("reader", name, CASE, 1);
+            if (row != null && ownRow != null && ownRow.p50Micros() > 0) {
+                report.ratioLine(
+                        "reader",
+                        CASE,
+                        1,
+                        name + "/own-index:p50",
+                        row.p50Micros() / ownRow.p50Micros());
+            }
+        }
+    }
+
+    /**
+     * Reads {@code file}'s metadata as a table open does (footer, page index own or synthesized,
+     * sort check): time, bytes and reads, metadata bytes. Median of the repetitions.
+     */
+    private void openCost(String label, Path file, boolean synthesize) throws Exception {
+        int reps = Math.max(3, options.repetitions());
+        long[] nanos = new long[reps];
+        ReadStatistics stats = null;
+        FileMetadata meta = null;
+        try (HadoopFileStore store = HadoopFileStore.create(Map.of())) {
+            FileId id = store.stat(file.toAbsolutePath().toString());
+            for (int i = 0; i < reps; i++) {
+                stats = new ReadStatistics();
+                long t0 = System.nanoTime();
+                try (RangeSource source = new CountingRangeSource(store.open(id), stats)) {
+                    meta = MetadataReader.read(source, List.of("k"), options(synthesize));
+                }
+                nanos[i] = System.nanoTime() - t0;
+            }
+        }
+        Arrays.sort(nanos);
+        report.note(
+                String.format(
+                        Locale.ROOT,
+                        "case=%s-open file=%s synthesize=%s open_ms_median=%.1f open_ms_min=%.1f"
+                                + " open_ms_max=%.1f bytes_read_at_open=%d reads_at_open=%d"
+                                + " metadata_bytes=%d row_groups=%d page_index=\"%s\"",
+                        CASE,
+                        label,
+                        synthesize,
+                        nanos[reps / 2] / 1e6,
+                        nanos[0] / 1e6,
+                        nanos[reps - 1] / 1e6,
+                        stats.bytesRead(),
+                        stats.readRequests(),
+                        meta.retainedBytes(),
+                        meta.rowGroups().size(),
+                        meta.pageIndex().describe()));
+    }
+
+    static PageIndexOptions options(boolean synthesize) {
+        return synthesize
+                ? PageIndexOptions.synthesized(KeyPageBounds.INSTANCE)
+                : PageIndexOptions.OWN;
+    }
+
+    static TableConfig config(Path file, boolean synthesize, MetadataCache cache) {
+        return TableConfig.builder(file.toAbsolutePath().toString())
+                .sortKey(List.of("k"))
+                .metadataCache(cache)
+                .synthesizePageIndex(synthesize)
+                .build();
+    }
+
+    /** The engine on one file, synthesis on or off, page cache off. */
+    private static final class EngineOnFile implements LookupSystem {
+        private final String name;
+        private final boolean synthesize;
+        private final DimensionTable table;
+        private final LookupPlan plan;
+
+        EngineOnFile(String name, Path file, boolean synthesize) throws Exception {
+            this.name = name;
+            this.synthesize = synthesize;
+            this.table =
+                    DimensionTable.open(
+                            NoPageIndexCase.config(
+                                    file,
+                                    synthesize,
+                                    new MetadataCache(EngineSystem.METADATA_CACHE_BYTES)));
+            this.plan = table.plan(List.of("k"), List.of("v"));
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public String config() {
+            return "DimensionTable, sort key k, projection v, page-index synthesis "
+                    + (synthesize ? "on" : "off")
+                    + ", page cache off";
+        }
+
+        @Override
+        public Session session() {
+            return k -> {
+                String found = null;
+                for (Object[] row : table.lookup(plan, new Object[] {k})) {
+                    found = new String((byte[]) row[0], StandardCharsets.UTF_8);
+                }
+                return found;
+            };
+        }
+
+        @Override
+        public long bytesRead() {
+            return table.readStatistics().bytesRead();
+        }
+
+        @Override
+        public long readRequests() {
+            return table.readStatistics().readRequests();
+        }
+
+        @Override
+        public void close() throws Exception {
+            table.close();
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package dev.parquetlookup.metadata;
+
+import dev.parquetlookup.io.FileId;
+
+import org.apache.parquet.format.FileMetaData;
+import org.apache.parquet.format.KeyValue;
+import org.apache.parquet.format.RowGroup;
+import org.apache.parquet.format.SortingColumn;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Decides which columns a file is looked up by: the sort order the file declares ({@code
+ * sorting_columns}, else our writer's key-value entry) and the one the table configures, checked
+ * against each other and against the schema. Stateless.
+ *
+ * <p>Example: a file declaring {@code sorting_columns = [a, b]} resolves the configured key {@code
+ * [a]} (a prefix) to {@code [a]}, the empty key to {@code [a, b]}, and rejects {@code [b]}.
+ */
+public final class SortKeyResolver {
+
+    private SortKeyResolver() {}
+
+    /**
+     * A resolved sort key.
+     *
+     * @param columns the sort-key column names, leading first
+     * @param types how each compares
+     * @param leaves the leaf column index of each
+     * @param declared what the file itself declares, empty if nothing
+     */
+    public record SortKey(
+            List<String> columns, List<KeyType> types, int[] leaves, List<String> declared) {}
+
+    /**
+     * Resolves the sort key of a file.
+     *
+     * @param configured the sort key the user declared, or empty to take the file's
+     * @throws LookupFileException if no key is known, a column is missing, nested or of a type that
+     *     cannot be a key, or the configured key contradicts the declared one
+     */
+    public static SortKey resolve(
+            FileId file,
+            FileMetaData thrift,
+            MessageType schema,
+            String createdBy,
+            List<String> configured) {
+        List<String> declared = declaredSortKey(file, thrift, schema);
+        List<String> sortKey = configured.isEmpty() ? declared : configured;
+        if (sortKey.isEmpty()) {
+            throw new LookupFileException(
+                    "File "
+                            + file
+                            + " does not declare its sort order (no sorting_columns and no '"
+                            + MetadataReader.SORT_KEY_METADATA
+                            + "' entry; written by "
+                            + createdBy
+                            + "). Name the columns it is sorted by with the 'sort-key' option, or"
+                            + " rewrite it with 'prepare'.");
+        }
+        int[] leaves = new int[sortKey.size()];
+        List<KeyType> keyTypes = new ArrayList<>();
+        for (int i = 0; i < sortKey.size(); i++) {
+            String name = sortKey.get(i);
+            keyTypes.add(keyType(file, schema, sortKey, name));
+            leaves[i] = leafIndex(schema, name);
+        }
+        if (!declared.isEmpty() && !configured.isEmpty() && !isPrefix(configured, declared)) {
+            throw new LookupFileException(
+                    "File "
+                            + file
+                            + " declares sort key "
+                            + declared
+                            + " but the table declares "
+                            + configured
+                            + ". Set 'sort-key' to "
+                            + String.join(",", declared)
+                            + " (or a leading part of it), or remove the option.");
+        }
+        return new SortKey(List.copyOf(sortKey), List.copyOf(keyTypes), leaves, declared);
+    }
+
+    private static KeyType keyType(
+            FileId file, MessageType schema, List<String> sortKey, String name) {
+        if (!schema.containsField(name)) {
+            throw new LookupFileException(
+                    "File "
+                            + file
+                            + " has no column '"
+                            + name
+                            + "' for the sort key "
+                            + sortKey
+                            + "; its columns are "
+                            + topLevelNames(schema)
+                            + ". Fix the 'sort-key' option or the table's columns.");
+        }
+        Type field = schema.getType(name);
+        if (!field.isPrimitive()) {
+            throw new LookupFileException(
+                    "Sort-key column '"
+                            + name
+                            + "' of file "
+                            + file
+                            + " is nested ("
+                            + field
+                            + "); only top-level primitive columns can be lookup keys.");
+        }
+        KeyType keyType = KeyType.of(field.asPrimitiveType());
+        if (keyType == null) {
+            throw new LookupFileException(
+                    "Sort-key column '"
+                            + name
+                            + "' of file "
+                            + file
+                            + " has type "
+                            + field.asPrimitiveType()
+                            + ", which cannot be a lookup key. Keys"
+                            + " may be INT, BIGINT, STRING, BINARY, DATE, TIMESTAMP or"
+                            + " DECIMAL columns.");
+        }
+        return keyType;
+    }
+
+    /**
+     * The sort order a file declares: its {@code sorting_columns}, else the {@value
+     * MetadataReader#SORT_KEY_METADATA} key-value entry, else empty.
+     *
+     * @throws LookupFileException if it declares a nested or a descending sort column
+     */
+    public static List<String> declaredSortKey(
+            FileId file, FileMetaData thrift, MessageType schema) {
+        List<RowGroup> groups = thrift.getRow_groups();
+        if (groups != null && !groups.isEmpty() && groups.get(0).isSetSorting_columns()) {
+            List<String> names = new ArrayList<>();
+            for (SortingColumn sc : groups.get(0).getSorting_columns()) {
+                String[] path = schema.getColumns().get(sc.getColumn_idx()).getPath();
+                String name = String.join(".", path);
+                if (path.length > 1) {
+                    throw new LookupFileException(
+                            "File "
+                                    + file
+                                    + " is sorted by the nested column '"
+                                    + name
+                                    + "'; only top-level columns can be lookup keys. Set"
+                                    + " 'sort-key' to top-level columns the file is sorted by, or"
+                                    + " rewrite it with 'prepare'.");
+                }
+                if (sc.isDescending()) {
+                    throw new LookupFileException(
+                            "File "
+                                    + file
+                                    + " is sorted descending by '"
+                                    + name
+                                    + "'; lookups need"
+                                    + " ascending order. Rewrite it with 'prepare --key "
+                                    + name
+                                    + "'.");
+                }
+                names.add(name);
+            }
+            if (!names.isEmpty()) {
+                return List.copyOf(names);
+            }
+        }
+        if (thrift.getKey_value_metadata() != null) {
+            for (KeyValue kv : thrift.getKey_value_metadata()) {
+                if (MetadataReader.SORT_KEY_METADATA.equals(kv.getKey())
+                        && kv.getValue() != null
+                        && !kv.getValue().isBlank()) {
+                    List<String> names = new ArrayList<>();
+                    for (String part : kv.getValue().split(",")) {
+                        names.add(part.trim());
+                    }
+                    return List.copyOf(names);
+                }
+            }
+        }
+        return List.of();
+    }
+
+    private static boolean isPrefix(List<String> prefix, List<String> of) {
+        return prefix.size() <= of.size() && of.subList(0, prefix.size()).equals(prefix);
+    }
+
+    private static int leafIndex(MessageType schema, String topLevelName) {
+        int leaf = 0;
+        for (Type field : schema.getFields()) {
+            if (field.getName().equals(topLevelName)) {
+                return leaf;
+            }
+            leaf += leafCount(field);
+        }
+        throw new IllegalArgumentException(topLevelName);
+    }
+
+    static int leafCount(Type type) {
+        if (type.isPrimitive()) {
+            return 1;
+        }
+        int n = 0;
+        for (Type child : type.asGroupType().getFields()) {
+            n += leafCount(child);
+        }
+        return n;
+    }
+
+    private static List<String> topLevelNames(MessageType schema) {
+        List<String> names = new ArrayList<>();
+        for (Type field : schema.getFields()) {
+            names.add(field.getName());
+        }
+        return names;
+    }
+}
