@@ -36,6 +36,8 @@ import java.util.TreeMap;
  *     refresh.interval}), or {@code null} to serve the files found at start for the job's lifetime
  * @param snapshotMode what the path holds ({@code path.snapshot-mode})
  * @param mapLocalFiles whether local files are memory-mapped ({@code local-files.mmap})
+ * @param diskTier the local disk tier of remote files and its warm-up ({@code local-cache.*},
+ *     {@code warmup})
  */
 public record ParquetLookupConfig(
         String tableName,
@@ -49,7 +51,8 @@ public record ParquetLookupConfig(
         int maxRetries,
         @Nullable Duration refreshInterval,
         SnapshotMode snapshotMode,
-        boolean mapLocalFiles)
+        boolean mapLocalFiles,
+        DiskTierConfig diskTier)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -81,6 +84,55 @@ public record ParquetLookupConfig(
             throw new IllegalArgumentException(
                     "lookup.max-retries must not be negative, got " + maxRetries);
         }
+        Objects.requireNonNull(diskTier, "diskTier");
+    }
+
+    /** With the default disk tier and warm-up. */
+    public ParquetLookupConfig(
+            String tableName,
+            String path,
+            List<String> sortKey,
+            Map<String, String> hadoopOptions,
+            boolean async,
+            int asyncThreads,
+            long metadataCacheMaxBytes,
+            long pageCacheMaxBytes,
+            int maxRetries,
+            @Nullable Duration refreshInterval,
+            SnapshotMode snapshotMode,
+            boolean mapLocalFiles) {
+        this(
+                tableName,
+                path,
+                sortKey,
+                hadoopOptions,
+                async,
+                asyncThreads,
+                metadataCacheMaxBytes,
+                pageCacheMaxBytes,
+                maxRetries,
+                refreshInterval,
+                snapshotMode,
+                mapLocalFiles,
+                DiskTierConfig.defaults());
+    }
+
+    /** The same configuration with another disk tier setting. */
+    public ParquetLookupConfig withDiskTier(DiskTierConfig tier) {
+        return new ParquetLookupConfig(
+                tableName,
+                path,
+                sortKey,
+                hadoopOptions,
+                async,
+                asyncThreads,
+                metadataCacheMaxBytes,
+                pageCacheMaxBytes,
+                maxRetries,
+                refreshInterval,
+                snapshotMode,
+                mapLocalFiles,
+                tier);
     }
 
     /** A table that is never refreshed and whose path holds the files themselves. */
