@@ -494,10 +494,16 @@ public final class DiskTier implements Closeable {
                 if (closed) {
                     return false;
                 }
+                if (active != null && active.writePosition + length > active.capacity) {
+                    // Full: its unused end counts, so the number of files stays bounded too.
+                    usedBytes += active.capacity - active.writePosition;
+                    active.writePosition = active.capacity;
+                    active = null;
+                }
                 while (usedBytes + length > maxBytes && !segments.isEmpty()) {
                     evict(victim());
                 }
-                if (active == null || active.writePosition + length > active.capacity) {
+                if (active == null) {
                     active = newSegment();
                 }
                 segment = active;
@@ -623,9 +629,13 @@ public final class DiskTier implements Closeable {
     private void reclaimEmptySegments() {
         synchronized (allocation) {
             for (Segment s : new ArrayList<>(segments)) {
-                if (s != active && s.liveBytes.get() <= 0) {
+                if (s.liveBytes.get() <= 0) {
+                    // A write in flight to it fails quietly: the range is simply not kept.
                     segments.remove(s);
                     usedBytes -= s.writePosition;
+                    if (s == active) {
+                        active = null;
+                    }
                     s.drop();
                 }
             }
