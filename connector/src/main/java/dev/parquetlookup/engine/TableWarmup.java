@@ -265,7 +265,7 @@ public final class TableWarmup implements Closeable {
             for (int i = next.getAndIncrement(); i < pieces.size() && !closed; ) {
                 Piece p = pieces.get(i);
                 TieredRangeSource source = sources.get(p.file());
-                if (source != null && warm(source, p.range())) {
+                if (source != null && warm(source, p.range()) && source.isHeld(p.range())) {
                     warmedBytes.addAndGet(p.range().length());
                 }
                 i = next.getAndIncrement();
@@ -348,7 +348,10 @@ public final class TableWarmup implements Closeable {
         return plannedBytes;
     }
 
-    /** Bytes of the plan held in the tier so far (fetched here, by another table, or before). */
+    /**
+     * Bytes of the plan held in the tier so far (fetched here, by another table, or before); a
+     * range the disk could not take (full) does not count.
+     */
     public long warmedBytes() {
         return warmedBytes.get();
     }

@@ -130,6 +130,10 @@ public final class TieredRangeSource implements RangeSource {
             }
         }
         try {
+            if (tier.covers(file, range)) {
+                mine.complete(false); // stored by a warm-up that just finished
+                return false;
+            }
             byte[] bytes = delegate.readAll(List.of(range))[0];
             tier.store(file, range.offset(), bytes);
             mine.complete(true);
