@@ -1,0 +1,487 @@
+package dev.parquetlookup.s3proxy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of an HTTP/1.1 server (S3Proxy) that holds the first byte of
+ * every response for D ms, to measure clients at object-storage latency on loopback. Keep-alive
+ * connections keep working: each direction is framed (request and response heads parsed, bodies
+ * skipped by {@code Content-Length} or chunks), so the delay applies once per response message, and
+ * requests are counted and tracked in flight from their first byte until their final response's
+ * last byte is forwarded (or the connection ends).
+ *
+ * <p>The delay adds to the server's own time: a response the server starts after {@code t} ms
+ * reaches the client after {@code t + D} ms. D can change at run time ({@link #setDelay}); a
+ * response already being held keeps the delay it started with.
+ *
+ * <pre>{@code
+ * try (LatencyProxy proxy = LatencyProxy.start(s3.port(), Duration.ofMillis(20))) {
+ *     Map<String, String> hadoop = s3.hadoopOptions();
+ *     hadoop.put("fs.s3a.endpoint", proxy.endpoint());
+ *     ... run the job ...
+ *     LatencyProxy.Stats stats = proxy.stats(); // requests, GETs, bytes, in flight (mean, max)
+ *     proxy.setDelay(Duration.ZERO);
+ *     proxy.resetStats(); // a new measuring window
+ * }
+ * }</pre>
+ *
+ * <p>Two platform threads per client connection (one per direction), one accept thread; {@link
+ * #close()} closes every socket and joins every thread. JDK only, like {@link S3ProxyServer}.
+ */
+public final class LatencyProxy implements AutoCloseable {
+
+    /**
+     * Counters of one measuring window (since start or the last {@link #resetStats()}).
+     *
+     * @param requests requests whose first byte arrived
+     * @param gets of which {@code GET}
+     * @param heads of which {@code HEAD}
+     * @param puts of which {@code PUT} or {@code POST}
+     * @param completed requests whose final response was forwarded completely
+     * @param requestBytes bytes forwarded client to server
+     * @param responseBytes bytes forwarded server to client (heads and bodies)
+     * @param inFlight requests in flight now
+     * @param maxInFlight most requests in flight at once in the window
+     * @param meanInFlight time-weighted mean of requests in flight over the window
+     * @param meanRequestMillis mean time from a request's first byte to its response's last byte
+     *     forwarded, over completed requests (includes the delay)
+     * @param window the window's length
+     * @param connections client connections accepted in the window
+     * @param openConnections client connections open now
+     */
+    public record Stats(
+            long requests,
+            long gets,
+            long heads,
+            long puts,
+            long completed,
+            long requestBytes,
+            long responseBytes,
+            int inFlight,
+            int maxInFlight,
+            double meanInFlight,
+            double meanRequestMillis,
+            Duration window,
+            long connections,
+            int openConnections) {}
+
+    private static final int BUFFER = 64 * 1024;
+
+    private final ServerSocket server;
+    private final int upstreamPort;
+    private final Thread acceptor;
+    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicLong connectionIds = new AtomicLong();
+    private volatile long delayNanos;
+    private volatile boolean closed;
+
+    // Window counters: changed under `this` (a few thousand requests per second at most).
+    private long requests;
+    private long gets;
+    private long heads;
+    private long puts;
+    private long completed;
+    private long requestBytes;
+    private long responseBytes;
+    private int inFlight;
+    private int maxInFlight;
+    private double inFlightArea; // sum of inFlight * nanos since windowStart
+    private long lastChange;
+    private long windowStart;
+    private long requestNanos;
+    private long accepted;
+
+    private LatencyProxy(int upstreamPort, Duration delay) throws IOException {
+        this.upstreamPort = upstreamPort;
+        setDelay(delay);
+        this.server = new ServerSocket();
+        server.setReuseAddress(true);
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 256);
+        long now = System.nanoTime();
+        this.windowStart = now;
+        this.lastChange = now;
+        this.acceptor = new Thread(this::acceptLoop, "latency-proxy-" + port() + "-accept");
+        acceptor.setDaemon(true);
+    }
+
+    /**
+     * Starts a proxy on a free loopback port that forwards to {@code 127.0.0.1:upstreamPort}.
+     *
+     * @param delay how long each response's first byte is held (zero: none)
+     */
+    public static LatencyProxy start(int upstreamPort, Duration delay) throws IOException {
+        LatencyProxy proxy = new LatencyProxy(upstreamPort, delay);
+        proxy.acceptor.start();
+        return proxy;
+    }
+
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    /** {@code http://127.0.0.1:PORT}, for {@code fs.s3a.endpoint}. */
+    public String endpoint() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    public Duration delay() {
+        return Duration.ofNanos(delayNanos);
+    }
+
+    /** Changes D for responses that start from now on. */
+    public void setDelay(Duration delay) {
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("The delay must be >= 0, got " + delay);
+        }
+        this.delayNanos = delay.toNanos();
+    }
+
+    /** The counters of the window since start or the last {@link #resetStats()}. */
+    public synchronized Stats stats() {
+        long now = System.nanoTime();
+        advance(now);
+        long window = Math.max(1, now - windowStart);
+        return new Stats(
+                requests,
+                gets,
+                heads,
+                puts,
+                completed,
+                requestBytes,
+                responseBytes,
+                inFlight,
+                maxInFlight,
+                inFlightArea / window,
+                completed == 0 ? 0 : requestNanos / 1e6 / completed,
+                Duration.ofNanos(window),
+                accepted,
+                connections.size());
+    }
+
+    /** Starts a new measuring window (requests in flight now stay in flight). */
+    public synchronized void resetStats() {
+        long now = System.nanoTime();
+        requests = 0;
+        gets = 0;
+        heads = 0;
+        puts = 0;
+        completed = 0;
+        requestBytes = 0;
+        responseBytes = 0;
+        maxInFlight = inFlight;
+        inFlightArea = 0;
+        requestNanos = 0;
+        accepted = 0;
+        windowStart = now;
+        lastChange = now;
+    }
+
+    /** Closes the listening socket and every connection, and waits for their threads. */
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        server.close();
+        try {
+            acceptor.join(TimeUnit.SECONDS.toMillis(10));
+            for (Connection c : connections) {
+                c.close();
+            }
+            for (Connection c : connections) {
+                c.join();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void advance(long now) {
+        inFlightArea += (double) inFlight * (now - lastChange);
+        lastChange = now;
+    }
+
+    private synchronized void requestStarted(long now) {
+        advance(now);
+        requests++;
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+    }
+
+    private synchronized void requestMethod(String method) {
+        switch (method) {
+            case "GET" -> gets++;
+            case "HEAD" -> heads++;
+            case "PUT", "POST" -> puts++;
+            default -> {}
+        }
+    }
+
+    private synchronized void requestEnded(long now, long startedAt, boolean complete) {
+        advance(now);
+        inFlight--;
+        if (complete) {
+            completed++;
+            requestNanos += now - Math.max(startedAt, windowStart);
+        }
+    }
+
+    private synchronized void forwarded(boolean toServer, int bytes) {
+        if (toServer) {
+            requestBytes += bytes;
+        } else {
+            responseBytes += bytes;
+        }
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                return; // closed
+            }
+            try {
+                Connection c = new Connection(client);
+                connections.add(c);
+                synchronized (this) {
+                    accepted++;
+                }
+                if (closed) {
+                    c.close();
+                }
+                c.start();
+            } catch (IOException e) {
+                closeQuietly(client); // the server is unreachable: the client sees a reset
+            }
+        }
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+
+    /** One client connection and its upstream connection, pumped by two threads. */
+    private final class Connection {
+        private final Socket client;
+        private final Socket upstream;
+        private final Thread up;
+        private final Thread down;
+        // Start times of the requests sent and not yet answered (HTTP/1.1: answered in order).
+        private final ArrayDeque<Long> pending = new ArrayDeque<>();
+        // Methods of those requests whose heads were parsed, for the responses' framing (HEAD).
+        private final ArrayDeque<String> methods = new ArrayDeque<>();
+        private final AtomicInteger livePumps = new AtomicInteger(2);
+        private boolean framingLost;
+
+        Connection(Socket client) throws IOException {
+            this.client = client;
+            Socket s = new Socket();
+            try {
+                s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), upstreamPort));
+                s.setTcpNoDelay(true);
+                client.setTcpNoDelay(true);
+            } catch (IOException e) {
+                closeQuietly(s);
+                throw e;
+            }
+            this.upstream = s;
+            long id = connectionIds.incrementAndGet();
+            String name = "latency-proxy-" + port() + "-c" + id;
+            this.up = new Thread(this::pumpRequests, name + "-up");
+            this.down = new Thread(this::pumpResponses, name + "-down");
+            up.setDaemon(true);
+            down.setDaemon(true);
+        }
+
+        void start() {
+            up.start();
+            down.start();
+        }
+
+        void close() {
+            closeQuietly(client);
+            closeQuietly(upstream);
+        }
+
+        void join() throws InterruptedException {
+            up.join();
+            down.join();
+        }
+
+        private void pumpRequests() {
+            HttpFramer framer = new HttpFramer(false);
+            byte[] buf = new byte[BUFFER];
+            try (InputStream in = client.getInputStream()) {
+                OutputStream out = upstream.getOutputStream();
+                boolean framing = true;
+                int n;
+                while ((n = in.read(buf)) > 0) {
+                    int pos = 0;
+                    while (framing && pos < n) {
+                        if (framer.atMessageStart()) {
+                            long now = System.nanoTime();
+                            synchronized (this) {
+                                pending.addLast(now);
+                            }
+                            requestStarted(now);
+                        }
+                        boolean hadHead = framer.headParsed();
+                        try {
+                            pos += framer.consume(buf, pos, n - pos);
+                        } catch (HttpFramer.NotHttpException e) {
+                            framing = false;
+                            loseFraming();
+                            break;
+                        }
+                        if (!hadHead && (framer.headParsed() || framer.messageComplete())) {
+                            requestMethod(framer.method());
+                            synchronized (this) {
+                                methods.addLast(framer.method());
+                            }
+                        }
+                    }
+                    // Count and frame before forwarding: the server cannot answer before.
+                    forwarded(true, n);
+                    out.write(buf, 0, n);
+                    out.flush();
+                }
+                upstream.shutdownOutput(); // the client half-closed
+            } catch (IOException e) {
+                close();
+            } finally {
+                finish();
+            }
+        }
+
+        private void pumpResponses() {
+            HttpFramer framer = new HttpFramer(true);
+            byte[] buf = new byte[BUFFER];
+            try (InputStream in = upstream.getInputStream()) {
+                OutputStream out = client.getOutputStream();
+                boolean framing = true;
+                int n;
+                while ((n = in.read(buf)) > 0) {
+                    forwarded(false, n);
+                    int pos = 0;
+                    while (pos < n) {
+                        if (!framing) {
+                            out.write(buf, pos, n - pos);
+                            pos = n;
+                            break;
+                        }
+                        if (framer.atMessageStart()) {
+                            synchronized (this) {
+                                String method = methods.peekFirst();
+                                framer.setNextResponseToHead("HEAD".equals(method));
+                            }
+                            hold(delayNanos);
+                        }
+                        int used;
+                        try {
+                            used = framer.consume(buf, pos, n - pos);
+                        } catch (HttpFramer.NotHttpException e) {
+                            framing = false;
+                            loseFraming();
+                            continue;
+                        }
+                        if (framer.messageComplete() && !framer.interim()) {
+                            // Counted before its last bytes go out, so a client that has its
+                            // answer always finds it counted.
+                            answered();
+                        }
+                        out.write(buf, pos, used);
+                        pos += used;
+                    }
+                    out.flush();
+                }
+                client.shutdownOutput(); // the server half-closed
+            } catch (IOException e) {
+                close();
+            } finally {
+                finish();
+            }
+        }
+
+        /** The final response to the oldest pending request was forwarded. */
+        private void answered() {
+            Long startedAt;
+            synchronized (this) {
+                startedAt = pending.pollFirst();
+                methods.pollFirst();
+            }
+            if (startedAt != null) {
+                requestEnded(System.nanoTime(), startedAt, true);
+            }
+        }
+
+        /** Not HTTP/1.1 as expected: stop counting this connection's requests, keep forwarding. */
+        private void loseFraming() {
+            synchronized (this) {
+                if (framingLost) {
+                    return;
+                }
+                framingLost = true;
+            }
+            endPending();
+        }
+
+        private void endPending() {
+            long now = System.nanoTime();
+            while (true) {
+                Long startedAt;
+                synchronized (this) {
+                    startedAt = pending.pollFirst();
+                    methods.clear();
+                }
+                if (startedAt == null) {
+                    return;
+                }
+                requestEnded(now, startedAt, false);
+            }
+        }
+
+        private void finish() {
+            if (Thread.currentThread() == down) {
+                // No more responses can come: requests still out are over (aborted).
+                close();
+                endPending();
+            }
+            if (livePumps.decrementAndGet() == 0) {
+                close();
+                connections.remove(this);
+            }
+        }
+    }
+
+    /** Holds the calling pump thread for {@code nanos}: the injected latency itself. */
+    private static void hold(long nanos) throws IOException {
+        long deadline = System.nanoTime() + nanos;
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SocketException("interrupted while delaying a response");
+            }
+        }
+    }
+}
