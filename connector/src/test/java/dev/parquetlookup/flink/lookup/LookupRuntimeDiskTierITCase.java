@@ -4,8 +4,6 @@ import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.engine.TableWarmup;
 import dev.parquetlookup.engine.ValueType;
 import dev.parquetlookup.engine.ValueType.Kind;
-import dev.parquetlookup.testing.S3ProxyExtension;
-import dev.parquetlookup.testing.S3RequestLog;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.WriterOptions;
@@ -16,19 +14,13 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.VarCharType;
 
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
-
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -39,21 +31,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The disk tier as the lookup functions use it: opened from the table's options on the
  * TaskManager-wide lease, warmed in the background, reported in metrics, shared by two functions,
- * and deleted with the last one; a local table creates none.
+ * and deleted with the last one; a local table creates none. The "remote" table is a local
+ * directory under the scheme {@code remote:} ({@link RemoteLocalFileSystem}); the tier and warm-up
+ * on S3 itself are tested in the engine ({@code DiskTierS3ITCase}).
  */
 class LookupRuntimeDiskTierITCase {
 
-    @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension();
-
-    private static final String BUCKET = "runtime-tier";
-    private static final String DIM = "s3a://" + BUCKET + "/dim/";
     private static final int ROWS = 30_000;
 
     @TempDir static Path local;
 
     @TempDir Path cacheBase;
 
-    private static Map<String, String> hadoop;
+    private static final Map<String, String> HADOOP =
+            Map.of("fs.remote.impl", RemoteLocalFileSystem.class.getName());
+
+    private static String remoteDir;
 
     private static final LookupSpec SPEC =
             LookupSpec.of(
@@ -63,10 +56,7 @@ class LookupRuntimeDiskTierITCase {
                     List.of("k"));
 
     @BeforeAll
-    static void upload() throws IOException {
-        S3.createBucket(BUCKET);
-        hadoop = new LinkedHashMap<>(S3.hadoopOptions());
-        hadoop.put("fs.s3a.audit.execution.interceptors", S3RequestLog.class.getName());
+    static void writeFile() throws IOException {
         Path file = local.resolve("part-0.parquet");
         try (LookupFileWriter w =
                 LookupFileWriter.open(
@@ -80,13 +70,7 @@ class LookupRuntimeDiskTierITCase {
                 w.write(new Object[] {k, "v" + k});
             }
         }
-        Configuration conf = new Configuration();
-        hadoop.forEach(conf::set);
-        try (FileSystem fs = FileSystem.newInstance(URI.create(DIM), conf)) {
-            fs.copyFromLocalFile(
-                    new org.apache.hadoop.fs.Path(file.toUri()),
-                    new org.apache.hadoop.fs.Path(DIM + "part-0.parquet"));
-        }
+        remoteDir = "remote://" + local.toAbsolutePath() + "/";
     }
 
     private ParquetLookupConfig config(String path) {
@@ -94,7 +78,7 @@ class LookupRuntimeDiskTierITCase {
                 "dim",
                 path,
                 List.of(),
-                hadoop,
+                HADOOP,
                 true,
                 4,
                 64L << 20,
@@ -121,25 +105,32 @@ class LookupRuntimeDiskTierITCase {
     void functionsShareOneWarmedTierAndTheLastOneDeletesIt() throws Exception {
         MetricListener first = new MetricListener();
         MetricListener second = new MetricListener();
-        try (LookupRuntime a = LookupRuntime.open(config(DIM), SPEC, first.getMetricGroup())) {
+        try (LookupRuntime a =
+                LookupRuntime.open(config(remoteDir), SPEC, first.getMetricGroup())) {
             assertThat(a.lookup(GenericRowData.of(7L))).hasSize(1);
             a.warmup().done().get(2, TimeUnit.MINUTES);
-            assertThat(this.<Long>gauge(first, "warmupBytes"))
-                    .isEqualTo(this.<Long>gauge(first, "warmupPlannedBytes"))
+            assertThat(LookupRuntimeDiskTierITCase.<Long>gauge(first, "warmupBytes"))
+                    .isEqualTo(LookupRuntimeDiskTierITCase.<Long>gauge(first, "warmupPlannedBytes"))
                     .isPositive();
-            assertThat(this.<Double>gauge(first, "warmupProgress")).isEqualTo(1.0);
-            assertThat(this.<Long>gauge(first, "localCacheBytes")).isPositive();
-            try (LookupRuntime b = LookupRuntime.open(config(DIM), SPEC, second.getMetricGroup())) {
+            assertThat(LookupRuntimeDiskTierITCase.<Double>gauge(first, "warmupProgress"))
+                    .isEqualTo(1.0);
+            assertThat(LookupRuntimeDiskTierITCase.<Long>gauge(first, "localCacheBytes"))
+                    .isPositive();
+            try (LookupRuntime b =
+                    LookupRuntime.open(config(remoteDir), SPEC, second.getMetricGroup())) {
                 b.warmup().done().get(2, TimeUnit.MINUTES);
                 assertThat(tierDirectories()).as("one tier per TaskManager").hasSize(1);
-                S3RequestLog.clear();
+                long misses = LookupRuntimeDiskTierITCase.<Long>gauge(second, "localCacheMisses");
                 for (long k = 0; k < ROWS; k += 101) {
                     List<RowData> rows = b.lookup(GenericRowData.of(k));
                     assertThat(rows).hasSize(1);
                     assertThat(rows.get(0).getString(1).toString()).isEqualTo("v" + k);
                 }
-                assertThat(S3RequestLog.count("GET", "/" + BUCKET + "/")).isZero();
-                assertThat(this.<Long>gauge(second, "localCacheHits")).isPositive();
+                assertThat(LookupRuntimeDiskTierITCase.<Long>gauge(second, "localCacheMisses"))
+                        .as("no read reached the file system")
+                        .isEqualTo(misses);
+                assertThat(LookupRuntimeDiskTierITCase.<Long>gauge(second, "localCacheHits"))
+                        .isPositive();
             }
             assertThat(tierDirectories()).hasSize(1);
         }
