@@ -1,10 +1,10 @@
 package dev.parquetlookup.engine;
 
-import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.RowGroupInfo;
 
 import org.apache.parquet.column.ColumnDescriptor;

@@ -1,11 +1,11 @@
 package dev.parquetlookup.engine;
 
-import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyRanges;
 import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.RowGroupInfo;
 
 import org.apache.parquet.column.ColumnDescriptor;

@@ -2,6 +2,8 @@ package dev.parquetlookup.flink.datastream;
 
 import dev.parquetlookup.engine.ColumnSchema;
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
+import dev.parquetlookup.engine.TableWarmup;
+import dev.parquetlookup.flink.lookup.DiskTierConfig;
 import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 import dev.parquetlookup.flink.table.SchemaValidator;
@@ -95,9 +97,13 @@ public final class ParquetEnrichment<IN> {
     private final Map<String, String> hadoopOptions = new HashMap<>();
     private boolean inner;
     private int asyncThreads = DEFAULT_ASYNC_THREADS;
+    private int maxInFlightRequests = ParquetLookupConfig.DEFAULT_MAX_IN_FLIGHT_REQUESTS;
     private long metadataCacheMaxBytes = DEFAULT_METADATA_CACHE_BYTES;
     private long pageCacheMaxBytes;
     private boolean mapLocalFiles = true;
+    @Nullable private String localCacheDir;
+    private long localCacheMaxBytes = DiskTierConfig.DEFAULT_MAX_BYTES;
+    private TableWarmup.Mode warmup = DiskTierConfig.DEFAULT_WARMUP;
     private int maxRetries = DEFAULT_MAX_RETRIES;
     @Nullable private Duration refreshInterval;
     private SnapshotMode snapshotMode = SnapshotMode.ALL_FILES;
@@ -194,6 +200,21 @@ public final class ParquetEnrichment<IN> {
         return this;
     }
 
+    /**
+     * Read requests one subtask keeps in flight at most (default 64; SQL: {@code
+     * lookup.max-in-flight-requests}). On object stores each is one ranged GET of a few
+     * milliseconds, so this bounds throughput per subtask: about {@code n / (2 x latency)}
+     * lookups/s when every lookup misses every cache.
+     */
+    public ParquetEnrichment<IN> maxInFlightRequests(int requests) {
+        if (requests < 1) {
+            throw new IllegalArgumentException(
+                    "maxInFlightRequests must be at least 1, got " + requests);
+        }
+        this.maxInFlightRequests = requests;
+        return this;
+    }
+
     /** Bound of the TaskManager-wide metadata cache (default 256 MiB). */
     public ParquetEnrichment<IN> metadataCacheMaxBytes(long bytes) {
         if (bytes <= 0) {
@@ -221,6 +242,39 @@ public final class ParquetEnrichment<IN> {
      */
     public ParquetEnrichment<IN> mapLocalFiles(boolean mapLocalFiles) {
         this.mapLocalFiles = mapLocalFiles;
+        return this;
+    }
+
+    /**
+     * Bound of the TaskManager's local disk tier of remote files (the SQL {@code
+     * local-cache.max-bytes}, default 1 GiB; 0 turns it off): pages and column chunks fetched from
+     * {@code s3a://}, {@code hdfs://}, ... are kept on local disk and served from there. Local
+     * files are never copied.
+     */
+    public ParquetEnrichment<IN> localCacheMaxBytes(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException(
+                    "localCacheMaxBytes must not be negative, got " + bytes);
+        }
+        this.localCacheMaxBytes = bytes;
+        return this;
+    }
+
+    /**
+     * Directory below which the disk tier lives (the SQL {@code local-cache.dir}); default: the
+     * first of Flink's {@code io.tmp.dirs}.
+     */
+    public ParquetEnrichment<IN> localCacheDir(String directory) {
+        this.localCacheDir = Objects.requireNonNull(directory, "directory");
+        return this;
+    }
+
+    /**
+     * What the disk tier fetches in the background once the table opens (the SQL {@code warmup}):
+     * {@code ALL} (default), {@code KEY_COLUMNS} or {@code NONE}. Lookups never wait for it.
+     */
+    public ParquetEnrichment<IN> warmup(TableWarmup.Mode mode) {
+        this.warmup = Objects.requireNonNull(mode, "mode");
         return this;
     }
 
@@ -358,7 +412,9 @@ public final class ParquetEnrichment<IN> {
                         maxRetries,
                         refreshInterval,
                         snapshotMode,
-                        mapLocalFiles);
+                        mapLocalFiles,
+                        maxInFlightRequests,
+                        new DiskTierConfig(localCacheDir, localCacheMaxBytes, warmup));
         TableFiles files = TableFiles.inspect(config);
         Map<String, ColumnSchema> byName = new LinkedHashMap<>();
         for (ColumnSchema column : files.columns()) {

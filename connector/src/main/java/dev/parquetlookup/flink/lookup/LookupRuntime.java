@@ -2,7 +2,10 @@ package dev.parquetlookup.flink.lookup;
 
 import dev.parquetlookup.engine.LookupPlan;
 import dev.parquetlookup.engine.RefreshingTable;
+import dev.parquetlookup.engine.TableWarmup;
+import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RequestLimiter;
+import dev.parquetlookup.io.disk.TieredFileStore;
 
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
@@ -63,6 +66,11 @@ public final class LookupRuntime implements Closeable {
 
     private volatile boolean closed;
 
+    /** The disk tier's lease and the table's warm-up, for remote tables with a disk tier. */
+    @Nullable private SharedCaches.TierLease tier;
+
+    @Nullable private TableWarmup warmup;
+
     private LookupRuntime(
             ParquetLookupConfig config,
             LookupSpec spec,
@@ -112,14 +120,38 @@ public final class LookupRuntime implements Closeable {
         SharedCaches.StoreLease store =
                 SharedCaches.fileStore(config.hadoopOptions(), config.mapLocalFiles());
         RefreshingTable table = null;
+        SharedCaches.TierLease tier = null;
+        TableWarmup warmup = null;
         try {
+            FileStore shared = store.store();
+            TieredFileStore tiered = null;
+            if (config.diskTier().enabled() && !TieredFileStore.isLocal(config.path())) {
+                tier =
+                        SharedCaches.diskTier(
+                                config.diskTier().resolveDirectory(), config.diskTier().maxBytes());
+                tiered = tier.tier().wrap(shared);
+                shared = tiered;
+            }
             table =
                     opener.open(
                             config.toTableConfig(caches.metadataCache(), caches.pageCache()),
                             config.refreshOptions(),
-                            store.store());
+                            shared);
             LookupRuntime runtime =
                     new LookupRuntime(config, spec, caches, store, table, metricGroup);
+            if (tiered != null) {
+                // In the background: the first lookup does not wait for it.
+                warmup =
+                        TableWarmup.start(
+                                config.tableName(),
+                                table,
+                                tiered,
+                                config.diskTier().warmup(),
+                                DiskTierConfig.WARMUP_CONCURRENCY);
+                runtime.tier = tier;
+                runtime.warmup = warmup;
+                DiskTierMetrics.register(metricGroup, tier.tier(), warmup);
+            }
             LOG.info(
                     "Opened lookup table '{}' at {}: {} files, key {}, columns {}",
                     config.tableName(),
@@ -129,11 +161,23 @@ public final class LookupRuntime implements Closeable {
                     spec.projectedNames());
             return runtime;
         } catch (IOException | RuntimeException e) {
+            if (warmup != null) {
+                warmup.close();
+            }
             closeQuietly(table);
+            if (tier != null) {
+                tier.close();
+            }
             closeQuietly(store);
             caches.close();
             throw e;
         }
+    }
+
+    /** The table's warm-up, or null without a disk tier; for tests and benchmarks. */
+    @Nullable
+    public TableWarmup warmup() {
+        return warmup;
     }
 
     /**
@@ -372,10 +416,16 @@ public final class LookupRuntime implements Closeable {
         for (CompletableFuture<List<RowData>> future : List.copyOf(pending)) {
             future.completeExceptionally(closedError());
         }
+        if (warmup != null) {
+            warmup.close();
+        }
         try {
             table.close();
         } finally {
             try {
+                if (tier != null) {
+                    tier.close();
+                }
                 store.close();
             } finally {
                 caches.close();

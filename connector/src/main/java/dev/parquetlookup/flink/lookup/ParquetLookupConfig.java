@@ -38,6 +38,8 @@ import java.util.TreeMap;
  * @param mapLocalFiles whether local files are memory-mapped ({@code local-files.mmap})
  * @param maxInFlightRequests read requests an asynchronous lookup function (one subtask) keeps in
  *     flight at most ({@code lookup.max-in-flight-requests})
+ * @param diskTier the local disk tier of remote files and its warm-up ({@code local-cache.*},
+ *     {@code warmup})
  */
 public record ParquetLookupConfig(
         String tableName,
@@ -52,7 +54,8 @@ public record ParquetLookupConfig(
         @Nullable Duration refreshInterval,
         SnapshotMode snapshotMode,
         boolean mapLocalFiles,
-        int maxInFlightRequests)
+        int maxInFlightRequests,
+        DiskTierConfig diskTier)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -60,7 +63,7 @@ public record ParquetLookupConfig(
     /** Default of {@code lookup.max-in-flight-requests}. */
     public static final int DEFAULT_MAX_IN_FLIGHT_REQUESTS = 64;
 
-    /** With the default bound of requests in flight. */
+    /** With the default bound of requests in flight and the default disk tier and warm-up. */
     public ParquetLookupConfig(
             String tableName,
             String path,
@@ -87,7 +90,8 @@ public record ParquetLookupConfig(
                 refreshInterval,
                 snapshotMode,
                 mapLocalFiles,
-                DEFAULT_MAX_IN_FLIGHT_REQUESTS);
+                DEFAULT_MAX_IN_FLIGHT_REQUESTS,
+                DiskTierConfig.defaults());
     }
 
     public ParquetLookupConfig {
@@ -121,6 +125,26 @@ public record ParquetLookupConfig(
             throw new IllegalArgumentException(
                     "lookup.max-retries must not be negative, got " + maxRetries);
         }
+        Objects.requireNonNull(diskTier, "diskTier");
+    }
+
+    /** The same configuration with another disk tier setting. */
+    public ParquetLookupConfig withDiskTier(DiskTierConfig tier) {
+        return new ParquetLookupConfig(
+                tableName,
+                path,
+                sortKey,
+                hadoopOptions,
+                async,
+                asyncThreads,
+                metadataCacheMaxBytes,
+                pageCacheMaxBytes,
+                maxRetries,
+                refreshInterval,
+                snapshotMode,
+                mapLocalFiles,
+                maxInFlightRequests,
+                tier);
     }
 
     /** A table that is never refreshed and whose path holds the files themselves. */

@@ -4,6 +4,7 @@ import dev.parquetlookup.engine.PageCache;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.io.disk.DiskTier;
 import dev.parquetlookup.metadata.MetadataCache;
 
 import org.slf4j.Logger;
@@ -12,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -43,6 +45,7 @@ public final class SharedCaches {
     private static final Map<Long, Counted<MetadataCache>> METADATA = new HashMap<>();
     private static final Map<Long, Counted<PageCache>> PAGES = new HashMap<>();
     private static final Map<StoreKey, Counted<HadoopFileStore>> STORES = new HashMap<>();
+    private static final Map<TierKey, Counted<DiskTier>> TIERS = new HashMap<>();
 
     /**
      * Planning-time caches, one per bound, kept for the life of the JVM (see {@link #forPlanning}).
@@ -113,6 +116,60 @@ public final class SharedCaches {
                                                             k.hadoopOptions(), k.mapLocalFiles())))
                             .retain();
             return new StoreLease(key, store);
+        }
+    }
+
+    /**
+     * Takes a reference to the TaskManager's disk tier of remote files below {@code baseDirectory}
+     * with bound {@code maxBytes}, creating it (a fresh directory) on first use; the last release
+     * closes it and deletes its directory. Tables configured alike share one tier.
+     */
+    public static TierLease diskTier(Path baseDirectory, long maxBytes) throws IOException {
+        TierKey key = new TierKey(baseDirectory.toAbsolutePath().normalize(), maxBytes);
+        synchronized (LOCK) {
+            Counted<DiskTier> counted = TIERS.get(key);
+            if (counted == null) {
+                counted = new Counted<>(DiskTier.create(key.directory(), key.maxBytes()));
+                TIERS.put(key, counted);
+            }
+            return new TierLease(key, counted.retain());
+        }
+    }
+
+    private record TierKey(Path directory, long maxBytes) {}
+
+    /** A reference to a shared disk tier; closing it releases the reference, once. */
+    public static final class TierLease implements AutoCloseable {
+        private final TierKey key;
+        private final DiskTier tier;
+        private boolean closed;
+
+        private TierLease(TierKey key, DiskTier tier) {
+            this.key = key;
+            this.tier = tier;
+        }
+
+        public DiskTier tier() {
+            return tier;
+        }
+
+        @Override
+        public void close() {
+            DiskTier toClose = null;
+            synchronized (LOCK) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                Counted<DiskTier> counted = TIERS.get(key);
+                if (counted != null && --counted.references == 0) {
+                    TIERS.remove(key);
+                    toClose = counted.value;
+                }
+            }
+            if (toClose != null) {
+                toClose.close();
+            }
         }
     }
 

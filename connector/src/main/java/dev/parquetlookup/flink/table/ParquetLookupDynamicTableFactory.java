@@ -1,6 +1,8 @@
 package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
+import dev.parquetlookup.engine.TableWarmup;
+import dev.parquetlookup.flink.lookup.DiskTierConfig;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 
 import org.apache.flink.configuration.ConfigOption;
@@ -59,6 +61,9 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 ParquetLookupOptions.LOOKUP_MAX_IN_FLIGHT_REQUESTS,
                 ParquetLookupOptions.METADATA_CACHE_MAX_BYTES,
                 ParquetLookupOptions.PAGE_CACHE_MAX_BYTES,
+                ParquetLookupOptions.LOCAL_CACHE_DIR,
+                ParquetLookupOptions.LOCAL_CACHE_MAX_BYTES,
+                ParquetLookupOptions.WARMUP,
                 ParquetLookupOptions.LOCAL_FILES_MMAP,
                 LookupOptions.CACHE_TYPE,
                 LookupOptions.MAX_RETRIES,
@@ -178,7 +183,23 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 refresh,
                 snapshotMode,
                 options.get(ParquetLookupOptions.LOCAL_FILES_MMAP),
-                inFlight);
+                inFlight,
+                diskTier(tableName, options));
+    }
+
+    private static DiskTierConfig diskTier(String tableName, ReadableConfig options) {
+        long maxBytes = options.get(ParquetLookupOptions.LOCAL_CACHE_MAX_BYTES).getBytes();
+        TableWarmup.Mode warmup;
+        try {
+            warmup = TableWarmup.Mode.parse(options.get(ParquetLookupOptions.WARMUP));
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException(
+                    String.format("Table '%s': %s.", tableName, e.getMessage()), e);
+        }
+        return new DiskTierConfig(
+                options.getOptional(ParquetLookupOptions.LOCAL_CACHE_DIR).orElse(null),
+                maxBytes,
+                warmup);
     }
 
     /** {@code "g, name"} -> {@code [g, name]}; empty items are an error. */

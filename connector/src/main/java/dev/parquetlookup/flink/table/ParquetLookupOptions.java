@@ -1,6 +1,7 @@
 package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
+import dev.parquetlookup.flink.lookup.DiskTierConfig;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -157,4 +158,45 @@ public final class ParquetLookupOptions {
                                     + " place (a lookup touching a lost page fails)."
                                     + " Set to false for such files and for NFS mounts: they are"
                                     + " then read with positioned reads.");
+
+    // ------------------------------------------------------------------ remote files on local disk
+
+    public static final ConfigOption<String> LOCAL_CACHE_DIR =
+            ConfigOptions.key("local-cache.dir")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Directory below which the TaskManager keeps the local disk tier of"
+                                    + " remote files (s3a://, hdfs://, ...; local files are never"
+                                    + " copied). Unset: the first of Flink's 'io.tmp.dirs'. Each"
+                                    + " TaskManager process uses a fresh subdirectory and deletes"
+                                    + " it when the last table closes; subdirectories of ended"
+                                    + " processes are removed at start.");
+
+    public static final ConfigOption<MemorySize> LOCAL_CACHE_MAX_BYTES =
+            ConfigOptions.key("local-cache.max-bytes")
+                    .memoryType()
+                    .defaultValue(new MemorySize(DiskTierConfig.DEFAULT_MAX_BYTES))
+                    .withDescription(
+                            "Bound of the local disk tier of remote files: byte ranges (pages,"
+                                    + " column chunks, footers) fetched from the store are kept on"
+                                    + " the TaskManager's disk, checksummed, and served from a"
+                                    + " memory mapping, so a warm lookup sends no request. One"
+                                    + " tier per TaskManager, shared by every table and job with"
+                                    + " the same 'local-cache.dir' and bound; least recently used"
+                                    + " ranges are evicted. 0 disables it.");
+
+    public static final ConfigOption<String> WARMUP =
+            ConfigOptions.key("warmup")
+                    .stringType()
+                    .defaultValue(DiskTierConfig.DEFAULT_WARMUP.optionValue())
+                    .withDescription(
+                            "What the disk tier fetches in the background after a table on"
+                                    + " remote files opens, while lookups are already served:"
+                                    + " 'all' (default) every column chunk, sort-key columns"
+                                    + " first, so that once warm a lookup sends no request;"
+                                    + " 'key-columns' only the sort-key columns (a cold lookup"
+                                    + " then fetches only value pages); 'none'. At most 90% of"
+                                    + " 'local-cache.max-bytes' is warmed. Ignored when"
+                                    + " 'local-cache.max-bytes' is 0.");
 }
