@@ -125,7 +125,6 @@ final class PageIndexBuilder {
             long rowCount,
             @Nullable KeyType keyType)
             throws IOException {
-        Object[] chunkBounds = keyType == null ? UNKNOWN : chunkBounds(chunk, keyType, rowCount);
         long started = System.nanoTime();
         ChunkBytes bytes = new ChunkBytes(chunk, prefetched.get(chunk.getStartingPos()));
         CompressionCodecName codec = chunk.getCodec();
@@ -136,15 +135,20 @@ final class PageIndexBuilder {
         long[] firstRows = new long[capacity];
         List<Object> mins = keyType == null ? null : new ArrayList<>();
         List<Object> maxs = keyType == null ? null : new ArrayList<>();
-        long dictionaryOffset = -1;
-        int dictionaryLength = 0;
-        Object dictionary = null;
+        KeyPages key =
+                new KeyPages(
+                        keyType,
+                        keyType == null ? UNKNOWN : chunkBounds(chunk, keyType, rowCount),
+                        column,
+                        codec,
+                        rowGroup,
+                        name);
         int n = 0;
         long row = 0;
         long pos = bytes.start;
         while (pos < bytes.end) {
             // Key pages without header statistics are read whole: ask for about one page at once.
-            int hint = keyType != null && n > 0 ? sizes[n - 1] + FIRST_WINDOW : FIRST_WINDOW;
+            int hint = key.decodedLast ? sizes[n - 1] + FIRST_WINDOW : FIRST_WINDOW;
             PageHeaderScan header = header(bytes, pos, hint, rowGroup, name);
             long total = (long) header.headerLength + header.compressedSize;
             if (pos + total > bytes.end || total > Integer.MAX_VALUE) {
@@ -158,9 +162,9 @@ final class PageIndexBuilder {
                                 + bytes.end,
                         null);
             }
-            if (header.type == PageHeaderScan.DICTIONARY_PAGE && dictionaryOffset < 0 && n == 0) {
-                dictionaryOffset = pos;
-                dictionaryLength = (int) total;
+            if (header.type == PageHeaderScan.DICTIONARY_PAGE && key.dictionaryOffset < 0 && n == 0) {
+                key.dictionaryOffset = pos;
+                key.dictionaryLength = (int) total;
             } else if (header.isData()) {
                 int rows = header.rowCount();
                 if (rows < 0) {
@@ -178,38 +182,10 @@ final class PageIndexBuilder {
                 n++;
                 row += rows;
                 if (keyType != null) {
-                    Object[] bounds = statisticsBounds(header, keyType);
-                    if (bounds == UNKNOWN && n == 1 && pos + total >= bytes.end) {
-                        // The chunk's only page (DuckDB writes one per chunk): its bounds are the
-                        // chunk's statistics from the footer.
-                        bounds = chunkBounds;
-                    }
-                    if (bounds == UNKNOWN) {
-                        if (dictionary == null && dictionaryOffset >= 0) {
-                            dictionary =
-                                    decodeDictionary(
-                                            bytes,
-                                            dictionaryOffset,
-                                            dictionaryLength,
-                                            column,
-                                            codec,
-                                            rowGroup,
-                                            name);
-                        }
-                        bounds =
-                                decodeBounds(
-                                        bytes,
-                                        pos,
-                                        (int) total,
-                                        dictionary,
-                                        column,
-                                        keyType,
-                                        codec,
-                                        rowGroup,
-                                        name);
-                    }
-                    mins.add(bounds == null ? null : bounds[0]);
-                    maxs.add(bounds == null ? null : bounds[1]);
+                    boolean onlyPage = n == 1 && pos + total >= bytes.end;
+                    Object[] b = key.bounds(header, bytes, pos, (int) total, onlyPage);
+                    mins.add(b == null ? null : b[0]);
+                    maxs.add(b == null ? null : b[1]);
                 }
             }
             pos += total;
@@ -231,10 +207,67 @@ final class PageIndexBuilder {
                         Arrays.copyOf(sizes, n),
                         Arrays.copyOf(firstRows, n));
         KeyRanges bounds = keyType == null ? null : KeyRanges.of(keyType, mins, maxs);
-        return new Chunk(locations, bounds, dictionaryOffset, n == 0 ? -1 : offsets[0]);
+        return new Chunk(locations, bounds, key.dictionaryOffset, n == 0 ? -1 : offsets[0]);
     }
 
     private static final Object[] UNKNOWN = new Object[0];
+
+    /** Bounds of the pages of one key column chunk, and its dictionary, during a walk. */
+    private final class KeyPages {
+        private final KeyType type;
+        private final Object[] chunkBounds;
+        private final ColumnDescriptor column;
+        private final CompressionCodecName codec;
+        private final int rowGroup;
+        private final String name;
+        long dictionaryOffset = -1;
+        int dictionaryLength;
+        private Object dictionary;
+        /** Whether the last data page was decoded (then the next is read with its header). */
+        boolean decodedLast;
+
+        KeyPages(
+                @Nullable KeyType type,
+                Object[] chunkBounds,
+                ColumnDescriptor column,
+                CompressionCodecName codec,
+                int rowGroup,
+                String name) {
+            this.type = type;
+            this.chunkBounds = chunkBounds;
+            this.column = column;
+            this.codec = codec;
+            this.rowGroup = rowGroup;
+            this.name = name;
+        }
+
+        /**
+         * Bounds of the data page at {@code pos}: from its header's statistics, else (the chunk's
+         * only page) from the chunk's statistics, else decoded.
+         */
+        @Nullable
+        Object[] bounds(
+                PageHeaderScan header, ChunkBytes bytes, long pos, int total, boolean onlyPage)
+                throws IOException {
+            Object[] bounds = statisticsBounds(header, type);
+            if (bounds == UNKNOWN && onlyPage) {
+                // DuckDB writes one page per chunk: the footer's chunk statistics are its bounds.
+                bounds = chunkBounds;
+            }
+            decodedLast = bounds == UNKNOWN;
+            if (bounds != UNKNOWN) {
+                return bounds;
+            }
+            if (dictionary == null && dictionaryOffset >= 0) {
+                dictionary =
+                        decodeDictionary(
+                                bytes, dictionaryOffset, dictionaryLength, column, codec,
+                                rowGroup, name);
+            }
+            return decodeBounds(
+                    bytes, pos, total, dictionary, column, type, codec, rowGroup, name);
+        }
+    }
 
     /**
      * Page bounds from header statistics: {@code {min, max}}, {@code null} for a page of nulls
