@@ -378,8 +378,10 @@ class BadInputTest {
                                 + uri(a)
                                 + " but required binary k (STRING) in "
                                 + uri(b)
-                                + ". Files of one table must have the same column types: rewrite"
-                                + " the odd file, or move it out of the table's path.");
+                                + ". Files of one table must have the same columns, read as the"
+                                + " same types (nullability and the physical storage of one"
+                                + " logical type may differ): rewrite the odd files, or move them"
+                                + " out of the table's path.");
     }
 
     @Test
