@@ -11,6 +11,7 @@ import dev.parquetlookup.metadata.KeyRanges;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.types.ValueType;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

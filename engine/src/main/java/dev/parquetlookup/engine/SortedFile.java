@@ -10,6 +10,7 @@ import dev.parquetlookup.metadata.KeySearch;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.types.ValueType;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;

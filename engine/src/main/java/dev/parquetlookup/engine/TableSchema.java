@@ -3,6 +3,7 @@ package dev.parquetlookup.engine;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.types.ValueType;
 
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;

@@ -1,11 +1,11 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.ValueType;
-import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSourceInputFile;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;
 
 import java.io.BufferedReader;

@@ -5,11 +5,11 @@ import dev.parquetlookup.engine.DimensionTable;
 import dev.parquetlookup.engine.LookupFileException;
 import dev.parquetlookup.engine.LookupPlan;
 import dev.parquetlookup.engine.TableConfig;
-import dev.parquetlookup.engine.ValueType;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.MetadataCache;
+import dev.parquetlookup.types.ValueType;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -1,13 +1,13 @@
 package dev.parquetlookup.tools;
 
 import dev.parquetlookup.engine.TableSchema;
-import dev.parquetlookup.engine.TimestampValue;
-import dev.parquetlookup.engine.ValueType;
-import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSourceInputFile;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.ColumnSpec.DecimalStorage;
 import dev.parquetlookup.writer.ColumnSpec.TimeUnit;

@@ -1,12 +1,13 @@
 package dev.parquetlookup.engine;
 
-import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.testing.ColumnSpec;
 import dev.parquetlookup.testing.ColumnSpec.Storage;
 import dev.parquetlookup.testing.ParquetJavaFiles;
 import dev.parquetlookup.testing.Values;
 import dev.parquetlookup.testing.WriterOptions;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;

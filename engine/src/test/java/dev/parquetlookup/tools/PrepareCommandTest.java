@@ -1,6 +1,6 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.TimestampValue;
+import dev.parquetlookup.types.TimestampValue;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.ParquetTestFiles;
