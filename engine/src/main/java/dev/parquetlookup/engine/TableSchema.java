@@ -8,6 +8,8 @@ import dev.parquetlookup.types.ValueType;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
+import javax.annotation.Nullable;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -149,6 +151,32 @@ public final class TableSchema {
             }
         }
         return result;
+    }
+
+    /**
+     * A column a table was opened with, and how a later snapshot has it ({@code after} is null when
+     * the snapshot lacks it).
+     */
+    public record Change(ColumnSchema before, @Nullable ColumnSchema after) {}
+
+    /**
+     * The first column of {@code before} that {@code after} lacks or reads as another type, or null
+     * when plans made on {@code before} still fit: the rule of {@link #of}, applied to a refreshed
+     * snapshot (nullability may change, the type read may not).
+     */
+    @Nullable
+    public static Change firstChange(List<ColumnSchema> before, List<ColumnSchema> after) {
+        for (ColumnSchema column : before) {
+            ColumnSchema now =
+                    after.stream()
+                            .filter(c -> c.name().equals(column.name()))
+                            .findFirst()
+                            .orElse(null);
+            if (now == null || !now.type().equals(column.type())) {
+                return new Change(column, now);
+            }
+        }
+        return null;
     }
 
     /** The engine type of a column, plus how its keys compare when it is a sort-key column. */
