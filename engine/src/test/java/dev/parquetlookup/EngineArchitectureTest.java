@@ -82,4 +82,28 @@ class EngineArchitectureTest {
                 .resideInAPackage("dev.parquetlookup.writer..")
                 .check(classes);
     }
+
+    @Test
+    void writerDoesNotDependOnTheReadSide() {
+        // What both need (ValueType, TimestampValue) lives in types, below both.
+        noClasses()
+                .that()
+                .resideInAPackage("dev.parquetlookup.writer..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("dev.parquetlookup.engine..", "dev.parquetlookup.metadata..")
+                .check(classes);
+        noClasses()
+                .that()
+                .resideInAPackage("dev.parquetlookup.types..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.parquetlookup.io..",
+                        "dev.parquetlookup.metadata..",
+                        "dev.parquetlookup.engine..",
+                        "dev.parquetlookup.writer..",
+                        "dev.parquetlookup.tools..")
+                .check(classes);
+    }
 }

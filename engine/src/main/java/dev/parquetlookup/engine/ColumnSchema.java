@@ -1,5 +1,7 @@
 package dev.parquetlookup.engine;
 
+import dev.parquetlookup.types.ValueType;
+
 /**
  * One top-level column of a dimension table.
  *

@@ -1,6 +1,8 @@
 package dev.parquetlookup.engine;
 
-import dev.parquetlookup.engine.ValueType.Kind;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 
 import org.apache.parquet.column.values.ValuesReader;
 import org.apache.parquet.io.api.Binary;

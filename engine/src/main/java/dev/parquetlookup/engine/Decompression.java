@@ -3,33 +3,44 @@ package dev.parquetlookup.engine;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 import com.github.luben.zstd.Zstd;
+import io.airlift.compress.Decompressor;
 import io.airlift.compress.MalformedInputException;
 import io.airlift.compress.lz4.Lz4Decompressor;
+import io.airlift.compress.lzo.LzoDecompressor;
 import io.airlift.compress.snappy.SnappyDecompressor;
+import org.brotli.dec.BrotliInputStream;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.zip.GZIPInputStream;
 
 /**
  * Block decompression of page bytes, straight from array to array: no Hadoop codec streams, no
  * pooled state, safe from any thread.
  *
- * <p>LZ4_RAW and SNAPPY use aircompressor's pure-Java block decompressors (stateless), ZSTD uses
- * zstd-jni's one-shot call, GZIP the JDK's inflater. The Hadoop-framed LZ4 codec is read by walking
- * its blocks ({@code [uncompressed length][compressed length][lz4 block]...}, big-endian).
+ * <p>Every codec of the Parquet format: LZ4_RAW and SNAPPY use aircompressor's pure-Java block
+ * decompressors (stateless), ZSTD uses zstd-jni's one-shot call, GZIP the JDK's inflater, BROTLI
+ * the pure-Java {@code org.brotli:dec} decoder. The Hadoop-framed LZ4 and LZO codecs (LZO as
+ * hadoop-lzo's {@code LzoCodec} writes it) are read by walking their blocks ({@code [uncompressed
+ * length][compressed length][block]...}, big-endian) with aircompressor's LZ4 and LZO block
+ * decompressors.
+ *
+ * <p>Public for the command line: {@code prepare} reads pages through the same code, so it reads
+ * every file the engine reads.
  */
-final class Decompression {
+public final class Decompression {
 
     private static final Lz4Decompressor LZ4 = new Lz4Decompressor();
+    private static final LzoDecompressor LZO = new LzoDecompressor();
     private static final SnappyDecompressor SNAPPY = new SnappyDecompressor();
 
     private Decompression() {}
 
     /** Whether pages of this codec can be read. */
-    static boolean supports(CompressionCodecName codec) {
+    public static boolean supports(CompressionCodecName codec) {
         return switch (codec) {
-            case UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW, LZ4 -> true;
+            case UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW, LZ4, LZO, BROTLI -> true;
             default -> false;
         };
     }
@@ -38,7 +49,7 @@ final class Decompression {
      * Decompresses {@code length} bytes at {@code offset} of {@code input} into a new array of
      * exactly {@code uncompressedSize} bytes.
      */
-    static byte[] decompress(
+    public static byte[] decompress(
             CompressionCodecName codec, byte[] input, int offset, int length, int uncompressedSize)
             throws IOException {
         byte[] out = new byte[uncompressedSize];
@@ -59,15 +70,26 @@ final class Decompression {
                                 (int)
                                         Zstd.decompressByteArray(
                                                 out, 0, uncompressedSize, input, offset, length);
-                        case GZIP -> gunzip(input, offset, length, out);
-                        case LZ4 -> hadoopLz4(input, offset, length, out);
+                        case GZIP ->
+                                readFully(
+                                        new GZIPInputStream(
+                                                new ByteArrayInputStream(input, offset, length),
+                                                8192),
+                                        out);
+                        case BROTLI ->
+                                readFully(
+                                        new BrotliInputStream(
+                                                new ByteArrayInputStream(input, offset, length)),
+                                        out);
+                        case LZ4 -> hadoopBlocks(LZ4, input, offset, length, out);
+                        case LZO -> hadoopBlocks(LZO, input, offset, length, out);
                         default ->
                                 throw new IOException(
                                         "codec "
                                                 + codec
                                                 + " is not supported: rewrite the file"
-                                                + " with 'prepare' (LZ4_RAW, ZSTD, SNAPPY, GZIP or"
-                                                + " UNCOMPRESSED)");
+                                                + " with another writer's 'prepare' step (LZ4_RAW,"
+                                                + " ZSTD, SNAPPY, GZIP or UNCOMPRESSED)");
                     };
         } catch (MalformedInputException | com.github.luben.zstd.ZstdException e) {
             throw new IOException(codec + " data cannot be decompressed: " + e.getMessage(), e);
@@ -83,9 +105,8 @@ final class Decompression {
         return out;
     }
 
-    private static int gunzip(byte[] input, int offset, int length, byte[] out) throws IOException {
-        try (GZIPInputStream in =
-                new GZIPInputStream(new ByteArrayInputStream(input, offset, length), 8192)) {
+    private static int readFully(InputStream stream, byte[] out) throws IOException {
+        try (InputStream in = stream) {
             int total = 0;
             while (total < out.length) {
                 int n = in.read(out, total, out.length - total);
@@ -98,7 +119,9 @@ final class Decompression {
         }
     }
 
-    private static int hadoopLz4(byte[] input, int offset, int length, byte[] out) {
+    /** Hadoop's block framing, as its BlockCompressorStream writes it (LZ4, hadoop-lzo's LZO). */
+    private static int hadoopBlocks(
+            Decompressor blocks, byte[] input, int offset, int length, byte[] out) {
         int in = offset;
         int end = offset + length;
         int written = 0;
@@ -110,7 +133,8 @@ final class Decompression {
                 int compressed = readIntBigEndian(input, in);
                 in += 4;
                 written +=
-                        LZ4.decompress(input, in, compressed, out, written, out.length - written);
+                        blocks.decompress(
+                                input, in, compressed, out, written, out.length - written);
                 in += compressed;
             }
         }

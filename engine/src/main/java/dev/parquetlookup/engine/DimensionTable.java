@@ -14,9 +14,7 @@ import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.RowGroupInfo;
-
-import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.Type;
+import dev.parquetlookup.types.ValueType;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +26,6 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -143,9 +140,8 @@ public final class DimensionTable implements Closeable {
             }
             opened.addAll(openFiles(config, store, statistics, ids));
             FileMetadata first = opened.get(0).metadata();
-            for (SortedFile f : opened) {
-                checkCompatible(first, f.metadata());
-            }
+            List<ColumnSchema> columns =
+                    TableSchema.of(opened.stream().map(SortedFile::metadata).toList());
             LOG.info(
                     "Opened {} file(s) at {} sorted by {}",
                     opened.size(),
@@ -155,7 +151,7 @@ public final class DimensionTable implements Closeable {
                     config,
                     store,
                     statistics,
-                    schemaOf(first.schema()),
+                    columns,
                     first.sortKey(),
                     first.keyTypes(),
                     List.copyOf(opened));
@@ -295,67 +291,6 @@ public final class DimensionTable implements Closeable {
         return config.synthesizePageIndex()
                 ? PageIndexOptions.synthesized(KeyPageBounds.INSTANCE)
                 : PageIndexOptions.OWN;
-    }
-
-    private static void checkCompatible(FileMetadata first, FileMetadata other) {
-        if (!first.sortKey().equals(other.sortKey())) {
-            throw new LookupFileException(
-                    "Files of one table must share a sort key: "
-                            + first.file()
-                            + " is sorted by "
-                            + first.sortKey()
-                            + " but "
-                            + other.file()
-                            + " by "
-                            + other.sortKey()
-                            + ". Rewrite them with 'prepare', or set 'sort-key'.");
-        }
-        List<ColumnSchema> a = schemaOf(first.schema());
-        List<ColumnSchema> b = schemaOf(other.schema());
-        for (ColumnSchema column : a) {
-            ColumnSchema match =
-                    b.stream().filter(c -> c.name().equals(column.name())).findFirst().orElse(null);
-            if (match == null) {
-                throw new LookupFileException(
-                        "File "
-                                + other.file()
-                                + " has no column '"
-                                + column.name()
-                                + "', which "
-                                + first.file()
-                                + " has. Files of one table must have the same columns: rewrite the odd file,"
-                                + " or move it out of the table's path.");
-            }
-            if (!match.type().equals(column.type())
-                    || !match.parquetType().equals(column.parquetType())) {
-                throw new LookupFileException(
-                        "Column '"
-                                + column.name()
-                                + "' is "
-                                + column.parquetType()
-                                + " in "
-                                + first.file()
-                                + " but "
-                                + match.parquetType()
-                                + " in "
-                                + other.file()
-                                + ". Files of one table must have the same column types: rewrite the odd"
-                                + " file, or move it out of the table's path.");
-            }
-        }
-    }
-
-    private static List<ColumnSchema> schemaOf(MessageType schema) {
-        List<ColumnSchema> result = new ArrayList<>();
-        for (Type field : schema.getFields()) {
-            result.add(
-                    new ColumnSchema(
-                            field.getName(),
-                            ColumnTypes.valueType(field),
-                            !field.isRepetition(Type.Repetition.REQUIRED),
-                            field.toString().trim()));
-        }
-        return Collections.unmodifiableList(result);
     }
 
     /** The configured path. */

@@ -1,6 +1,8 @@
 package dev.parquetlookup.engine;
 
 import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
 
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation;

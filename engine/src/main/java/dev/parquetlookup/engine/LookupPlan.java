@@ -1,5 +1,7 @@
 package dev.parquetlookup.engine;
 
+import dev.parquetlookup.types.ValueType;
+
 import java.util.List;
 
 /**

@@ -388,24 +388,20 @@ public final class RefreshingTable implements Closeable {
                             + initialSortKey
                             + ". Keep the sort key when rewriting, or restart the job.");
         }
-        for (ColumnSchema column : initialColumns) {
-            ColumnSchema now =
-                    t.columns().stream()
-                            .filter(c -> c.name().equals(column.name()))
-                            .findFirst()
-                            .orElse(null);
-            if (now == null || !now.type().equals(column.type())) {
-                throw new LookupFileException(
-                        "Column '"
-                                + column.name()
-                                + "' was "
-                                + column.parquetType()
-                                + " but the files now at "
-                                + next.location
-                                + (now == null ? " do not have it" : " have " + now.parquetType())
-                                + ". Keep the columns and their types when rewriting, or restart"
-                                + " the job.");
-            }
+        TableSchema.Change change = TableSchema.firstChange(initialColumns, t.columns());
+        if (change != null) {
+            ColumnSchema column = change.before();
+            ColumnSchema now = change.after();
+            throw new LookupFileException(
+                    "Column '"
+                            + column.name()
+                            + "' was "
+                            + column.parquetType()
+                            + " but the files now at "
+                            + next.location
+                            + (now == null ? " do not have it" : " have " + now.parquetType())
+                            + ". Keep the columns and their types when rewriting, or restart"
+                            + " the job.");
         }
     }
 

@@ -7,6 +7,7 @@ import dev.parquetlookup.metadata.KeyRanges;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.types.ValueType;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;

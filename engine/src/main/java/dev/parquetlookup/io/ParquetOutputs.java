@@ -93,6 +93,27 @@ public final class ParquetOutputs {
             fs.delete(path, false);
         }
 
+        /** Removes the path and, for a directory, everything below it. */
+        public void deleteTree() throws IOException {
+            fs.delete(path, true);
+        }
+
+        /**
+         * Moves the file or directory to {@code destination} (a path on the same file system) by a
+         * rename, the way {@code prepare} publishes finished files. Fails if the destination exists
+         * or the file system refuses.
+         */
+        public void renameTo(String destination) throws IOException {
+            Path to = fs.makeQualified(new Path(destination));
+            if (fs.exists(to)) {
+                throw new IOException("cannot move " + path + " to " + to + ": it exists");
+            }
+            fs.mkdirs(to.getParent());
+            if (!fs.rename(path, to)) {
+                throw new IOException("cannot move " + path + " to " + to + ": rename refused");
+            }
+        }
+
         /** The file as a parquet-java output; parent directories are created on demand. */
         public OutputFile outputFile() {
             return new OutputFile() {

@@ -162,7 +162,9 @@ final class PageIndexBuilder {
                                 + bytes.end,
                         null);
             }
-            if (header.type == PageHeaderScan.DICTIONARY_PAGE && key.dictionaryOffset < 0 && n == 0) {
+            if (header.type == PageHeaderScan.DICTIONARY_PAGE
+                    && key.dictionaryOffset < 0
+                    && n == 0) {
                 key.dictionaryOffset = pos;
                 key.dictionaryLength = (int) total;
             } else if (header.isData()) {
@@ -223,6 +225,7 @@ final class PageIndexBuilder {
         long dictionaryOffset = -1;
         int dictionaryLength;
         private Object dictionary;
+
         /** Whether the last data page was decoded (then the next is read with its header). */
         boolean decodedLast;
 
@@ -261,11 +264,15 @@ final class PageIndexBuilder {
             if (dictionary == null && dictionaryOffset >= 0) {
                 dictionary =
                         decodeDictionary(
-                                bytes, dictionaryOffset, dictionaryLength, column, codec,
-                                rowGroup, name);
+                                bytes,
+                                dictionaryOffset,
+                                dictionaryLength,
+                                column,
+                                codec,
+                                rowGroup,
+                                name);
             }
-            return decodeBounds(
-                    bytes, pos, total, dictionary, column, type, codec, rowGroup, name);
+            return decodeBounds(bytes, pos, total, dictionary, column, type, codec, rowGroup, name);
         }
     }
 

@@ -1,11 +1,11 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.ValueType;
-import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSourceInputFile;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;
 
 import java.io.BufferedReader;
@@ -33,6 +33,10 @@ final class CsvInput {
     private final List<FileId> files;
     private final char separator;
     private final List<ColumnSpec> columns;
+
+    /** Bytes of the files read so far by {@link #read}, for the progress line. */
+    private final java.util.concurrent.atomic.AtomicLong bytesRead =
+            new java.util.concurrent.atomic.AtomicLong();
 
     private CsvInput(
             FileStore store, List<FileId> files, char separator, List<ColumnSpec> columns) {
@@ -199,7 +203,8 @@ final class CsvInput {
     void read(ParquetInput.RowSink sink) throws IOException {
         int n = columns.size();
         for (FileId file : files) {
-            try (Records records = new Records(store, file, separator)) {
+            long before = bytesRead.get();
+            try (Records records = new Records(store, file, separator, bytesRead)) {
                 records.next();
                 for (List<String> r = records.next(); r != null; r = records.next()) {
                     checkWidth(file, records, r, n);
@@ -229,7 +234,18 @@ final class CsvInput {
                     sink.accept(row);
                 }
             }
+            bytesRead.set(before + file.length());
         }
+    }
+
+    /** Bytes of all input files. */
+    long totalBytes() {
+        return files.stream().mapToLong(FileId::length).sum();
+    }
+
+    /** Bytes consumed so far by {@link #read} (buffered ahead by up to 64 KiB). */
+    long bytesRead() {
+        return bytesRead.get();
     }
 
     /** RFC 4180 records of one file. */
@@ -245,13 +261,40 @@ final class CsvInput {
         private int nextLine = 1;
 
         Records(FileStore store, FileId file, char separator) throws IOException {
+            this(store, file, separator, new java.util.concurrent.atomic.AtomicLong());
+        }
+
+        Records(
+                FileStore store,
+                FileId file,
+                char separator,
+                java.util.concurrent.atomic.AtomicLong counter)
+                throws IOException {
             this.source = store.open(file);
+            java.io.InputStream raw = new RangeSourceInputFile(source).newStream();
+            java.io.InputStream counted =
+                    new java.io.FilterInputStream(raw) {
+                        @Override
+                        public int read() throws IOException {
+                            int b = super.read();
+                            if (b >= 0) {
+                                counter.incrementAndGet();
+                            }
+                            return b;
+                        }
+
+                        @Override
+                        public int read(byte[] b, int off, int len) throws IOException {
+                            int n = super.read(b, off, len);
+                            if (n > 0) {
+                                counter.addAndGet(n);
+                            }
+                            return n;
+                        }
+                    };
             this.in =
                     new BufferedReader(
-                            new InputStreamReader(
-                                    new RangeSourceInputFile(source).newStream(),
-                                    StandardCharsets.UTF_8),
-                            1 << 16);
+                            new InputStreamReader(counted, StandardCharsets.UTF_8), 1 << 16);
             this.separator = separator;
         }
 

@@ -1,7 +1,7 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.TimestampValue;
-import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

@@ -4,10 +4,12 @@ import dev.parquetlookup.engine.ColumnSchema;
 import dev.parquetlookup.engine.DimensionTable;
 import dev.parquetlookup.engine.LookupPlan;
 import dev.parquetlookup.engine.TableConfig;
-import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
+import dev.parquetlookup.types.ValueType;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -25,7 +27,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-/** {@code get PATH --key VALUE}: one lookup from the terminal, with what it cost. */
+/**
+ * {@code get PATH --value VALUE}: one lookup from the terminal, with what it cost. Exit status 1
+ * when no row has the key.
+ */
 @Command(
         name = "get",
         mixinStandardHelpOptions = true,
@@ -33,13 +38,18 @@ import java.util.concurrent.Callable;
             "Look a key up in sorted Parquet files with the lookup engine and print the rows,"
                     + " the time, the bytes and the reads it took.",
             "",
-            "Key values are given in sort-key order; fewer values than key columns look up a"
-                    + " leading prefix. Forms: integers 42, decimals 12.50, text as is, binary as"
-                    + " hex 0x0a1b, dates 2024-05-01, timestamps 2024-05-01T12:30:00.123.",
+            "Values are given with --value in sort-key order; fewer values than key columns look"
+                    + " up a leading prefix. Forms: integers 42, decimals 12.50, text as is, binary"
+                    + " as hex 0x0a1b, dates 2024-05-01, timestamps 2024-05-01T12:30:00.123.",
+            "Files that do not declare their sort order (DuckDB, Spark, most writers) need the"
+                    + " key column named with --key.",
             "",
             "Examples:",
-            "  get /data/lookup/customers --key 42",
-            "  get /data/lookup/orders --key 42 --key 2024-05-01 --columns status,total",
+            "  get /data/lookup/customers --value 42",
+            "  get /data/lookup/orders --value 42 --value 2024-05-01 --columns status,total",
+            "  get /data/raw/customers.parquet --key id --value 42",
+            "",
+            "Exit status: 0 rows found, 1 no row for the key, 2 usage error, 3 unreadable input.",
             ""
         })
 final class GetCommand implements Callable<Integer> {
@@ -53,33 +63,49 @@ final class GetCommand implements Callable<Integer> {
 
     @Option(
             names = "--key",
-            required = true,
+            paramLabel = "COLUMN",
+            split = ",",
+            description =
+                    "Sort-key column, most significant first (repeatable); needed for files that"
+                            + " do not declare their sort order. Default: the declared sort key.")
+    List<String> keyColumns = new ArrayList<>();
+
+    @Option(
+            names = "--value",
             paramLabel = "VALUE",
-            description = "A key value, one per sort-key column in order (repeatable).")
-    List<String> keyValues;
+            description = "The key value to look up, one per key column in order (repeatable).")
+    List<String> keyValues = new ArrayList<>();
 
     @Option(
             names = "--columns",
             paramLabel = "A,B",
             split = ",",
-            description = "Columns to print (default: all).")
+            description = "Columns to print (default: all columns of types get can read).")
     List<String> columns = new ArrayList<>();
-
-    @Option(
-            names = "--sort-key",
-            paramLabel = "A,B",
-            split = ",",
-            description = "The sort key, for files that do not declare it.")
-    List<String> sortKey = new ArrayList<>();
 
     @Mixin HadoopOptionsMixin hadoop;
 
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
+        if (keyValues.isEmpty()) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "give the key value to look up with --value, e.g. get "
+                            + path
+                            + " --value 42"
+                            + (keyColumns.isEmpty()
+                                    ? ""
+                                    : " (--key names the key column, here "
+                                            + String.join(",", keyColumns)
+                                            + ")"));
+        }
+        try (FileStore store = HadoopFileStore.create(hadoop.options)) {
+            InputFiles.list(spec, store, "PATH", path);
+        }
         TableConfig config =
                 TableConfig.builder(path)
-                        .sortKey(sortKey)
+                        .sortKey(keyColumns)
                         .hadoopOptions(hadoop.options)
                         .metadataCache(new MetadataCache(64L << 20))
                         .build();
@@ -105,7 +131,7 @@ final class GetCommand implements Callable<Integer> {
                         spec.commandLine(),
                         "got "
                                 + keyValues.size()
-                                + " --key values but the sort key has "
+                                + " --value values but the sort key has "
                                 + tableKey.size()
                                 + " column(s): ("
                                 + String.join(", ", tableKey)
@@ -119,8 +145,32 @@ final class GetCommand implements Callable<Integer> {
                             "--columns names '" + c + "', which is not a column: " + names);
                 }
             }
-            List<String> keyColumns = tableKey.subList(0, keyValues.size());
-            LookupPlan plan = table.plan(keyColumns, columns.isEmpty() ? names : columns);
+            List<String> lookupColumns = tableKey.subList(0, keyValues.size());
+            List<String> skipped = new ArrayList<>();
+            List<String> printed = columns;
+            if (columns.isEmpty()) {
+                printed = new ArrayList<>();
+                for (ColumnSchema c : table.columns()) {
+                    ValueType.Kind kind = c.type().kind();
+                    if (kind == ValueType.Kind.NESTED || kind == ValueType.Kind.UNSUPPORTED) {
+                        skipped.add(c.name());
+                    } else {
+                        printed.add(c.name());
+                    }
+                }
+            }
+            LookupPlan plan;
+            try {
+                plan = table.plan(lookupColumns, printed);
+            } catch (LookupFileException e) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--columns: "
+                                + Main.inFlagTerms(e.getMessage())
+                                        .replace(
+                                                "Leave it out of the table's columns or the query.",
+                                                "Leave it out of --columns."));
+            }
             Object[] key = new Object[keyValues.size()];
             for (int i = 0; i < key.length; i++) {
                 ValueType type = plan.keyTypes().get(i);
@@ -129,7 +179,7 @@ final class GetCommand implements Callable<Integer> {
                 } catch (IllegalArgumentException e) {
                     throw new ParameterException(
                             spec.commandLine(),
-                            "--key for column '" + keyColumns.get(i) + "': " + e.getMessage());
+                            "--value for column '" + lookupColumns.get(i) + "': " + e.getMessage());
                 }
             }
             long start = System.nanoTime();
@@ -150,7 +200,7 @@ final class GetCommand implements Callable<Integer> {
                     Locale.ROOT,
                     "%s row(s) for (%s) = (%s) in %s: %s bytes in %d read(s)%n",
                     Formats.count(rows.size()),
-                    String.join(", ", keyColumns),
+                    String.join(", ", lookupColumns),
                     String.join(", ", keyValues),
                     Formats.millis(nanos),
                     Formats.count(bytes),
@@ -163,8 +213,13 @@ final class GetCommand implements Callable<Integer> {
                     Formats.millis(openNanos),
                     Formats.count(openBytes),
                     openReads);
+            if (!skipped.isEmpty()) {
+                out.printf(
+                        "Not printed: column(s) %s, of nested or unsupported types.%n",
+                        String.join(", ", skipped));
+            }
             out.flush();
+            return rows.isEmpty() ? Main.ExitCode.NOT_FOUND_OR_NOT_SORTED : Main.ExitCode.OK;
         }
-        return 0;
     }
 }

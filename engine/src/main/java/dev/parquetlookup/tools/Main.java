@@ -16,14 +16,23 @@ import java.io.PrintWriter;
  * inspect} explains a layout and what a lookup will cost, {@code get} looks keys up.
  *
  * <p>Example: {@code java -jar flink-connector-parquet-lookup-<version>.jar inspect
- * /data/customers}. Exit codes: 0 success, 1 the work failed (bad file, I/O error), 2 bad
- * arguments.
+ * /data/customers}. Exit codes, the same in every command (see {@link ExitCode}): 0 success, 1 key
+ * not found ({@code get}) or files not sorted ({@code inspect}), 2 usage error (bad arguments, a
+ * path that does not exist or holds no files), 3 the input cannot be read or the work failed (bad
+ * file, bad value, I/O error).
  */
 @Command(
         name = "parquet-lookup",
         mixinStandardHelpOptions = true,
         version = "parquet-lookup 0.1.0",
         description = "Prepare, inspect and query sorted Parquet files for point lookups.",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:success",
+            "1:key not found (get), files not sorted (inspect)",
+            "2:usage error: bad arguments, a path that does not exist or holds no files",
+            "3:input cannot be read or the work failed: bad file, bad value, I/O error"
+        },
         subcommands = {
             PrepareCommand.class,
             InspectCommand.class,
@@ -41,6 +50,11 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        // The jar bundles SLF4J's API without a binding (Flink provides one); on the command line
+        // that would print SLF4J's three-line "no providers" warning on every run.
+        if (System.getProperty("slf4j.internal.verbosity") == null) {
+            System.setProperty("slf4j.internal.verbosity", "ERROR");
+        }
         System.exit(commandLine().execute(args));
     }
 
@@ -58,16 +72,20 @@ public final class Main implements Runnable {
                     if (e instanceof FileNotFoundException) {
                         err.println("Error: " + e.getMessage());
                         err.flush();
-                        return CommandLine.ExitCode.USAGE;
+                        return ExitCode.USAGE;
                     }
                     String message = e.getMessage() != null ? e.getMessage() : e.toString();
                     if (e instanceof LookupFileException || e instanceof IllegalArgumentException) {
-                        err.println("Error: " + message);
+                        err.println("Error: " + inFlagTerms(message));
                     } else {
-                        err.println("Error: " + e.getClass().getSimpleName() + ": " + message);
+                        err.println(
+                                "Error: "
+                                        + e.getClass().getSimpleName()
+                                        + ": "
+                                        + inFlagTerms(message));
                     }
                     err.flush();
-                    return CommandLine.ExitCode.SOFTWARE;
+                    return ExitCode.FAILED;
                 });
         return cl;
     }
@@ -81,6 +99,33 @@ public final class Main implements Runnable {
                         + cl.getCommandSpec().qualifiedName()
                         + " --help' for the options and examples.");
         err.flush();
-        return CommandLine.ExitCode.USAGE;
+        return ExitCode.USAGE;
+    }
+
+    /**
+     * The engine's messages speak of the SQL table's options ({@code 'sort-key'}); on the command
+     * line the same setting is the {@code --key} flag.
+     */
+    static String inFlagTerms(String message) {
+        return message.replace("the 'sort-key' option", "--key")
+                .replace("'sort-key'", "--key")
+                .replace("but the table declares", "but --key gives")
+                .replace("or remove the option", "or leave --key out");
+    }
+
+    /** The exit codes of every command. */
+    static final class ExitCode {
+        static final int OK = 0;
+
+        /** {@code get}: no row for the key; {@code inspect}: the files are not sorted. */
+        static final int NOT_FOUND_OR_NOT_SORTED = 1;
+
+        /** Bad arguments, or a path that does not exist or holds no files. */
+        static final int USAGE = 2;
+
+        /** The input cannot be read or the work failed: bad file, bad value, I/O error. */
+        static final int FAILED = 3;
+
+        private ExitCode() {}
     }
 }

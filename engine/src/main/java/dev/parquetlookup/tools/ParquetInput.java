@@ -1,17 +1,17 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.TimestampValue;
-import dev.parquetlookup.engine.ValueType;
-import dev.parquetlookup.engine.ValueType.Kind;
+import dev.parquetlookup.engine.TableSchema;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSourceInputFile;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.ColumnSpec.DecimalStorage;
 import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
 
-import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.io.ColumnIOFactory;
@@ -55,19 +55,22 @@ final class ParquetInput {
 
     private final FileStore store;
     private final List<FileId> files;
-    private final MessageType projection;
+
+    /** Per file, its own types of the selected columns (in one order). */
+    private final List<MessageType> projections;
+
     private final List<ColumnSpec> columns;
     private final long totalRows;
 
     private ParquetInput(
             FileStore store,
             List<FileId> files,
-            MessageType projection,
+            List<MessageType> projections,
             List<ColumnSpec> columns,
             long totalRows) {
         this.store = store;
         this.files = files;
-        this.projection = projection;
+        this.projections = projections;
         this.columns = columns;
         this.totalRows = totalRows;
     }
@@ -81,40 +84,34 @@ final class ParquetInput {
      */
     static ParquetInput open(FileStore store, List<FileId> files, List<String> select)
             throws IOException {
-        MessageType first = null;
+        List<MessageType> projections = new ArrayList<>();
         long rows = 0;
         for (FileId file : files) {
             try (RangeSource source = store.open(file);
                     ParquetFileReader reader =
                             ParquetFileReader.open(
-                                    new RangeSourceInputFile(source),
-                                    ParquetReadOptions.builder().build())) {
+                                    new RangeSourceInputFile(source), EngineCodecs.readOptions())) {
                 MessageType schema = reader.getFooter().getFileMetaData().getSchema();
                 rows += reader.getRecordCount();
-                if (first == null) {
-                    first = schema;
-                } else {
-                    for (Type field : project(first, select, file).getFields()) {
-                        if (!schema.containsField(field.getName())
-                                || !schema.getType(field.getName()).equals(field)) {
-                            throw new IllegalArgumentException(
-                                    "file "
-                                            + file
-                                            + " has column "
-                                            + (schema.containsField(field.getName())
-                                                    ? schema.getType(field.getName())
-                                                            .toString()
-                                                            .trim()
-                                                    : "'" + field.getName() + "' missing")
-                                            + " but "
-                                            + files.get(0)
-                                            + " has "
-                                            + field.toString().trim()
-                                            + ": all input files need the same columns (choose"
-                                            + " common ones with --columns)");
+                // Later files: the first file's columns they have (what they lack is a
+                // difference, reported below with both file names).
+                List<String> names = select;
+                if (!projections.isEmpty()) {
+                    names = new ArrayList<>();
+                    for (Type t : projections.get(0).getFields()) {
+                        if (schema.containsField(t.getName())) {
+                            names.add(t.getName());
+                        }
+                    }
+                    if (select.isEmpty()) {
+                        for (Type t : schema.getFields()) {
+                            if (!projections.get(0).containsField(t.getName())) {
+                                names.add(t.getName()); // an extra column: a difference
+                            }
                         }
                     }
                 }
+                projections.add(project(schema, names, file));
             } catch (RuntimeException e) {
                 if (e instanceof IllegalArgumentException) {
                     throw e;
@@ -123,15 +120,30 @@ final class ParquetInput {
                         "cannot read the Parquet footer of " + file + ": " + e.getMessage(), e);
             }
         }
-        if (first == null) {
+        if (projections.isEmpty()) {
             throw new IllegalArgumentException("no input files");
         }
-        MessageType projection = project(first, select, files.get(0));
-        List<ColumnSpec> columns = new ArrayList<>();
-        for (Type field : projection.getFields()) {
-            columns.add(spec(field));
+        // The engine's own check: nullability and the storage of one logical type may differ.
+        List<TableSchema.Difference> differences =
+                TableSchema.differences(files, projections, List.of());
+        if (!differences.isEmpty()) {
+            throw new IllegalArgumentException(
+                    differences.get(0).description()
+                            + ": all input files need the same columns, read as the same types"
+                            + " (choose common ones with --columns)");
         }
-        return new ParquetInput(store, files, projection, columns, rows);
+        List<ColumnSpec> columns = new ArrayList<>();
+        for (Type field : projections.get(0).getFields()) {
+            Type written = field;
+            for (MessageType p : projections) {
+                if (!p.getType(field.getName()).isRepetition(Type.Repetition.REQUIRED)) {
+                    written = p.getType(field.getName()); // nullable in some file
+                    break;
+                }
+            }
+            columns.add(spec(written));
+        }
+        return new ParquetInput(store, files, projections, columns, rows);
     }
 
     private static MessageType project(MessageType schema, List<String> select, FileId file) {
@@ -164,13 +176,14 @@ final class ParquetInput {
 
     /** Reads every row of every file, in file order. */
     void read(RowSink sink) throws IOException {
-        MessageColumnIO columnIO = new ColumnIOFactory().getColumnIO(projection);
-        for (FileId file : files) {
+        for (int f = 0; f < files.size(); f++) {
+            FileId file = files.get(f);
+            MessageType projection = projections.get(f);
+            MessageColumnIO columnIO = new ColumnIOFactory().getColumnIO(projection);
             try (RangeSource source = store.open(file);
                     ParquetFileReader reader =
                             ParquetFileReader.open(
-                                    new RangeSourceInputFile(source),
-                                    ParquetReadOptions.builder().build())) {
+                                    new RangeSourceInputFile(source), EngineCodecs.readOptions())) {
                 reader.setRequestedSchema(projection);
                 for (PageReadStore pages = reader.readNextRowGroup();
                         pages != null;

@@ -3,7 +3,6 @@ package dev.parquetlookup.tools;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;
-import dev.parquetlookup.io.ParquetOutputs;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupDatasetWriter;
 import dev.parquetlookup.writer.WriterOptions;
@@ -36,6 +35,9 @@ import java.util.concurrent.Callable;
             "",
             "Examples:",
             "  prepare /data/raw/customers /data/lookup/customers --key id",
+            "Output is all or nothing: files are written under OUT/_prepare-<id>/ and moved into"
+                    + " OUT only when every row is in; a failure leaves OUT as it was.",
+            "",
             "  prepare orders.csv /data/lookup/orders --key customer --key order_date"
                     + " --schema 'customer BIGINT, order_date DATE, total DECIMAL(10,2)'",
             ""
@@ -139,12 +141,24 @@ final class PrepareCommand implements Callable<Integer> {
     int sortBufferRows = WriterOptions.DEFAULT_SORT_BUFFER_ROWS;
 
     @Option(
+            names = "--sort-memory",
+            paramLabel = "SIZE",
+            description =
+                    "Memory for rows sorted in memory before a sorted run is spilled to disk,"
+                            + " e.g. 512MiB (default: a quarter of the JVM heap, -Xmx). Raise -Xmx"
+                            + " and this for fewer runs; lower it for less memory.")
+    String sortMemory;
+
+    @Option(
             names = "--temp-dir",
             paramLabel = "DIR",
             description = "Local directory for sort runs (default: java.io.tmpdir).")
     Path tempDir;
 
-    @Option(names = "--overwrite", description = "Replace Parquet files already in OUT.")
+    @Option(
+            names = "--overwrite",
+            description =
+                    "Replace Parquet files already in OUT (only once every new row is written).")
     boolean overwrite;
 
     @Mixin HadoopOptionsMixin hadoop;
@@ -154,15 +168,21 @@ final class PrepareCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         long target = parse("--target-file-size", () -> Formats.parseSize(targetFileSize));
+        long memory =
+                sortMemory == null
+                        ? defaultSortMemory()
+                        : parse("--sort-memory", () -> Formats.parseSize(sortMemory));
         char separator = separator();
         requirePositive("--rows-per-page", rowsPerPage);
         requirePositive("--row-group-rows", rowGroupRows);
         requirePositive("--sort-buffer-rows", sortBufferRows);
         Progress progress = new Progress(err);
         try (FileStore store = HadoopFileStore.create(hadoop.options)) {
-            List<FileId> inputs = listInput(store);
+            List<FileId> inputs = InputFiles.list(spec, store, "IN", input);
             boolean csv = isCsv(inputs);
             List<FileId> existing = existingOutput(store);
+            boolean outputExisted = existing != null;
+            existing = existing == null ? List.of() : existing;
             if (!existing.isEmpty() && !overwrite) {
                 throw new ParameterException(
                         spec.commandLine(),
@@ -219,11 +239,6 @@ final class PrepareCommand implements Callable<Integer> {
                             "--dictionary " + column + ": the input has no such column " + names);
                 }
             }
-            for (FileId e : existing) {
-                try (ParquetOutputs.Target t = ParquetOutputs.create(e.path(), hadoop.options)) {
-                    t.delete();
-                }
-            }
 
             WriterOptions.Builder options =
                     WriterOptions.builder()
@@ -232,38 +247,90 @@ final class PrepareCommand implements Callable<Integer> {
                             .codec(codec)
                             .sortInput(true)
                             .sortBufferRows(sortBufferRows)
+                            .sortBufferBytes(memory)
                             .overwrite(true)
                             .hadoopOptions(hadoop.options);
             if (tempDir != null) {
                 options.sortTempDir(tempDir);
             }
             dictionaryColumns.forEach(c -> options.dictionary(c, true));
-            long expected = totalRows;
+            StagedOutput staged = StagedOutput.into(output, outputExisted, hadoop.options);
             LookupDatasetWriter writer =
-                    LookupDatasetWriter.open(output, specs, keys, options.build(), target);
-            try (writer) {
-                writer.onProgress(rows -> progress.update("writing", rows, expected));
+                    LookupDatasetWriter.open(
+                            staged.stagingDirectory(), specs, keys, options.build(), target);
+            List<String> published;
+            try {
+                writer.onProgress(rows -> progress.updateRows("writing", rows, writer.rowCount()));
+                CsvInput csvSource = csvInput;
+                long expected = totalRows;
                 ParquetInput.RowSink sink =
                         row -> {
                             writer.write(row);
-                            progress.update("reading and sorting", writer.rowCount(), expected);
+                            long n = writer.rowCount();
+                            if ((n & 4095) == 0) {
+                                if (csvSource != null) {
+                                    progress.update(
+                                            "reading",
+                                            n,
+                                            (double) csvSource.bytesRead()
+                                                    / Math.max(1, csvSource.totalBytes()));
+                                } else {
+                                    progress.updateRows("reading", n, expected);
+                                }
+                            }
                         };
-                if (csv) {
-                    csvInput.read(sink);
-                } else {
-                    parquet.read(sink);
+                try {
+                    if (csv) {
+                        csvInput.read(sink);
+                    } else {
+                        parquet.read(sink);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    try {
+                        writer.abort();
+                    } catch (IOException | RuntimeException suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
+                    throw e;
                 }
+                writer.close();
+                published =
+                        staged.publish(
+                                writer.files().stream()
+                                        .map(LookupDatasetWriter.WrittenFile::path)
+                                        .toList(),
+                                existing);
+            } catch (IOException | RuntimeException e) {
+                try {
+                    staged.abandon();
+                    err.println(
+                            "prepare stopped after "
+                                    + Formats.count(writer.rowCount())
+                                    + " row(s): nothing was published, OUT "
+                                    + output
+                                    + " is as it was.");
+                } catch (IOException | RuntimeException cleanup) {
+                    e.addSuppressed(cleanup);
+                    err.println(
+                            "prepare stopped and could not remove its staging directory "
+                                    + staged.stagingDirectory()
+                                    + " ("
+                                    + cleanup.getMessage()
+                                    + "); readers skip it, remove it by hand.");
+                }
+                err.flush();
+                throw e;
             }
             long bytes = 0;
-            for (LookupDatasetWriter.WrittenFile f : writer.files()) {
-                bytes += store.stat(f.path()).length();
+            for (String f : published) {
+                bytes += store.stat(f).length();
             }
             out.printf(
                     Locale.ROOT,
                     "Wrote %s rows into %d file(s), %s, in %s: %s sorted by (%s), %s rows per page,"
                             + " %s rows per row group, %s.%n",
                     Formats.count(writer.rowCount()),
-                    writer.files().size(),
+                    published.size(),
                     Formats.bytes(bytes),
                     Formats.millis(progress.elapsedNanos()),
                     output,
@@ -272,26 +339,20 @@ final class PrepareCommand implements Callable<Integer> {
                     Formats.count(rowGroupRows),
                     codec);
             if (writer.sortRuns() > 0) {
-                out.printf(Locale.ROOT, "The sort spilled %d run(s) to disk.%n", writer.sortRuns());
+                out.printf(
+                        Locale.ROOT,
+                        "The sort spilled %d run(s) to disk (--sort-memory %s).%n",
+                        writer.sortRuns(),
+                        Formats.bytes(memory));
             }
             out.flush();
         }
         return 0;
     }
 
-    private List<FileId> listInput(FileStore store) throws IOException {
-        try {
-            List<FileId> files = store.list(input);
-            if (files.isEmpty()) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "IN " + input + " holds no files (hidden and '_' files are skipped)");
-            }
-            return files;
-        } catch (FileNotFoundException e) {
-            throw new ParameterException(
-                    spec.commandLine(), "IN " + input + " does not exist: check the path");
-        }
+    /** A quarter of the JVM's maximum heap: rows in memory take about twice their estimate. */
+    static long defaultSortMemory() {
+        return Math.max(16L << 20, Runtime.getRuntime().maxMemory() / 4);
     }
 
     private boolean isCsv(List<FileId> inputs) {
@@ -322,13 +383,14 @@ final class PrepareCommand implements Callable<Integer> {
         return p.endsWith(".csv") || p.endsWith(".tsv") || p.endsWith(".txt");
     }
 
+    /** The Parquet files in OUT, or null when OUT does not exist. */
     private List<FileId> existingOutput(FileStore store) throws IOException {
         try {
             return store.list(output).stream()
                     .filter(f -> f.path().toLowerCase(Locale.ROOT).endsWith(".parquet"))
                     .toList();
         } catch (FileNotFoundException e) {
-            return List.of();
+            return null;
         }
     }
 

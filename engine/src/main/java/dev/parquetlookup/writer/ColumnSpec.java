@@ -1,6 +1,6 @@
 package dev.parquetlookup.writer;
 
-import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.types.ValueType;
 
 import javax.annotation.Nullable;
 

@@ -178,6 +178,15 @@ public final class LookupDatasetWriter implements Closeable {
     }
 
     /**
+     * Stops without writing the rows still held by the sort: for an input that failed midway.
+     * Deletes the file being written and the sort's runs; files already finished stay.
+     */
+    public void abort() throws IOException {
+        failed = true;
+        close();
+    }
+
+    /**
      * Sorts (if asked) and writes the remaining rows and closes the last file. After a failure, the
      * file being written is deleted; files already finished stay.
      */

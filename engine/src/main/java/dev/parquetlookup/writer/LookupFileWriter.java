@@ -25,7 +25,7 @@ import java.util.Map;
  * WriterOptions} for the defaults).
  *
  * <p>Rows are {@code Object[]} in the engine's value representation ({@link
- * dev.parquetlookup.engine.ValueType}), one value per column in the order of the column list. By
+ * dev.parquetlookup.types.ValueType}), one value per column in the order of the column list. By
  * default the rows must already be sorted by the sort key (duplicates allowed); otherwise {@link
  * #write} fails naming the row and the two keys out of order. With {@link
  * WriterOptions.Builder#sortInput(boolean)} the writer sorts them itself.

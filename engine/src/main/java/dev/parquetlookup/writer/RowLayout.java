@@ -1,7 +1,7 @@
 package dev.parquetlookup.writer;
 
-import dev.parquetlookup.engine.TimestampValue;
-import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
 
 import org.apache.parquet.io.api.Binary;

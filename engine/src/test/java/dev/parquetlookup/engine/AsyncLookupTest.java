@@ -4,6 +4,7 @@ import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.testing.AsyncFileStore;
 import dev.parquetlookup.testing.Values;
+import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.WriterOptions;

@@ -1,6 +1,5 @@
 package dev.parquetlookup.engine;
 
-import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.testing.ColumnSpec;
@@ -8,6 +7,8 @@ import dev.parquetlookup.testing.ColumnSpec.Storage;
 import dev.parquetlookup.testing.ParquetJavaFiles;
 import dev.parquetlookup.testing.Values;
 import dev.parquetlookup.testing.WriterOptions;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
@@ -379,8 +380,10 @@ class BadInputTest {
                                 + uri(a)
                                 + " but required binary k (STRING) in "
                                 + uri(b)
-                                + ". Files of one table must have the same column types: rewrite"
-                                + " the odd file, or move it out of the table's path.");
+                                + ". Files of one table must have the same columns, read as the"
+                                + " same types (nullability and the physical storage of one"
+                                + " logical type may differ): rewrite the odd files, or move them"
+                                + " out of the table's path.");
     }
 
     @Test

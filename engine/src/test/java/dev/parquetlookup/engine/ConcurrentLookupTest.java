@@ -9,6 +9,7 @@ import dev.parquetlookup.testing.TableGenerator;
 import dev.parquetlookup.testing.TableSpec;
 import dev.parquetlookup.testing.Values;
 import dev.parquetlookup.testing.WriterOptions;
+import dev.parquetlookup.types.ValueType;
 
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 

@@ -1,12 +1,14 @@
 package dev.parquetlookup.engine;
 
-import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.MetadataCache;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.WriterOptions;

@@ -1,6 +1,8 @@
 package dev.parquetlookup.engine;
 
 import dev.parquetlookup.testing.Values;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -9,6 +9,7 @@ import dev.parquetlookup.testing.GeneratedTable;
 import dev.parquetlookup.testing.TableGenerator;
 import dev.parquetlookup.testing.TableSpec;
 import dev.parquetlookup.testing.Values;
+import dev.parquetlookup.types.TimestampValue;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;

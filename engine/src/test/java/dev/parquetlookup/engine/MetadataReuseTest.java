@@ -1,6 +1,5 @@
 package dev.parquetlookup.engine;
 
-import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.testing.ColumnSpec;
@@ -8,6 +7,8 @@ import dev.parquetlookup.testing.ColumnSpec.Storage;
 import dev.parquetlookup.testing.ParquetJavaFiles;
 import dev.parquetlookup.testing.Values;
 import dev.parquetlookup.testing.WriterOptions;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;

@@ -1,6 +1,5 @@
 package dev.parquetlookup.engine;
 
-import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.io.FileChangedException;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RequestLimiter;
@@ -8,6 +7,8 @@ import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.s3proxy.LatencyProxy;
 import dev.parquetlookup.testing.S3ProxyExtension;
 import dev.parquetlookup.testing.S3RequestLog;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.WriterOptions;

@@ -1,7 +1,6 @@
 package dev.parquetlookup.engine;
 
 import dev.parquetlookup.engine.RefreshingTable.RefreshResult;
-import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.io.FileChangedException;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
@@ -11,6 +10,8 @@ import dev.parquetlookup.io.RetryPolicy;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.testing.S3ProxyExtension;
 import dev.parquetlookup.testing.S3RequestLog;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.WriterOptions;

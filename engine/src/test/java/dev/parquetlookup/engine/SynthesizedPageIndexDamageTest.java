@@ -8,6 +8,7 @@ import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.testing.PageIndexRewriter;
+import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.WriterOptions;

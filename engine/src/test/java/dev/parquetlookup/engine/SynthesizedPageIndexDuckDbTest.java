@@ -11,6 +11,7 @@ import dev.parquetlookup.metadata.PageIndexOrigin;
 import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupInfo;
 import dev.parquetlookup.testing.Values;
+import dev.parquetlookup.types.TimestampValue;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

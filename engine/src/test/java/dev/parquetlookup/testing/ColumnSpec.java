@@ -1,6 +1,6 @@
 package dev.parquetlookup.testing;
 
-import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.types.ValueType;
 
 import java.util.Objects;
 

@@ -1,6 +1,6 @@
 package dev.parquetlookup.testing;
 
-import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.writer.ColumnSpec.DecimalStorage;
 import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
 import dev.parquetlookup.writer.LookupFileWriter;

@@ -1,7 +1,7 @@
 package dev.parquetlookup.testing;
 
-import dev.parquetlookup.engine.TimestampValue;
-import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
 
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.page.PageReadStore;

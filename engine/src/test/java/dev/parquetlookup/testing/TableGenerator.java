@@ -1,9 +1,9 @@
 package dev.parquetlookup.testing;
 
-import dev.parquetlookup.engine.TimestampValue;
-import dev.parquetlookup.engine.ValueType;
-import dev.parquetlookup.engine.ValueType.Kind;
 import dev.parquetlookup.testing.ColumnSpec.Storage;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 

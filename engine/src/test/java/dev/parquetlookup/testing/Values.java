@@ -1,6 +1,6 @@
 package dev.parquetlookup.testing;
 
-import dev.parquetlookup.engine.TimestampValue;
+import dev.parquetlookup.types.TimestampValue;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -10,8 +10,8 @@ import java.util.List;
 
 /**
  * Comparison, equality and printing of values in the engine's Java representation (see {@link
- * dev.parquetlookup.engine.ValueType}): {@code byte[]} by content, everything else by {@code
- * equals} (so {@code NaN} equals {@code NaN}, {@code -0.0} differs from {@code 0.0}, and a {@link
+ * dev.parquetlookup.types.ValueType}): {@code byte[]} by content, everything else by {@code equals}
+ * (so {@code NaN} equals {@code NaN}, {@code -0.0} differs from {@code 0.0}, and a {@link
  * BigDecimal} must carry the column's scale).
  */
 public final class Values {

@@ -1,8 +1,8 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.TimestampValue;
-import dev.parquetlookup.engine.ValueType;
-import dev.parquetlookup.engine.ValueType.Kind;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.WriterOptions;
@@ -63,7 +63,7 @@ class GetCommandTest {
 
     @Test
     void looksUpAKeyAndReportsTheCost() {
-        ToolRunner.Result r = ToolRunner.run("get", table.toString(), "--key", "1234");
+        ToolRunner.Result r = ToolRunner.run("get", table.toString(), "--value", "1234");
         assertThat(r.exitCode()).as("%s", r).isZero();
         String[] lines = r.out().split("\n");
         assertThat(lines[0]).isEqualTo("customer\tday\tstatus\ttotal\tat");
@@ -85,9 +85,9 @@ class GetCommandTest {
                 ToolRunner.run(
                         "get",
                         table.toString(),
-                        "--key",
+                        "--value",
                         "2000",
-                        "--key",
+                        "--value",
                         "2022-01-09",
                         "--columns",
                         "status,total");
@@ -97,40 +97,67 @@ class GetCommandTest {
                         "status\ttotal\nNULL\t2000.01\n1 row(s) for (customer, day) = (2000,"
                                 + " 2022-01-09) in ");
 
-        ToolRunner.Result miss = ToolRunner.run("get", table.toString(), "--key", "99999");
-        assertThat(miss.exitCode()).isZero();
+        ToolRunner.Result miss = ToolRunner.run("get", table.toString(), "--value", "99999");
+        assertThat(miss.exitCode()).as("no row: exit status 1").isEqualTo(1);
         assertThat(miss.out()).contains("0 row(s) for (customer) = (99999) in ");
     }
 
     @Test
-    void badKeysAndColumnsExitWithCodeTwo() {
-        ToolRunner.Result notANumber = ToolRunner.run("get", table.toString(), "--key", "abc");
+    void badKeysAndColumnsExitWithCodeTwo() throws IOException {
+        ToolRunner.Result notANumber = ToolRunner.run("get", table.toString(), "--value", "abc");
         assertThat(notANumber.exitCode()).isEqualTo(2);
         assertThat(notANumber.err())
                 .contains(
-                        "--key for column 'customer': 'abc' is not a BIGINT value (an integer such"
+                        "--value for column 'customer': 'abc' is not a BIGINT value (an integer such"
                                 + " as 42)")
                 .contains("Run 'parquet-lookup get --help'");
 
         ToolRunner.Result tooMany =
                 ToolRunner.run(
-                        "get", table.toString(), "--key", "1", "--key", "2022-01-01", "--key", "x");
+                        "get",
+                        table.toString(),
+                        "--value",
+                        "1",
+                        "--value",
+                        "2022-01-01",
+                        "--value",
+                        "x");
         assertThat(tooMany.exitCode()).isEqualTo(2);
         assertThat(tooMany.err())
-                .contains("got 3 --key values but the sort key has 2 column(s): (customer, day)");
+                .contains("got 3 --value values but the sort key has 2 column(s): (customer, day)");
 
         ToolRunner.Result badColumn =
-                ToolRunner.run("get", table.toString(), "--key", "1", "--columns", "nope");
+                ToolRunner.run("get", table.toString(), "--value", "1", "--columns", "nope");
         assertThat(badColumn.exitCode()).isEqualTo(2);
         assertThat(badColumn.err()).contains("--columns names 'nope', which is not a column");
 
         ToolRunner.Result noKey = ToolRunner.run("get", table.toString());
         assertThat(noKey.exitCode()).isEqualTo(2);
-        assertThat(noKey.err()).contains("Missing required option: '--key=VALUE'");
+        assertThat(noKey.err()).contains("give the key value to look up with --value");
+
+        ToolRunner.Result oldForm = ToolRunner.run("get", table.toString(), "--key", "customer");
+        assertThat(oldForm.exitCode()).isEqualTo(2);
+        assertThat(oldForm.err())
+                .contains("give the key value to look up with --value")
+                .contains("--key names the key column, here customer");
+
+        ToolRunner.Result notAColumn =
+                ToolRunner.run("get", table.toString(), "--key", "nope", "--value", "1");
+        assertThat(notAColumn.exitCode()).as("%s", notAColumn).isEqualTo(3);
+        assertThat(notAColumn.err())
+                .contains("has no column 'nope'")
+                .contains("Fix --key")
+                .doesNotContain("'sort-key'");
 
         ToolRunner.Result missing =
-                ToolRunner.run("get", dir.resolve("none").toString(), "--key", "1");
+                ToolRunner.run("get", dir.resolve("none").toString(), "--value", "1");
         assertThat(missing.exitCode()).isEqualTo(2);
-        assertThat(missing.err()).contains("does not exist: check the path");
+        assertThat(missing.err()).contains("PATH " + dir.resolve("none") + " does not exist");
+
+        Path empty = dir.resolve("empty");
+        Files.createDirectories(empty);
+        ToolRunner.Result nothing = ToolRunner.run("get", empty.toString(), "--value", "1");
+        assertThat(nothing.exitCode()).as("%s", nothing).isEqualTo(2);
+        assertThat(nothing.err()).contains("holds no files");
     }
 }

@@ -1,7 +1,7 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.ValueType;
 import dev.parquetlookup.testing.PageIndexRewriter;
+import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.WriterOptions;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.TimestampValue;
+import dev.parquetlookup.types.TimestampValue;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.ParquetTestFiles;
@@ -89,7 +89,7 @@ class PrepareCommandTest {
         assertThat(result.out())
                 .startsWith("Wrote 60,500 rows into " + files.size() + " file(s), ")
                 .contains("sorted by (k), 512 rows per page, 8,192 rows per row group, LZ4_RAW.")
-                .contains("The sort spilled 9 run(s) to disk.");
+                .contains("The sort spilled 9 run(s) to disk (");
         List<Long> read = new ArrayList<>();
         long previousFileMax = Long.MIN_VALUE;
         for (Path file : files) {
@@ -310,9 +310,158 @@ class PrepareCommandTest {
         ToolRunner.Result shortLine =
                 ToolRunner.run(
                         "prepare", nested.toString(), dir.resolve("o2").toString(), "--key", "k");
-        assertThat(shortLine.exitCode()).isEqualTo(1);
+        assertThat(shortLine.exitCode()).as("unreadable input").isEqualTo(3);
         assertThat(shortLine.err())
                 .contains("line 3 has 1 fields but the header has 2: check the separator");
+    }
+
+    /** A CSV of {@code rows} rows, keys in descending order; row {@code bad} (1-based) is bad. */
+    private Path csvWithBadRow(String name, int rows, int bad) throws IOException {
+        Path csv = dir.resolve(name);
+        StringBuilder text = new StringBuilder("k,v\n");
+        for (int i = 1; i <= rows; i++) {
+            text.append(i == bad ? "not-a-number" : Long.toString(rows - i))
+                    .append(",v")
+                    .append(i)
+                    .append('\n');
+        }
+        Files.writeString(csv, text);
+        return csv;
+    }
+
+    private static List<String> listing(Path directory) throws IOException {
+        try (var s = Files.walk(directory)) {
+            return s.map(p -> directory.relativize(p).toString()).sorted().toList();
+        }
+    }
+
+    @Test
+    void aFailedRunLeavesTheOutputAsItWas() throws IOException {
+        Path out = dir.resolve("out");
+        Path good = csvWithBadRow("good.csv", 3_000, -1);
+        ToolRunner.Result first =
+                ToolRunner.run(
+                        "prepare",
+                        good.toString(),
+                        out.toString(),
+                        "--key",
+                        "k",
+                        "--schema",
+                        "k BIGINT, v STRING");
+        assertThat(first.exitCode()).as("%s", first).isZero();
+        List<String> before = listing(out);
+        byte[] beforeBytes = Files.readAllBytes(out.resolve("part-00000.parquet"));
+
+        // The bad value is met after 2,500 rows were read (and handed to the sort).
+        Path bad = csvWithBadRow("bad.csv", 3_000, 2_501);
+        ToolRunner.Result failed =
+                ToolRunner.run(
+                        "prepare",
+                        bad.toString(),
+                        out.toString(),
+                        "--key",
+                        "k",
+                        "--schema",
+                        "k BIGINT, v STRING",
+                        "--overwrite",
+                        "--sort-buffer-rows",
+                        "1000");
+        assertThat(failed.exitCode()).as("%s", failed).isEqualTo(3);
+        assertThat(failed.err())
+                .contains("line 2502, column 'k'")
+                .contains("nothing was published, OUT " + out + " is as it was");
+        assertThat(listing(out)).as("no new, partial or staging file").isEqualTo(before);
+        assertThat(Files.readAllBytes(out.resolve("part-00000.parquet"))).isEqualTo(beforeBytes);
+
+        // Into a directory that did not exist: it still does not.
+        Path fresh = dir.resolve("fresh");
+        ToolRunner.Result failedFresh =
+                ToolRunner.run(
+                        "prepare",
+                        bad.toString(),
+                        fresh.toString(),
+                        "--key",
+                        "k",
+                        "--schema",
+                        "k BIGINT, v STRING");
+        assertThat(failedFresh.exitCode()).as("%s", failedFresh).isEqualTo(3);
+        assertThat(fresh).doesNotExist();
+
+        // A good run with --overwrite replaces the old files only at the end.
+        ToolRunner.Result replaced =
+                ToolRunner.run(
+                        "prepare",
+                        good.toString(),
+                        out.toString(),
+                        "--key",
+                        "k",
+                        "--overwrite",
+                        "--target-file-size",
+                        "16KiB");
+        assertThat(replaced.exitCode()).as("%s", replaced).isZero();
+        assertThat(listing(out)).allMatch(n -> n.isEmpty() || n.matches("part-\\d{5}\\.parquet"));
+        assertThat(parquetFiles(out)).hasSizeGreaterThan(1);
+        long rows = 0;
+        for (Path f : parquetFiles(out)) {
+            rows += ParquetTestFiles.readRows(f, specs(f)).size();
+        }
+        assertThat(rows).isEqualTo(3_000);
+    }
+
+    @Test
+    void sortMemoryBoundsTheInMemoryRunsAndIsChecked() throws IOException {
+        Path csv = csvWithBadRow("many.csv", 20_000, -1);
+        Path out = dir.resolve("out");
+        ToolRunner.Result r =
+                ToolRunner.run(
+                        "prepare",
+                        csv.toString(),
+                        out.toString(),
+                        "--key",
+                        "k",
+                        "--sort-memory",
+                        "256KiB");
+        assertThat(r.exitCode()).as("%s", r).isZero();
+        assertThat(r.out())
+                .containsPattern("The sort spilled \\d+ run\\(s\\) to disk \\(--sort-memory");
+        List<Object[]> rows =
+                ParquetTestFiles.readRows(
+                        out.resolve("part-00000.parquet"),
+                        specs(out.resolve("part-00000.parquet")));
+        assertThat(rows).hasSize(20_000);
+        for (int i = 0; i < rows.size(); i++) {
+            assertThat(rows.get(i)[0]).isEqualTo((long) i);
+        }
+
+        ToolRunner.Result bad =
+                ToolRunner.run(
+                        "prepare",
+                        csv.toString(),
+                        dir.resolve("o").toString(),
+                        "--key",
+                        "k",
+                        "--sort-memory",
+                        "lots");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err()).contains("--sort-memory");
+    }
+
+    @Test
+    void progressLinesGiveRowsRateShareAndTimeLeft() {
+        assertThat(Progress.line("reading", 2_400_000, 0.48, 2_000_000_000L, 2_000_000_000L))
+                .isEqualTo("reading: 2,400,000 rows (48%), 1,200,000 rows/s, 2 s, about 3 s left");
+        assertThat(Progress.line("writing", 100, -1, 1_000_000_000L, 5_000_000_000L))
+                .isEqualTo("writing: 100 rows, 100 rows/s, 5 s");
+
+        java.io.StringWriter text = new java.io.StringWriter();
+        long[] now = {0};
+        Progress progress = new Progress(new java.io.PrintWriter(text), () -> now[0]);
+        progress.updateRows("reading", 10, 100);
+        assertThat(text.toString()).as("nothing within two seconds").isEmpty();
+        now[0] = 4_000_000_000L;
+        progress.updateRows("reading", 50, 100);
+        assertThat(text.toString().trim())
+                .isEqualTo("reading: 50 rows (50%), 13 rows/s, 4 s, about 4 s left");
     }
 
     @Test

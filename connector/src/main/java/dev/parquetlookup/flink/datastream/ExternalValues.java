@@ -1,7 +1,7 @@
 package dev.parquetlookup.flink.datastream;
 
-import dev.parquetlookup.engine.TimestampValue;
-import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
 
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.BigIntType;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.datastream;
 
-import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.types.ValueType;
 
 import java.io.Serializable;
 

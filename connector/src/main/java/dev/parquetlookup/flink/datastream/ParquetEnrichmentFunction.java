@@ -1,9 +1,9 @@
 package dev.parquetlookup.flink.datastream;
 
-import dev.parquetlookup.engine.ValueType;
 import dev.parquetlookup.flink.lookup.LookupRuntime;
 import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.types.ValueType;
 
 import org.apache.flink.api.common.functions.InvalidTypesException;
 import org.apache.flink.api.common.functions.JoinFunction;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.TimestampValue;
+import dev.parquetlookup.types.TimestampValue;
 
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.RowData;
@@ -17,7 +17,7 @@ import java.util.List;
 /**
  * Turns the planner's key row into the engine's key: fields reordered into sort-key order and
  * converted from Flink's internal data to the engine's representation ({@code
- * dev.parquetlookup.engine.ValueType}).
+ * dev.parquetlookup.types.ValueType}).
  *
  * <p>The planner orders lookup keys by their position in the table's (projected) schema, while the
  * engine wants them in sort-key order. Example: for a table declared {@code (name STRING, g INT, v

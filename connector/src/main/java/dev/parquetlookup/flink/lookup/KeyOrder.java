@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.TimestampValue;
+import dev.parquetlookup.types.TimestampValue;
 
 import java.math.BigDecimal;
 import java.util.Arrays;

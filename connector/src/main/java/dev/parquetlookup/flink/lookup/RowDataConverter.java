@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.TimestampValue;
+import dev.parquetlookup.types.TimestampValue;
 
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
@@ -18,7 +18,7 @@ import java.util.List;
 
 /**
  * Converts a result row of the engine (values as documented in {@code
- * dev.parquetlookup.engine.ValueType}) into Flink's internal {@link RowData} of the declared types.
+ * dev.parquetlookup.types.ValueType}) into Flink's internal {@link RowData} of the declared types.
  *
  * <pre>
  * engine value                   declared SQL type          Flink internal value

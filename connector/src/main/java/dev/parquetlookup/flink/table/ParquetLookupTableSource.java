@@ -45,7 +45,8 @@ import java.util.Optional;
  *
  * <p>The planner does not tell the factory which columns a join uses; {@link
  * #getLookupRuntimeProvider} checks them against the files' sort key and throws a {@link
- * ValidationException} when they do not include its first column.
+ * ValidationException} when they do not include its first column. With {@code 'lookup.cache' =
+ * 'FULL'} any join key works: Flink indexes the scanned table by the join's keys.
  */
 public final class ParquetLookupTableSource
         implements LookupTableSource,
@@ -101,6 +102,27 @@ public final class ParquetLookupTableSource
             }
             keyNames.add(names.get(path[0]));
         }
+        if (cacheType == LookupCacheType.FULL) {
+            // Flink's FULL cache loads the whole table by a scan and indexes it by the join's own
+            // keys: any key works, a sort-key prefix is not needed.
+            List<String> sortKey = files.sortKey();
+            if (context.preferCustomShuffle()
+                    && !sortKey.isEmpty()
+                    && keyNames.contains(sortKey.get(0))) {
+                preparePartitioner(
+                        LookupSpec.of(
+                                names,
+                                fieldTypes(),
+                                keyNames,
+                                SchemaValidator.enginePrefix(
+                                        config.tableName(),
+                                        files.description(),
+                                        keyNames,
+                                        sortKey)));
+            }
+            return FullCachingLookupProvider.of(
+                    InputFormatProvider.of(scanFormat(), 1), fullCacheReloadTrigger);
+        }
         List<String> prefix =
                 SchemaValidator.enginePrefix(
                         config.tableName(), files.description(), keyNames, files.sortKey());
@@ -109,10 +131,6 @@ public final class ParquetLookupTableSource
             preparePartitioner(spec);
         }
 
-        if (cacheType == LookupCacheType.FULL) {
-            return FullCachingLookupProvider.of(
-                    InputFormatProvider.of(scanFormat(), 1), fullCacheReloadTrigger);
-        }
         LookupFunction sync = new ParquetLookupFunction(config, spec);
         if (!config.async()) {
             return partialCache != null

@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.table;
 
-import dev.parquetlookup.engine.ValueType;
+import dev.parquetlookup.types.ValueType;
 
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;

@@ -1,8 +1,8 @@
 package dev.parquetlookup.flink.datastream;
 
-import dev.parquetlookup.engine.TimestampValue;
-import dev.parquetlookup.engine.ValueType;
-import dev.parquetlookup.engine.ValueType.Kind;
+import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;

@@ -114,11 +114,11 @@ class KeyRangePartitionerTest {
                         KeyOrder.compare(
                                 KeyOrder.sortable(
                                         new Object[] {
-                                            new dev.parquetlookup.engine.TimestampValue(5, 1)
+                                            new dev.parquetlookup.types.TimestampValue(5, 1)
                                         }),
                                 KeyOrder.sortable(
                                         new Object[] {
-                                            new dev.parquetlookup.engine.TimestampValue(5, 2)
+                                            new dev.parquetlookup.types.TimestampValue(5, 2)
                                         })))
                 .isNegative();
         assertThat(

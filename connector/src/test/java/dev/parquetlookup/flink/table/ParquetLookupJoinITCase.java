@@ -95,6 +95,24 @@ class ParquetLookupJoinITCase {
     }
 
     @Test
+    void fullCacheJoinsOnAKeyThatIsNotASortKeyPrefix() throws Exception {
+        // The files are sorted by (g, name); a join on name alone needs the FULL cache.
+        StreamTableEnvironment tEnv = tableEnvironment(Mode.FULL.options);
+        List<Row> actual =
+                collect(
+                        tEnv,
+                        "SELECT e.eid, d.g, d.v FROM events AS e"
+                                + " LEFT JOIN dim FOR SYSTEM_TIME AS OF e.proc AS d"
+                                + " ON e.name = d.name");
+        assertSame(
+                actual,
+                data.join(
+                        true,
+                        (e, d) -> e.name() != null && e.name().equals(d.name()),
+                        List.of("g", "v")));
+    }
+
+    @Test
     void keyColumnsBeyondTheSortPrefixAreFilteredOnTheRows() throws Exception {
         StreamTableEnvironment tEnv = tableEnvironment("'lookup.async.threads' = '2'");
         String query =

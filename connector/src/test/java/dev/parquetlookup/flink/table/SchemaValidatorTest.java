@@ -1,8 +1,8 @@
 package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.ColumnSchema;
-import dev.parquetlookup.engine.ValueType;
-import dev.parquetlookup.engine.ValueType.Kind;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.types.logical.BigIntType;

@@ -1,4 +1,4 @@
-package dev.parquetlookup.engine;
+package dev.parquetlookup.types;
 
 /**
  * A timestamp as milliseconds since the epoch plus the nanoseconds within that millisecond, the

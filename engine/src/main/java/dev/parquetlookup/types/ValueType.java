@@ -1,4 +1,4 @@
-package dev.parquetlookup.engine;
+package dev.parquetlookup.types;
 
 import java.util.Objects;
 

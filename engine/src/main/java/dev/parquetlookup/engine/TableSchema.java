@@ -1,0 +1,223 @@
+package dev.parquetlookup.engine;
+
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.LookupFileException;
+import dev.parquetlookup.types.ValueType;
+
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The one schema-compatibility check: whether files (often from several writers) can serve as one
+ * table, and the table's columns. {@link DimensionTable} refuses files that disagree with it, and
+ * {@code inspect} reports the same disagreements file by file.
+ *
+ * <p>Files agree on a column when the engine reads it as the same {@link ValueType} from each of
+ * them, so the rows they return are alike. Differences the engine does not see are allowed:
+ *
+ * <ul>
+ *   <li>nullability: {@code required int64 k} in one file, {@code optional int64 k} in another (as
+ *       parquet-java and DuckDB write); the table's column is nullable if any file's is;
+ *   <li>the physical type when the logical type agrees: {@code DECIMAL(10,2)} stored as {@code
+ *       INT64} in one file and as {@code FIXED_LEN_BYTE_ARRAY} in another;
+ *   <li>for sort-key columns, additionally, keys must compare alike (see {@link KeyType}): an
+ *       {@code INT64} decimal key and a {@code FIXED} decimal key do not, and are refused.
+ * </ul>
+ *
+ * Columns missing from some files, and columns read as different types ({@code INT} in one file,
+ * {@code STRING} in another), are refused, naming the files on each side.
+ */
+public final class TableSchema {
+
+    private TableSchema() {}
+
+    /** One way files disagree, for messages and reports. */
+    public record Difference(String column, String description) {
+        @Override
+        public String toString() {
+            return description;
+        }
+    }
+
+    /** The top-level columns of one file, in file order. */
+    public static List<ColumnSchema> columnsOf(MessageType schema) {
+        List<ColumnSchema> result = new ArrayList<>();
+        for (Type field : schema.getFields()) {
+            result.add(
+                    new ColumnSchema(
+                            field.getName(),
+                            ColumnTypes.valueType(field),
+                            !field.isRepetition(Type.Repetition.REQUIRED),
+                            field.toString().trim()));
+        }
+        return Collections.unmodifiableList(result);
+    }
+
+    /**
+     * The columns of a table made of {@code files}, which must share a sort key and agree on every
+     * column (see the class comment).
+     *
+     * @throws LookupFileException naming the files on each side of the first disagreement
+     */
+    public static List<ColumnSchema> of(List<FileMetadata> files) {
+        FileMetadata first = files.get(0);
+        for (FileMetadata other : files) {
+            if (!first.sortKey().equals(other.sortKey())) {
+                throw new LookupFileException(
+                        "Files of one table must share a sort key: "
+                                + first.file()
+                                + " is sorted by "
+                                + first.sortKey()
+                                + " but "
+                                + other.file()
+                                + " by "
+                                + other.sortKey()
+                                + ". Rewrite them with 'prepare', or set 'sort-key'.");
+            }
+        }
+        List<FileId> ids = files.stream().map(FileMetadata::file).toList();
+        List<MessageType> schemas = files.stream().map(FileMetadata::schema).toList();
+        List<Difference> differences = differences(ids, schemas, first.sortKey());
+        if (!differences.isEmpty()) {
+            throw new LookupFileException(
+                    differences.get(0).description()
+                            + ". Files of one table must have the same columns, read as the same"
+                            + " types (nullability and the physical storage of one logical type"
+                            + " may differ): rewrite the odd files, or move them out of the"
+                            + " table's path.");
+        }
+        return merged(schemas);
+    }
+
+    /**
+     * Every column on which {@code files} disagree; empty when they can serve as one table.
+     *
+     * @param sortKey the sort-key columns, whose keys must also compare alike; may be empty
+     */
+    public static List<Difference> differences(
+            List<FileId> files, List<MessageType> schemas, List<String> sortKey) {
+        Map<String, List<Integer>> present = new LinkedHashMap<>();
+        for (MessageType schema : schemas) {
+            for (Type field : schema.getFields()) {
+                present.putIfAbsent(field.getName(), new ArrayList<>());
+            }
+        }
+        List<Difference> result = new ArrayList<>();
+        for (String column : present.keySet()) {
+            // Group the files by how the column reads in them.
+            Map<String, List<Integer>> byType = new LinkedHashMap<>();
+            List<Integer> missing = new ArrayList<>();
+            for (int i = 0; i < schemas.size(); i++) {
+                MessageType schema = schemas.get(i);
+                if (!schema.containsField(column)) {
+                    missing.add(i);
+                    continue;
+                }
+                Type field = schema.getType(column);
+                byType.computeIfAbsent(
+                                readAs(field, sortKey.contains(column)), k -> new ArrayList<>())
+                        .add(i);
+            }
+            if (!missing.isEmpty()) {
+                result.add(
+                        new Difference(
+                                column,
+                                "Column '"
+                                        + column
+                                        + "' is in "
+                                        + names(files, byType.values().iterator().next())
+                                        + " but not in "
+                                        + names(files, missing)));
+            } else if (byType.size() > 1) {
+                List<String> sides = new ArrayList<>();
+                for (List<Integer> group : byType.values()) {
+                    Type field = schemas.get(group.get(0)).getType(column);
+                    sides.add(field.toString().trim() + " in " + names(files, group));
+                }
+                result.add(
+                        new Difference(
+                                column,
+                                "Column '" + column + "' is " + String.join(" but ", sides)));
+            }
+        }
+        return result;
+    }
+
+    /**
+     * A column a table was opened with, and how a later snapshot has it ({@code after} is null when
+     * the snapshot lacks it).
+     */
+    public record Change(ColumnSchema before, @Nullable ColumnSchema after) {}
+
+    /**
+     * The first column of {@code before} that {@code after} lacks or reads as another type, or null
+     * when plans made on {@code before} still fit: the rule of {@link #of}, applied to a refreshed
+     * snapshot (nullability may change, the type read may not).
+     */
+    @Nullable
+    public static Change firstChange(List<ColumnSchema> before, List<ColumnSchema> after) {
+        for (ColumnSchema column : before) {
+            ColumnSchema now =
+                    after.stream()
+                            .filter(c -> c.name().equals(column.name()))
+                            .findFirst()
+                            .orElse(null);
+            if (now == null || !now.type().equals(column.type())) {
+                return new Change(column, now);
+            }
+        }
+        return null;
+    }
+
+    /** The engine type of a column, plus how its keys compare when it is a sort-key column. */
+    private static String readAs(Type field, boolean key) {
+        ValueType type = ColumnTypes.valueType(field);
+        if (!key || !field.isPrimitive()) {
+            return type.toString();
+        }
+        KeyType keyType = KeyType.of(field.asPrimitiveType());
+        return type + "/" + (keyType == null ? "none" : keyType.kind());
+    }
+
+    /** The first file's columns, nullable where any file's column is. */
+    private static List<ColumnSchema> merged(List<MessageType> schemas) {
+        List<ColumnSchema> first = columnsOf(schemas.get(0));
+        List<ColumnSchema> result = new ArrayList<>(first.size());
+        for (ColumnSchema column : first) {
+            boolean nullable = column.nullable();
+            String parquetType = column.parquetType();
+            for (MessageType schema : schemas) {
+                Type field = schema.getType(column.name());
+                if (!field.isRepetition(Type.Repetition.REQUIRED) && !nullable) {
+                    nullable = true;
+                    parquetType = field.toString().trim();
+                }
+            }
+            result.add(new ColumnSchema(column.name(), column.type(), nullable, parquetType));
+        }
+        return Collections.unmodifiableList(result);
+    }
+
+    private static String names(List<FileId> files, List<Integer> indexes) {
+        List<String> names = new ArrayList<>();
+        for (int i : indexes) {
+            if (names.size() == 3) {
+                names.add("and " + (indexes.size() - 3) + " more");
+                break;
+            }
+            names.add(Objects.toString(files.get(i)));
+        }
+        return String.join(", ", names);
+    }
+}

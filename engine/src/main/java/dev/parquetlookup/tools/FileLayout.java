@@ -1,0 +1,120 @@
+package dev.parquetlookup.tools;
+
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.metadata.ColumnChunkInfo;
+import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.KeyRanges;
+import dev.parquetlookup.metadata.PageLocations;
+import dev.parquetlookup.metadata.RowGroupInfo;
+
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.schema.MessageType;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What {@code inspect} knows about one file: its layout (row groups, column chunks, pages) and the
+ * engine's verdict on it. Built from the engine's {@link FileMetadata} whenever the engine accepts
+ * the file, so inspect and lookups see the same footer, sort key and sort order.
+ *
+ * @param file the file
+ * @param createdBy the writer
+ * @param schema the Parquet schema
+ * @param sortKey the sort key the engine resolved (declared, or given with {@code --key}); empty
+ *     when the file declares none and none was given
+ * @param declaredSortKey the sort key the file declares, empty if none
+ * @param rowGroups the row groups, in file order
+ * @param leadKeyBounds row-group bounds of the leading sort-key column, or null when the engine did
+ *     not accept the file
+ * @param metadataBytes bytes the engine read for the footer and page index
+ * @param verdict the engine's verdict on the file's sort order
+ */
+record FileLayout(
+        FileId file,
+        String createdBy,
+        MessageType schema,
+        List<String> sortKey,
+        List<String> declaredSortKey,
+        List<RowGroupLayout> rowGroups,
+        @Nullable KeyRanges leadKeyBounds,
+        long metadataBytes,
+        SortVerdict verdict) {
+
+    /** One row group. */
+    record RowGroupLayout(long rows, List<ChunkLayout> chunks, boolean leadKeyColumnIndex) {}
+
+    /**
+     * One column chunk.
+     *
+     * @param column the dotted column path
+     * @param pages page locations from the OffsetIndex, or null without one
+     */
+    record ChunkLayout(
+            String column,
+            String codec,
+            boolean dictionary,
+            long dictionaryBytes,
+            long bytes,
+            @Nullable PageLocations pages) {}
+
+    /** The engine's verdict on whether lookups can use the file's order. */
+    record SortVerdict(Status status, String detail) {
+        enum Status {
+            /** The engine verified the order from row-group and page statistics. */
+            SORTED,
+            /** The engine refused the file: not sorted by its key. */
+            NOT_SORTED,
+            /** No sort key declared and none given: the order was not checked. */
+            NO_KEY
+        }
+
+        static SortVerdict sorted() {
+            return new SortVerdict(Status.SORTED, "");
+        }
+    }
+
+    /** The layout as the engine read it. */
+    static FileLayout of(FileMetadata meta, long metadataBytes) {
+        List<ColumnDescriptor> leaves = meta.schema().getColumns();
+        List<RowGroupLayout> groups = new ArrayList<>();
+        for (RowGroupInfo rg : meta.rowGroups()) {
+            List<ChunkLayout> chunks = new ArrayList<>();
+            ColumnChunkInfo[] columns = rg.columns();
+            for (int c = 0; c < columns.length; c++) {
+                ColumnChunkInfo chunk = columns[c];
+                chunks.add(
+                        new ChunkLayout(
+                                String.join(".", leaves.get(c).getPath()),
+                                chunk.codec().name(),
+                                chunk.hasDictionaryPage(),
+                                chunk.hasDictionaryPage()
+                                        ? chunk.firstDataPageOffset() - chunk.startOffset()
+                                        : 0,
+                                chunk.totalCompressedSize(),
+                                chunk.pages()));
+            }
+            groups.add(new RowGroupLayout(rg.rowCount(), chunks, rg.keyPages()[0] != null));
+        }
+        return new FileLayout(
+                meta.file(),
+                meta.createdBy(),
+                meta.schema(),
+                meta.sortKey(),
+                meta.declaredSortKey(),
+                groups,
+                meta.rowGroupKeys(),
+                metadataBytes,
+                SortVerdict.sorted());
+    }
+
+    long rows() {
+        return rowGroups.stream().mapToLong(RowGroupLayout::rows).sum();
+    }
+
+    long maxRowGroupRows() {
+        return rowGroups.stream().mapToLong(RowGroupLayout::rows).max().orElse(0);
+    }
+}

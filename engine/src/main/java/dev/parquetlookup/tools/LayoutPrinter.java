@@ -1,0 +1,217 @@
+package dev.parquetlookup.tools;
+
+import dev.parquetlookup.engine.TableSchema;
+import dev.parquetlookup.tools.FileLayout.SortVerdict;
+import dev.parquetlookup.tools.LayoutReport.ColumnStats;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** Prints {@code inspect}'s report: files, schema, sort key and order, columns, cost, advice. */
+final class LayoutPrinter {
+
+    private final PrintWriter out;
+
+    LayoutPrinter(PrintWriter out) {
+        this.out = out;
+    }
+
+    void print(
+            LayoutReport report,
+            List<String> givenKey,
+            List<String> projected,
+            LookupCost cost,
+            List<String> recommendations) {
+        files(report);
+        schema(report);
+        sortKey(report, givenKey);
+        columns(report);
+        cost(report, projected, cost);
+        out.println();
+        if (recommendations.isEmpty()) {
+            out.println("Recommendations: none, the layout suits point lookups.");
+        } else {
+            out.println("Recommendations:");
+            for (String r : recommendations) {
+                out.println("  - " + r);
+            }
+        }
+        out.flush();
+    }
+
+    private void files(LayoutReport report) {
+        out.printf(
+                Locale.ROOT,
+                "%s: %d file(s), %s rows, %s row group(s), %s%n",
+                report.path,
+                report.files.size(),
+                Formats.count(report.rows),
+                Formats.count(report.rowGroups),
+                Formats.bytes(report.bytes));
+        for (FileLayout f : report.files) {
+            out.printf(
+                    Locale.ROOT,
+                    "  %s: %s rows, %d row group(s)%s, %s, written by %s%n",
+                    f.file().fileName(),
+                    Formats.count(f.rows()),
+                    f.rowGroups().size(),
+                    f.rowGroups().isEmpty()
+                            ? ""
+                            : " of up to " + Formats.count(f.maxRowGroupRows()) + " rows",
+                    Formats.bytes(f.file().length()),
+                    f.createdBy());
+        }
+    }
+
+    private void schema(LayoutReport report) {
+        if (report.schemaDifferences.isEmpty()) {
+            return;
+        }
+        out.println();
+        out.println("Schema: the files disagree, so they cannot serve as one table:");
+        for (TableSchema.Difference d : report.schemaDifferences) {
+            out.println("  - " + d.description());
+        }
+    }
+
+    private void sortKey(LayoutReport report, List<String> givenKey) {
+        out.println();
+        if (!report.sortKeysAgree()) {
+            out.println("Sort key: the files declare different sort keys:");
+            for (FileLayout f : report.files) {
+                out.printf(
+                        "  %s: %s%n",
+                        f.file().fileName(),
+                        f.sortKey().isEmpty()
+                                ? "none"
+                                : "(" + String.join(", ", f.sortKey()) + ")");
+            }
+        } else if (report.sortKey.isEmpty()) {
+            out.println(
+                    "Sort key: not declared (no sorting_columns and no parquet-lookup.sort-key"
+                            + " entry); name it with --key to check the order");
+        } else if (!givenKey.isEmpty()) {
+            List<String> declared = report.files.get(0).declaredSortKey();
+            out.printf(
+                    "Sort key: (%s), given with --key%s%n",
+                    String.join(", ", report.sortKey),
+                    declared.isEmpty()
+                            ? ""
+                            : "; the files declare (" + String.join(", ", declared) + ")");
+        } else {
+            out.printf("Sort key: (%s), declared%n", String.join(", ", report.sortKey));
+        }
+        if (report.sorted()) {
+            out.printf(
+                    "Sort order: verified by the engine from statistics: the minimums of row groups"
+                            + " and pages of '%s' do not decrease%n",
+                    report.sortKey.get(0));
+        }
+        for (FileLayout f : report.withStatus(SortVerdict.Status.NOT_SORTED)) {
+            out.printf("Sort order: NOT sorted: %s%n", Main.inFlagTerms(f.verdict().detail()));
+        }
+        int overlaps = report.overlappingFilePairs();
+        if (overlaps > 0) {
+            out.printf(
+                    "  %d pair(s) of files overlap in key range: a lookup there reads several files"
+                            + " and returns the rows of all of them%n",
+                    overlaps);
+        }
+    }
+
+    private void columns(LayoutReport report) {
+        out.println();
+        out.println("Columns (over all files):");
+        List<String[]> table = new ArrayList<>();
+        table.add(
+                new String[] {
+                    "column",
+                    "type",
+                    "codec",
+                    "dictionary",
+                    "page index",
+                    "pages",
+                    "rows/page avg",
+                    "max",
+                    "bytes/page avg",
+                    "max"
+                });
+        for (ColumnStats c : report.columns.values()) {
+            String dictionary =
+                    c.chunksWithDictionary == 0
+                            ? "no"
+                            : (c.chunksWithDictionary == c.chunks
+                                            ? "yes"
+                                            : c.chunksWithDictionary + "/" + c.chunks + " chunks")
+                                    + " ("
+                                    + Formats.bytes(c.averageDictionaryBytes())
+                                    + ")";
+            boolean pages = c.pages > 0;
+            table.add(
+                    new String[] {
+                        c.name,
+                        String.join(" | ", c.types),
+                        String.join(",", c.codecs),
+                        dictionary,
+                        c.indexed()
+                                ? "yes"
+                                : c.chunksWithOffsetIndex == 0
+                                        ? "no"
+                                        : c.chunksWithOffsetIndex + "/" + c.chunks,
+                        pages ? Formats.count(c.pages) : "?",
+                        pages ? Formats.count(Math.round((double) c.pageRowsTotal / c.pages)) : "?",
+                        pages ? Formats.count(c.pageRowsMax) : "?",
+                        pages ? Formats.bytes((double) c.pageBytesTotal / c.pages) : "?",
+                        pages ? Formats.bytes(c.pageBytesMax) : "?"
+                    });
+        }
+        printTable(table);
+        out.println(
+                "Page index: "
+                        + (report.allPageIndexed()
+                                ? "present (OffsetIndex) in every column chunk"
+                                : report.noPageIndex()
+                                        ? "absent"
+                                        : "present in some column chunks only"));
+    }
+
+    private void cost(LayoutReport report, List<String> projected, LookupCost cost) {
+        out.println();
+        out.printf(
+                Locale.ROOT,
+                "One lookup (returning %s; metadata cached): about %s in %d read(s)%n",
+                projected.size() == report.columns.size()
+                        ? "all columns"
+                        : String.join(", ", projected),
+                Formats.bytes(cost.bytes()),
+                cost.reads());
+        out.println("  " + String.join(" + ", cost.parts()));
+        if (report.sortKey == null || report.sortKey.isEmpty()) {
+            out.println("  (without a sort key the key page cannot be located: a guess)");
+        }
+        out.printf(
+                Locale.ROOT,
+                "  Metadata read once per file and cached: %s in total (footers and page"
+                        + " indexes)%n",
+                Formats.bytes(report.metadataBytes));
+    }
+
+    private void printTable(List<String[]> rows) {
+        int[] widths = new int[rows.get(0).length];
+        for (String[] row : rows) {
+            for (int i = 0; i < row.length; i++) {
+                widths[i] = Math.max(widths[i], row[i].length());
+            }
+        }
+        for (String[] row : rows) {
+            StringBuilder sb = new StringBuilder(" ");
+            for (int i = 0; i < row.length; i++) {
+                sb.append(' ').append(row[i]);
+                sb.append(" ".repeat(widths[i] - row[i].length()));
+            }
+            out.println(sb.toString().stripTrailing());
+        }
+    }
+}

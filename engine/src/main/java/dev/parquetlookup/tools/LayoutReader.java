@@ -1,0 +1,202 @@
+package dev.parquetlookup.tools;
+
+import dev.parquetlookup.io.CountingRangeSource;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.LookupFileException;
+import dev.parquetlookup.metadata.MetadataReader;
+import dev.parquetlookup.metadata.PageLocations;
+import dev.parquetlookup.tools.FileLayout.ChunkLayout;
+import dev.parquetlookup.tools.FileLayout.RowGroupLayout;
+import dev.parquetlookup.tools.FileLayout.SortVerdict;
+
+import org.apache.parquet.format.FileMetaData;
+import org.apache.parquet.format.KeyValue;
+import org.apache.parquet.format.RowGroup;
+import org.apache.parquet.format.SortingColumn;
+import org.apache.parquet.format.Util;
+import org.apache.parquet.format.converter.ParquetMetadataConverter;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
+import org.apache.parquet.internal.hadoop.metadata.IndexReference;
+import org.apache.parquet.schema.MessageType;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads one file for {@code inspect} through the engine's metadata path: {@link
+ * MetadataReader#read} with the sort key given on the command line (or the declared one), counted
+ * by the engine's read counter. The engine's answer is the verdict: accepted means sorted; refused
+ * as not sorted, or for want of a declared sort key, is reported, not thrown. Any other refusal (a
+ * damaged footer, a missing key column) is the engine's error, naming the file.
+ *
+ * <p>Only for a file the engine refused is the layout read here, from the footer and the
+ * OffsetIndexes, so the report can still show pages and codecs and say what to change. This is the
+ * seam for the metadata package's footer reader: once footer reading and the sort-order check are
+ * separate calls there, {@link #refusedLayout} reads through them.
+ */
+final class LayoutReader {
+
+    private LayoutReader() {}
+
+    /**
+     * The layout of {@code file} and the engine's verdict on it.
+     *
+     * @param sortKey the sort key given with {@code --key}, or empty for the declared one
+     */
+    static FileLayout read(FileStore store, FileId file, List<String> sortKey) throws IOException {
+        ReadStatistics stats = new ReadStatistics();
+        try (RangeSource source = new CountingRangeSource(store.open(file), stats)) {
+            FileMetadata meta;
+            try {
+                meta = MetadataReader.read(source, sortKey);
+            } catch (LookupFileException e) {
+                SortVerdict verdict = verdict(e);
+                if (verdict == null) {
+                    throw e;
+                }
+                try {
+                    return refusedLayout(source, file, sortKey, verdict);
+                } catch (IOException | RuntimeException unreadable) {
+                    LookupFileException error =
+                            new LookupFileException(
+                                    "File "
+                                            + file
+                                            + ": its page index cannot be read for the report ("
+                                            + unreadable.getMessage()
+                                            + "), after the engine said: "
+                                            + e.getMessage(),
+                                    unreadable);
+                    error.addSuppressed(e);
+                    throw error;
+                }
+            }
+            return FileLayout.of(meta, stats.bytesRead());
+        }
+    }
+
+    /**
+     * The verdict an engine refusal stands for, or null for refusals that are errors. The messages
+     * are the engine's own (see MetadataReader), so the two cannot drift apart unnoticed: the
+     * inspect tests pin both.
+     */
+    static SortVerdict verdict(LookupFileException e) {
+        String message = String.valueOf(e.getMessage());
+        if (message.contains(" is not sorted by '")) {
+            return new SortVerdict(SortVerdict.Status.NOT_SORTED, message);
+        }
+        if (message.contains(" does not declare its sort order")) {
+            return new SortVerdict(SortVerdict.Status.NO_KEY, message);
+        }
+        return null;
+    }
+
+    private static FileLayout refusedLayout(
+            RangeSource source, FileId file, List<String> givenKey, SortVerdict verdict)
+            throws IOException {
+        long length = file.length();
+        byte[] tail = source.read(new FileRange(length - 8, 8));
+        int footerLength = ByteBuffer.wrap(tail).order(ByteOrder.LITTLE_ENDIAN).getInt();
+        byte[] footerBytes = source.read(new FileRange(length - 8 - footerLength, footerLength));
+        FileMetaData thrift = Util.readFileMetaData(new ByteArrayInputStream(footerBytes));
+        ParquetMetadataConverter converter = new ParquetMetadataConverter();
+        ParquetMetadata footer = converter.fromParquetMetadata(thrift);
+        MessageType schema = footer.getFileMetaData().getSchema();
+        long metadataBytes = 8L + footerLength;
+        List<RowGroupLayout> groups = new ArrayList<>();
+        for (BlockMetaData block : footer.getBlocks()) {
+            List<ChunkLayout> chunks = new ArrayList<>();
+            for (ColumnChunkMetaData chunk : block.getColumns()) {
+                PageLocations pages = null;
+                IndexReference ref = chunk.getOffsetIndexReference();
+                if (ref != null) {
+                    byte[] bytes = source.read(new FileRange(ref.getOffset(), ref.getLength()));
+                    metadataBytes += ref.getLength();
+                    OffsetIndex oi =
+                            ParquetMetadataConverter.fromParquetOffsetIndex(
+                                    Util.readOffsetIndex(new ByteArrayInputStream(bytes)));
+                    pages = pages(oi);
+                }
+                long dictionary =
+                        chunk.hasDictionaryPage()
+                                ? chunk.getFirstDataPageOffset() - chunk.getDictionaryPageOffset()
+                                : 0;
+                chunks.add(
+                        new ChunkLayout(
+                                chunk.getPath().toDotString(),
+                                chunk.getCodec().name(),
+                                chunk.hasDictionaryPage(),
+                                Math.max(0, dictionary),
+                                chunk.getTotalSize(),
+                                pages));
+            }
+            groups.add(new RowGroupLayout(block.getRowCount(), chunks, false));
+        }
+        List<String> declared = declaredSortKey(thrift, schema);
+        List<String> resolved =
+                !givenKey.isEmpty()
+                        ? givenKey
+                        : verdict.status() == SortVerdict.Status.NOT_SORTED ? declared : List.of();
+        return new FileLayout(
+                file,
+                footer.getFileMetaData().getCreatedBy(),
+                schema,
+                resolved,
+                declared,
+                groups,
+                null,
+                metadataBytes,
+                verdict);
+    }
+
+    private static PageLocations pages(OffsetIndex oi) {
+        int n = oi.getPageCount();
+        if (n == 0) {
+            return null;
+        }
+        long[] offsets = new long[n];
+        int[] sizes = new int[n];
+        long[] firstRows = new long[n];
+        for (int p = 0; p < n; p++) {
+            offsets[p] = oi.getOffset(p);
+            sizes[p] = oi.getCompressedPageSize(p);
+            firstRows[p] = oi.getFirstRowIndex(p);
+        }
+        return new PageLocations(offsets, sizes, firstRows);
+    }
+
+    /** For display only: the engine's resolution already decided the verdict. */
+    private static List<String> declaredSortKey(FileMetaData thrift, MessageType schema) {
+        List<RowGroup> groups = thrift.getRow_groups();
+        List<String> names = new ArrayList<>();
+        if (groups != null && !groups.isEmpty() && groups.get(0).isSetSorting_columns()) {
+            for (SortingColumn sc : groups.get(0).getSorting_columns()) {
+                names.add(String.join(".", schema.getColumns().get(sc.getColumn_idx()).getPath()));
+            }
+            return names;
+        }
+        if (thrift.getKey_value_metadata() != null) {
+            for (KeyValue kv : thrift.getKey_value_metadata()) {
+                if (MetadataReader.SORT_KEY_METADATA.equals(kv.getKey())
+                        && kv.getValue() != null
+                        && !kv.getValue().isBlank()) {
+                    for (String part : kv.getValue().split(",")) {
+                        names.add(part.trim());
+                    }
+                }
+            }
+        }
+        return names;
+    }
+}

@@ -1,0 +1,192 @@
+package dev.parquetlookup.tools;
+
+import dev.parquetlookup.tools.LayoutReport.ColumnStats;
+import dev.parquetlookup.writer.WriterOptions;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+
+/**
+ * The cost model of {@code inspect}: what one lookup reads once metadata is cached (per column, one
+ * page with a page index or the whole chunk without, plus the dictionary page when the column has
+ * one), and the changes to the layout that would make lookups cheaper.
+ *
+ * <p>Example: key column {@code k} with 256-row pages of 2 KiB and value column {@code v} with
+ * pages of 9 KiB and no dictionary: about 11 KiB in 2 reads.
+ *
+ * @param parts one entry per column read, e.g. {@code "k (key) 2.0 KiB page"}
+ */
+record LookupCost(double bytes, long reads, List<String> parts) {
+
+    /** Pages above this many rows make every lookup decode much more than it returns. */
+    static final int MAX_GOOD_PAGE_ROWS = 4_096;
+
+    /** Dictionary pages above this size are a costly extra read per lookup. */
+    static final long LARGE_DICTIONARY = 64 << 10;
+
+    /**
+     * The predicted cost of one lookup returning {@code projected}.
+     *
+     * @param keyColumn the leading sort-key column, or null when unknown
+     */
+    static LookupCost predict(LayoutReport report, String keyColumn, List<String> projected) {
+        List<String> read = new ArrayList<>();
+        String keyName =
+                keyColumn != null && report.columns.containsKey(keyColumn) ? keyColumn : null;
+        if (keyName != null) {
+            read.add(keyName);
+        }
+        for (String c : projected) {
+            if (!c.equals(keyName)) {
+                read.add(c);
+            }
+        }
+        long reads = 0;
+        double bytes = 0;
+        List<String> parts = new ArrayList<>();
+        for (String name : read) {
+            ColumnStats c = report.columns.get(name);
+            boolean indexed = c.indexed() && c.pages > 0;
+            double part =
+                    indexed
+                            ? (double) c.pageBytesTotal / c.pages
+                            : c.chunks == 0 ? 0 : (double) c.compressed / c.chunks;
+            if (c.chunksWithDictionary > 0) {
+                part += c.averageDictionaryBytes();
+                reads++;
+            }
+            reads++;
+            bytes += part;
+            parts.add(
+                    name
+                            + (name.equals(keyName) ? " (key) " : " ")
+                            + Formats.bytes(part)
+                            + (indexed ? " page" : " chunk")
+                            + (c.chunksWithDictionary > 0 ? " + dictionary" : ""));
+        }
+        return new LookupCost(bytes, reads, List.copyOf(parts));
+    }
+
+    /** What to change, most important first; empty when the layout suits point lookups. */
+    static List<String> recommendations(LayoutReport report, String keyColumn) {
+        LinkedHashSet<String> out = new LinkedHashSet<>();
+        if (!report.schemaDifferences.isEmpty()) {
+            out.add(
+                    "The files disagree on "
+                            + report.schemaDifferences.size()
+                            + " column(s) (see Schema above), so they cannot serve as one table:"
+                            + " rewrite the odd files, or move them out of the path.");
+        }
+        if (!report.sortKeysAgree()) {
+            out.add("The files declare different sort keys: rewrite them together with prepare.");
+        } else if (report.sortKey.isEmpty()) {
+            out.add(
+                    "The sort order is not declared: lookups need the key column named ('sort-key'"
+                            + " in SQL, --key on the command line). Run prepare --key <column> to"
+                            + " sort and declare it, or give inspect --key <column> to check the"
+                            + " current order.");
+        } else if (report.anyNotSorted()) {
+            out.add(
+                    "The files are not sorted by '"
+                            + report.sortKey.get(0)
+                            + "': lookups would be refused. Run prepare --key "
+                            + String.join(" --key ", report.sortKey)
+                            + ".");
+        }
+        int overlaps = report.overlappingFilePairs();
+        if (overlaps > 0) {
+            out.add(
+                    overlaps
+                            + " pair(s) of files overlap in key range, so some lookups read several"
+                            + " files (and return the rows of all of them): run prepare to write"
+                            + " files with disjoint ranges.");
+        }
+        for (ColumnStats c : report.columns.values()) {
+            if (c.pages > 0 && c.pageRowsMax > MAX_GOOD_PAGE_ROWS) {
+                out.add(
+                        "Pages of '"
+                                + c.name
+                                + "' hold up to "
+                                + Formats.count(c.pageRowsMax)
+                                + " rows: each lookup decodes up to that many values. Run prepare"
+                                + " ("
+                                + WriterOptions.DEFAULT_PAGE_ROWS
+                                + " rows per page).");
+                break;
+            }
+        }
+        if (report.noPageIndex()) {
+            out.add(
+                    "No page index: lookups read whole column chunks (about "
+                            + Formats.bytes(averageChunk(report))
+                            + " per column) instead of one page. Run prepare.");
+        } else if (!report.allPageIndexed()) {
+            out.add(
+                    "Some column chunks have no page index: lookups there read whole chunks. Run"
+                            + " prepare.");
+        }
+        List<String> slowCodec = new ArrayList<>();
+        for (ColumnStats c : report.columns.values()) {
+            if (c.chunksWithDictionary > 0 && c.averageDictionaryBytes() > LARGE_DICTIONARY) {
+                out.add(
+                        "Column '"
+                                + c.name
+                                + "' is dictionary encoded with "
+                                + Formats.bytes(c.averageDictionaryBytes())
+                                + " dictionary pages, read with every lookup that returns it."
+                                + " Run prepare (dictionary off).");
+            }
+            if (c.codecs.contains("GZIP") || c.codecs.contains("BROTLI")) {
+                slowCodec.add(c.name);
+            }
+        }
+        if (!slowCodec.isEmpty()) {
+            out.add(
+                    "Column(s) "
+                            + String.join(", ", slowCodec)
+                            + " are compressed with GZIP or BROTLI, slow to decompress per"
+                            + " lookup: run prepare --codec LZ4_RAW (or ZSTD for size).");
+        }
+        if (keyColumn != null && report.columns.containsKey(keyColumn)) {
+            ColumnStats k = report.columns.get(keyColumn);
+            if (report.rowGroupsWithoutKeyIndex() > 0 && k.indexed()) {
+                out.add(
+                        "Key column '"
+                                + keyColumn
+                                + "' has no ColumnIndex (page min/max) in some row groups: the"
+                                + " key page cannot be found directly. Run prepare.");
+            }
+            List<String> keyCodecs =
+                    k.codecs.stream().filter(codec -> !codec.equals("UNCOMPRESSED")).toList();
+            if (!keyCodecs.isEmpty()) {
+                out.add(
+                        "Key column '"
+                                + keyColumn
+                                + "' is compressed ("
+                                + String.join(",", keyCodecs)
+                                + "): every lookup decompresses a key page, which for sorted keys"
+                                + " saves little space (about 2:1) and costs as much as the value"
+                                + " page's decompression. prepare leaves key columns uncompressed.");
+            }
+        }
+        if (report.maxRowGroupRows > 4L * 1024 * 1024) {
+            out.add(
+                    "Row groups hold up to "
+                            + Formats.count(report.maxRowGroupRows)
+                            + " rows; about 131,072 keep the footer small and statistics useful."
+                            + " Run prepare.");
+        }
+        return List.copyOf(out);
+    }
+
+    private static double averageChunk(LayoutReport report) {
+        long chunks = 0;
+        long bytes = 0;
+        for (ColumnStats c : report.columns.values()) {
+            chunks += c.chunks;
+            bytes += c.compressed;
+        }
+        return chunks == 0 ? 0 : (double) bytes / chunks;
+    }
+}
