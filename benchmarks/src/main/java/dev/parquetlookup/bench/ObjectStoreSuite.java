@@ -1,21 +1,19 @@
 package dev.parquetlookup.bench;
 
+import dev.parquetlookup.bench.WindowedJoin.Job;
+import dev.parquetlookup.bench.WindowedJoin.Window;
 import dev.parquetlookup.s3proxy.LatencyProxy;
 import dev.parquetlookup.s3proxy.S3ProxyServer;
 
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
-import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.functions.ScalarFunction;
 
 import org.jfree.data.category.DefaultCategoryDataset;
 
@@ -30,14 +28,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.function.BooleanSupplier;
 
 /**
  * The {@code objectstore} suite: the {@code flink} suite's SQL lookup join (parallelism {@code
@@ -45,13 +35,13 @@ import java.util.function.BooleanSupplier;
  * ({@code s3a://}, its own JVM) behind a {@link LatencyProxy} that holds each response's first byte
  * for D ms, against the same job on the local file.
  *
- * <p>Per job: events come from an endless sequence source; {@link LookupKeys} turns them into
- * uniform or skewed keys. The job runs until its first enriched row (the time to it is reported),
- * then for a cold window (W ms from the first row: opening and first reads included in what the
- * caches hold), a gap (W/2), a warm window (W ms), and is then cancelled. Per window: enriched
- * events/s, GETs and response bytes per event, requests in flight (time-weighted mean, max) and the
- * mean request time, all counted by the proxy. Every enriched row is checked against the dataset (v
- * = md5(k)); one wrong or missing value fails the run.
+ * <p>Per job ({@link WindowedJoin}): events come from an endless sequence source; {@link
+ * LookupKeys} turns them into uniform or skewed keys. The job runs until its first enriched row
+ * (the time to it is reported), then for a cold window (W ms from the first row: opening and first
+ * reads included in what the caches hold), a gap (W/2), a warm window (W ms), and is then
+ * cancelled. Per window: enriched events/s, GETs and response bytes per event, requests in flight
+ * (time-weighted mean, max) and the mean request time, all counted by the proxy. Every enriched row
+ * is checked against the dataset (v = md5(k)); one wrong or missing value fails the run.
  *
  * <p>Two bounds from the same run: the test server's ceiling ({@link S3Ceiling}: ranged GETs/s at D
  * = 0 with many clients, measured before and after the jobs, the better one counts) and the
@@ -69,7 +59,6 @@ final class ObjectStoreSuite {
 
     private static final String BUCKET = "bench";
     private static final int CEILING_RANGE_BYTES = 8 * 1024;
-    private static final Duration FIRST_ROW_TIMEOUT = Duration.ofMinutes(3);
 
     private final BenchOptions options;
     private final Report report;
@@ -80,28 +69,6 @@ final class ObjectStoreSuite {
         this.report = report;
         this.log = log;
     }
-
-    /** What the proxy and the job did in one window. */
-    private record Window(
-            long events,
-            double seconds,
-            long gets,
-            long responseBytes,
-            double meanInFlight,
-            int maxInFlight,
-            double meanRequestMillis) {
-
-        double eventsPerSecond() {
-            return events / seconds;
-        }
-
-        double getsPerEvent() {
-            return events == 0 ? Double.NaN : gets / (double) events;
-        }
-    }
-
-    /** One job: time to first row, GETs before it, and its two windows. */
-    private record Job(double firstRowMillis, long openGets, Window cold, Window warm) {}
 
     private record CaseKey(String system, String caseName) {}
 
@@ -230,7 +197,7 @@ final class ObjectStoreSuite {
                             rest.getHost(), rest.getPort());
             env.setParallelism(parallelism);
             StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-            tables.createTemporarySystemFunction("checked", CheckFunction.class);
+            tables.createTemporarySystemFunction("checked", WindowedJoin.CheckFunction.class);
             tables.executeSql(
                     "CREATE TEMPORARY TABLE enriched (k BIGINT) WITH ('connector' = 'blackhole')");
             for (boolean skewed : new boolean[] {false, true}) {
@@ -254,8 +221,8 @@ final class ObjectStoreSuite {
 
             // Warm-up (class loading, planner, both JVMs' JIT), not recorded.
             proxy.setDelay(Duration.ZERO);
-            runJob(tables, "dim_s3", false, proxy, window / 2, gap / 2);
-            runJob(tables, "dim_local", false, null, window / 2, gap / 2);
+            WindowedJoin.run(tables, "keys_uniform", "dim_s3", proxy, window / 2, gap / 2);
+            WindowedJoin.run(tables, "keys_uniform", "dim_local", null, window / 2, gap / 2);
 
             for (int rep = 0; rep < reps; rep++) {
                 List<String> order = new ArrayList<>();
@@ -278,13 +245,15 @@ final class ObjectStoreSuite {
                     if (parts[0].equals("local")) {
                         system = LOCAL;
                         prefix = "";
-                        job = runJob(tables, "dim_local", skewed, null, window, gap);
+                        job =
+                                WindowedJoin.run(
+                                        tables, "keys_" + mix, "dim_local", null, window, gap);
                     } else {
                         int d = Integer.parseInt(parts[0]);
                         proxy.setDelay(Duration.ofMillis(d));
                         system = S3;
                         prefix = "d" + d + "-";
-                        job = runJob(tables, "dim_s3", skewed, proxy, window, gap);
+                        job = WindowedJoin.run(tables, "keys_" + mix, "dim_s3", proxy, window, gap);
                     }
                     jobs.computeIfAbsent(new CaseKey(system, prefix + mix), k -> new ArrayList<>())
                             .add(job);
@@ -332,133 +301,6 @@ final class ObjectStoreSuite {
 
     private static String mixName(boolean skewed) {
         return skewed ? "skewed" : "uniform";
-    }
-
-    /** Submits the join, measures its windows, cancels it and checks every enriched row. */
-    private Job runJob(
-            StreamTableEnvironment tables,
-            String dim,
-            boolean skewed,
-            LatencyProxy proxy,
-            long window,
-            long gap)
-            throws Exception {
-        CheckFunction.reset();
-        if (proxy != null) {
-            proxy.resetStats();
-        }
-        long submit = System.nanoTime();
-        TableResult result =
-                tables.executeSql(
-                        "INSERT INTO enriched SELECT checked(e.f0, d.v) FROM keys_"
-                                + mixName(skewed)
-                                + " AS e LEFT JOIN "
-                                + dim
-                                + " FOR SYSTEM_TIME AS OF e.proc AS d ON e.f0 = d.k");
-        JobClient client =
-                result.getJobClient()
-                        .orElseThrow(() -> new IllegalStateException("no job client for " + dim));
-        CompletableFuture<?> done = client.getJobExecutionResult();
-        try {
-            awaitOrFail(
-                    () -> CheckFunction.FIRST.get() != 0,
-                    submit + FIRST_ROW_TIMEOUT.toNanos(),
-                    done,
-                    "the first enriched row from " + dim);
-            double firstRowMillis = (CheckFunction.FIRST.get() - submit) / 1e6;
-            long openGets = proxy == null ? 0 : proxy.stats().gets();
-            Window cold = window(proxy, window, done, dim);
-            sleepOrFail(gap, done, dim);
-            Window warm = window(proxy, window, done, dim);
-            return new Job(firstRowMillis, openGets, cold, warm);
-        } finally {
-            cancel(client, done, dim);
-            long mismatches = CheckFunction.MISMATCHES.sum();
-            if (mismatches > 0) {
-                throw new IllegalStateException(
-                        String.format(
-                                "suite=objectstore: %d of %d enriched rows from %s were wrong or"
-                                        + " missing, e.g. %s",
-                                mismatches,
-                                CheckFunction.ROWS.sum(),
-                                dim,
-                                CheckFunction.FIRST_MISMATCH.get()));
-            }
-        }
-    }
-
-    private Window window(LatencyProxy proxy, long millis, CompletableFuture<?> done, String dim)
-            throws Exception {
-        if (proxy != null) {
-            proxy.resetStats();
-        }
-        long rows0 = CheckFunction.ROWS.sum();
-        long t0 = System.nanoTime();
-        sleepOrFail(millis, done, dim);
-        long rows1 = CheckFunction.ROWS.sum();
-        long t1 = System.nanoTime();
-        LatencyProxy.Stats s = proxy == null ? null : proxy.stats();
-        return new Window(
-                rows1 - rows0,
-                (t1 - t0) / 1e9,
-                s == null ? 0 : s.gets(),
-                s == null ? 0 : s.responseBytes(),
-                s == null ? 0 : s.meanInFlight(),
-                s == null ? 0 : s.maxInFlight(),
-                s == null ? 0 : s.meanRequestMillis());
-    }
-
-    private static void sleepOrFail(long millis, CompletableFuture<?> done, String dim)
-            throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        awaitOrFail(() -> System.nanoTime() >= deadline, deadline + 1, done, "a window of " + dim);
-    }
-
-    /**
-     * Polls {@code condition} (a benchmark's clock, not a test's synchronisation) and fails fast
-     * when the job ends first, with its cause.
-     */
-    private static void awaitOrFail(
-            BooleanSupplier condition, long deadline, CompletableFuture<?> done, String what)
-            throws Exception {
-        while (!condition.getAsBoolean()) {
-            if (done.isDone()) {
-                try {
-                    done.get();
-                } catch (ExecutionException e) {
-                    throw new IllegalStateException(
-                            "suite=objectstore: the job failed while waiting for " + what,
-                            e.getCause());
-                }
-                throw new IllegalStateException(
-                        "suite=objectstore: the job ended while waiting for " + what);
-            }
-            if (System.nanoTime() > deadline) {
-                throw new TimeoutException("suite=objectstore: no " + what + " in time");
-            }
-            Thread.sleep(2);
-        }
-    }
-
-    private static void cancel(JobClient client, CompletableFuture<?> done, String dim)
-            throws Exception {
-        if (!done.isDone()) {
-            try {
-                client.cancel().get(60, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                // already finished or failed: its status below says which
-            }
-        }
-        try {
-            done.get(120, TimeUnit.SECONDS);
-        } catch (ExecutionException expected) {
-            // a cancelled job's result future fails; the status tells cancelled from failed
-        }
-        JobStatus status = client.getJobStatus().get(60, TimeUnit.SECONDS);
-        if (status != JobStatus.CANCELED && status != JobStatus.FINISHED) {
-            throw new IllegalStateException(
-                    "suite=objectstore: the job on " + dim + " ended " + status);
-        }
     }
 
     private void report(
@@ -681,39 +523,6 @@ final class ObjectStoreSuite {
                     java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                             .getSystemLoadAverage();
             return l < 0 ? "NA" : ResultRow.fmt2(l);
-        }
-    }
-
-    /**
-     * Checks every enriched row where the job runs (the embedded cluster shares this JVM and class
-     * loader) against the dataset, and notes when the first one came.
-     */
-    public static final class CheckFunction extends ScalarFunction {
-        static final LongAdder ROWS = new LongAdder();
-        static final LongAdder MISMATCHES = new LongAdder();
-        static final AtomicLong FIRST = new AtomicLong();
-        static final AtomicReference<String> FIRST_MISMATCH = new AtomicReference<>();
-
-        static void reset() {
-            ROWS.reset();
-            MISMATCHES.reset();
-            FIRST.set(0);
-            FIRST_MISMATCH.set(null);
-        }
-
-        public Long eval(Long k, String v) {
-            FIRST.compareAndSet(0, System.nanoTime());
-            if (v == null || !v.equals(Md5Hex.of(k))) {
-                MISMATCHES.increment();
-                FIRST_MISMATCH.compareAndSet(null, "k=" + k + " v=" + v);
-            }
-            ROWS.increment();
-            return k;
-        }
-
-        @Override
-        public boolean isDeterministic() {
-            return false;
         }
     }
 }
