@@ -4,6 +4,7 @@ import dev.parquetlookup.engine.PageCache;
 import dev.parquetlookup.engine.RefreshOptions;
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.io.RetryPolicy;
 import dev.parquetlookup.metadata.MetadataCache;
 
@@ -12,6 +13,7 @@ import javax.annotation.Nullable;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -36,6 +38,8 @@ import java.util.TreeMap;
  *     refresh.interval}), or {@code null} to serve the files found at start for the job's lifetime
  * @param snapshotMode what the path holds ({@code path.snapshot-mode})
  * @param mapLocalFiles whether local files are memory-mapped ({@code local-files.mmap})
+ * @param format what {@code path} is ({@code format}): {@code files} (a directory) or a table
+ *     format such as {@code iceberg} (the table's root); see {@link TableFormat}
  */
 public record ParquetLookupConfig(
         String tableName,
@@ -49,7 +53,8 @@ public record ParquetLookupConfig(
         int maxRetries,
         @Nullable Duration refreshInterval,
         SnapshotMode snapshotMode,
-        boolean mapLocalFiles)
+        boolean mapLocalFiles,
+        String format)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -73,6 +78,13 @@ public record ParquetLookupConfig(
                     "page-cache.max-bytes must not be negative, got " + pageCacheMaxBytes);
         }
         Objects.requireNonNull(snapshotMode, "snapshotMode");
+        format = format.trim().toLowerCase(Locale.ROOT);
+        if (!format.equals(TableFormat.FILES) && snapshotMode != SnapshotMode.ALL_FILES) {
+            throw new IllegalArgumentException(
+                    "path.snapshot-mode applies to 'format' = 'files' only; the '"
+                            + format
+                            + "' format serves the table's current version itself");
+        }
         if (refreshInterval != null && (refreshInterval.isNegative() || refreshInterval.isZero())) {
             throw new IllegalArgumentException(
                     "refresh.interval must be positive, got " + refreshInterval);
@@ -81,6 +93,36 @@ public record ParquetLookupConfig(
             throw new IllegalArgumentException(
                     "lookup.max-retries must not be negative, got " + maxRetries);
         }
+    }
+
+    /** A directory of files ({@code 'format' = 'files'}). */
+    public ParquetLookupConfig(
+            String tableName,
+            String path,
+            List<String> sortKey,
+            Map<String, String> hadoopOptions,
+            boolean async,
+            int asyncThreads,
+            long metadataCacheMaxBytes,
+            long pageCacheMaxBytes,
+            int maxRetries,
+            @Nullable Duration refreshInterval,
+            SnapshotMode snapshotMode,
+            boolean mapLocalFiles) {
+        this(
+                tableName,
+                path,
+                sortKey,
+                hadoopOptions,
+                async,
+                asyncThreads,
+                metadataCacheMaxBytes,
+                pageCacheMaxBytes,
+                maxRetries,
+                refreshInterval,
+                snapshotMode,
+                mapLocalFiles,
+                TableFormat.FILES);
     }
 
     /** A table that is never refreshed and whose path holds the files themselves. */
@@ -109,9 +151,12 @@ public record ParquetLookupConfig(
                 true);
     }
 
-    /** How the lookup functions follow the path: interval, snapshot mode, default read retries. */
+    /**
+     * How the lookup functions follow the path: interval, snapshot mode, format, default read
+     * retries.
+     */
     public RefreshOptions refreshOptions() {
-        return new RefreshOptions(refreshInterval, snapshotMode, RetryPolicy.defaults());
+        return new RefreshOptions(refreshInterval, snapshotMode, RetryPolicy.defaults(), format);
     }
 
     /** The engine configuration of this table using the given (shared) caches. */
