@@ -1,6 +1,11 @@
 package dev.parquetlookup.flink.table;
 
+import dev.parquetlookup.flink.datastream.ParquetEnrichment;
+import dev.parquetlookup.flink.datastream.ParquetEnrichmentFunction;
+
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.AsyncDataStream;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -29,7 +34,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -37,7 +45,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * A running SQL lookup join on an Iceberg table ({@code 'format' = 'iceberg'}) while new snapshots
  * are committed by Iceberg's own writer: every result matches exactly one snapshot, and the new
- * snapshot is served within {@code refresh.interval} plus a margin.
+ * snapshot is served within {@code refresh.interval} plus a margin; the same table through the
+ * DataStream builder ({@code ParquetEnrichment.format}).
  */
 class IcebergLookupITCase {
 
@@ -181,6 +190,50 @@ class IcebergLookupITCase {
         assertThatThrownBy(() -> tEnv.sqlQuery("SELECT * FROM d3").explain())
                 .hasStackTraceContaining("is not an Iceberg table")
                 .hasStackTraceContaining("'format' = 'files'");
+    }
+
+    @Test
+    void dataStreamEnrichmentReadsTheCurrentSnapshot() throws Exception {
+        String location = dir.resolve("ds").toUri().toString();
+        Table table =
+                new HadoopTables(new Configuration())
+                        .create(
+                                SCHEMA,
+                                PartitionSpec.unpartitioned(),
+                                Map.of("format-version", "2"),
+                                location);
+        DataFile v1 = write(table, 1);
+        table.newAppend().appendFile(v1).commit();
+        table.newOverwrite().deleteFile(v1).addFile(write(table, 7)).commit();
+
+        ParquetEnrichmentFunction<Long, String> function =
+                ParquetEnrichment.<Long>from(location)
+                        .format("ICEBERG")
+                        .sortKey("k")
+                        .key(k -> k)
+                        .columns("label")
+                        .leftJoin()
+                        .join((Long k, Row d) -> k + " " + (d == null ? "-" : d.getField(0)))
+                        .build();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        List<Long> keys = new ArrayList<>();
+        List<String> expected = new ArrayList<>();
+        for (long k = KEYS - 20; k < KEYS + 20; k++) {
+            keys.add(k);
+            expected.add(k + " " + (k < KEYS ? k + "/7" : "-"));
+        }
+        DataStream<String> enriched =
+                AsyncDataStream.unorderedWait(
+                        env.fromData(keys), function, 30, TimeUnit.SECONDS, 50);
+        List<String> actual = new ArrayList<>();
+        try (CloseableIterator<String> it = enriched.executeAndCollect()) {
+            it.forEachRemaining(actual::add);
+        }
+        assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+
+        assertThatThrownBy(() -> ParquetEnrichment.<Long>from(location).format("delta"))
+                .hasMessageContaining("Unknown table format 'delta'");
     }
 
     /** Checks one joined row (k, ver, label) is consistent and returns its snapshot. */
