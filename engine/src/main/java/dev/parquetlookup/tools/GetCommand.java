@@ -4,7 +4,10 @@ import dev.parquetlookup.engine.ColumnSchema;
 import dev.parquetlookup.engine.DimensionTable;
 import dev.parquetlookup.engine.LookupFileException;
 import dev.parquetlookup.engine.LookupPlan;
+import dev.parquetlookup.engine.RefreshOptions;
+import dev.parquetlookup.engine.RefreshingTable;
 import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.engine.ValueType;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.MetadataCache;
@@ -72,6 +75,14 @@ final class GetCommand implements Callable<Integer> {
             description = "The sort key, for files that do not declare it.")
     List<String> sortKey = new ArrayList<>();
 
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            description =
+                    "What PATH is: files (default: a file or directory) or a table format such as"
+                            + " iceberg (the table's root; its current version is read and named).")
+    String format = TableFormat.FILES;
+
     @Mixin HadoopOptionsMixin hadoop;
 
     @Override
@@ -84,9 +95,9 @@ final class GetCommand implements Callable<Integer> {
                         .metadataCache(new MetadataCache(64L << 20))
                         .build();
         long openStart = System.nanoTime();
-        DimensionTable opened;
+        RefreshingTable opened;
         try {
-            opened = DimensionTable.open(config);
+            opened = RefreshingTable.open(config, RefreshOptions.defaults().withFormat(format));
         } catch (LookupFileException e) {
             if (e.getCause() instanceof FileNotFoundException) {
                 throw new ParameterException(
@@ -94,7 +105,9 @@ final class GetCommand implements Callable<Integer> {
             }
             throw e;
         }
-        try (DimensionTable table = opened) {
+        try (RefreshingTable versions = opened;
+                RefreshingTable.Lease lease = versions.acquire()) {
+            DimensionTable table = lease.table();
             long openNanos = System.nanoTime() - openStart;
             ReadStatistics stats = table.readStatistics();
             long openBytes = stats.bytesRead();
@@ -163,6 +176,9 @@ final class GetCommand implements Callable<Integer> {
                     Formats.millis(openNanos),
                     Formats.count(openBytes),
                     openReads);
+            if (!TableFormat.FILES.equals(format)) {
+                out.printf("Read %s of %s%n", lease.sourceVersion(), path);
+            }
             out.flush();
         }
         return 0;

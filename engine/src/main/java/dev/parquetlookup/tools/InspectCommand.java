@@ -1,5 +1,9 @@
 package dev.parquetlookup.tools;
 
+import dev.parquetlookup.engine.RefreshOptions;
+import dev.parquetlookup.engine.SnapshotSource;
+import dev.parquetlookup.engine.SnapshotSource.Listing;
+import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.FileStore;
@@ -100,6 +104,14 @@ final class InspectCommand implements Callable<Integer> {
             description = "Columns a lookup returns, for the cost prediction (default: all).")
     List<String> columns = new ArrayList<>();
 
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            description =
+                    "What PATH is: files (default: a file or directory) or a table format such as"
+                            + " iceberg (the table's root: the files of its current version).")
+    String format = TableFormat.FILES;
+
     @Mixin HadoopOptionsMixin hadoop;
 
     /** What one file holds. */
@@ -144,7 +156,19 @@ final class InspectCommand implements Callable<Integer> {
         try (FileStore store = HadoopFileStore.create(hadoop.options)) {
             List<FileId> files;
             try {
-                files = store.list(path);
+                if (TableFormat.FILES.equals(format)) {
+                    files = store.list(path);
+                } else {
+                    Listing version =
+                            SnapshotSource.forOptions(
+                                            path,
+                                            hadoop.options,
+                                            RefreshOptions.defaults().withFormat(format),
+                                            store)
+                                    .list(null);
+                    out.printf("Table %s, %s%n", path, version.versionLabel());
+                    files = version.files();
+                }
             } catch (FileNotFoundException e) {
                 throw new ParameterException(
                         spec.commandLine(), "PATH " + path + " does not exist: check the path");
