@@ -40,8 +40,8 @@ import java.util.Map;
  *       range).
  *   <li>Row-level deletes (position deletes, deletion vectors, equality deletes): refused, since
  *       the engine would return deleted rows; the message says to compact the table.
- *   <li>Columns renamed, or dropped and re-added under the same name: refused, since the engine
- *       finds columns by name and older files would answer with the old column.
+ *   <li>Schema changes (columns added, dropped or renamed): refused while the table's metadata
+ *       remembers another schema, since the engine finds columns by name in the files as written.
  *   <li>Data files in ORC or Avro: refused.
  * </ul>
  *
@@ -174,40 +174,76 @@ final class IcebergSnapshotSource implements SnapshotSource {
     }
 
     /**
-     * The engine finds columns by name: every field id must have had its current name in every
-     * schema the table has known, and no current name may have belonged to another field.
+     * The engine finds columns by name and takes them from the files as they are: every schema the
+     * table's metadata remembers must have the current columns (same field ids, same names).
+     * Otherwise a file written under another schema could lack a column (added since), hold one
+     * under its old name (renamed) or a different field under a current name (dropped and
+     * re-added). Conservative: the table stays refused until its metadata forgets the older
+     * schemas.
      */
     private void checkColumnNames(Table table, String version) {
         Schema current = table.schema();
         Map<Integer, String> now = TypeUtil.indexNameById(current.asStruct());
-        Map<String, Integer> idsNow = TypeUtil.indexByName(current.asStruct());
         for (Schema earlier : table.schemas().values()) {
+            if (earlier.schemaId() == current.schemaId()) {
+                continue;
+            }
             Map<Integer, String> then = TypeUtil.indexNameById(earlier.asStruct());
             for (Map.Entry<Integer, String> e : then.entrySet()) {
                 String currentName = now.get(e.getKey());
-                Integer idNow = idsNow.get(e.getValue());
-                boolean renamed = currentName != null && !currentName.equals(e.getValue());
-                boolean reused = idNow != null && !idNow.equals(e.getKey());
-                if (renamed || reused) {
-                    throw new LookupFileException(
-                            version
-                                    + " of the Iceberg table at "
-                                    + path
-                                    + ": column '"
+                if (currentName == null) {
+                    throw schemaChange(
+                            version,
+                            "column '"
                                     + e.getValue()
                                     + "' (field id "
                                     + e.getKey()
                                     + ") of schema "
                                     + earlier.schemaId()
-                                    + (renamed
-                                            ? " is now named '" + currentName + "'"
-                                            : " now names another field (id " + idNow + ")")
-                                    + ". The lookup engine finds columns by name, so files written"
-                                    + " before the change would answer with the wrong column."
-                                    + " Renamed columns are not supported yet: rewrite the table"
-                                    + " into a new one, or keep the old name.");
+                                    + " was dropped");
+                }
+                if (!currentName.equals(e.getValue())) {
+                    throw schemaChange(
+                            version,
+                            "column '"
+                                    + e.getValue()
+                                    + "' (field id "
+                                    + e.getKey()
+                                    + ") of schema "
+                                    + earlier.schemaId()
+                                    + " is now named '"
+                                    + currentName
+                                    + "'");
+                }
+            }
+            for (Map.Entry<Integer, String> e : now.entrySet()) {
+                if (!then.containsKey(e.getKey())) {
+                    throw schemaChange(
+                            version,
+                            "column '"
+                                    + e.getValue()
+                                    + "' (field id "
+                                    + e.getKey()
+                                    + ") is not in schema "
+                                    + earlier.schemaId()
+                                    + " (added since)");
                 }
             }
         }
+    }
+
+    private LookupFileException schemaChange(String version, String what) {
+        return new LookupFileException(
+                version
+                        + " of the Iceberg table at "
+                        + path
+                        + ": "
+                        + what
+                        + ". The lookup engine finds columns by name in the files as written, so a"
+                        + " file written under another schema could answer with a missing or wrong"
+                        + " column; schema changes are not supported yet. Rewrite the table into a"
+                        + " new one (CREATE TABLE ... AS SELECT), or rewrite all its data files and"
+                        + " expire the old snapshots so that its metadata keeps only the current"
+                        + " schema.");
     }
 }

@@ -64,8 +64,8 @@ public final class ParquetLookupOptions {
                                     + " table); its current snapshot is served and, with"
                                     + " 'refresh.interval', each newer snapshot as one swap. Needs"
                                     + " the parquet-lookup-formats jar and its dependencies beside"
-                                    + " the connector; versions with row-level deletes or renamed"
-                                    + " columns are refused. See docs/formats.md.");
+                                    + " the connector; versions with row-level deletes or schema"
+                                    + " changes are refused. See docs/formats.md.");
 
     public static final ConfigOption<String> PATH_SNAPSHOT_MODE =
             ConfigOptions.key("path.snapshot-mode")
