@@ -56,6 +56,14 @@ final class IcebergSnapshotSource implements SnapshotSource {
     /** The table as loaded when the source opened, for the first listing; then {@code null}. */
     @Nullable private Table opened;
 
+    /**
+     * The last successful listing; a snapshot never changes, so while it is current its manifests
+     * need not be read again (only the metadata file is).
+     */
+    @Nullable private Listing last;
+
+    private long lastSnapshotId;
+
     IcebergSnapshotSource(String path, HadoopTables tables, Table opened) {
         this.path = path;
         this.tables = tables;
@@ -93,6 +101,9 @@ final class IcebergSnapshotSource implements SnapshotSource {
         }
         String version = "iceberg snapshot " + snapshot.snapshotId();
         checkColumnNames(table, version);
+        if (last != null && lastSnapshotId == snapshot.snapshotId()) {
+            return last;
+        }
         Map<String, FileId> files = new LinkedHashMap<>();
         try (CloseableIterable<FileScanTask> tasks =
                 table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
@@ -129,7 +140,9 @@ final class IcebergSnapshotSource implements SnapshotSource {
         }
         List<FileId> sorted = new ArrayList<>(files.values());
         sorted.sort(Comparator.comparing(FileId::path));
-        return new Listing(table.location(), sorted, version);
+        last = new Listing(table.location(), sorted, version);
+        lastSnapshotId = snapshot.snapshotId();
+        return last;
     }
 
     private void checkServable(String version, DataFile file, List<DeleteFile> deletes) {
