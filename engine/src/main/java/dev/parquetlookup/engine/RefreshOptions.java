@@ -18,9 +18,15 @@ import java.util.Objects;
  * @param snapshotMode what the path holds: the table's files, or versioned snapshot directories
  * @param retryPolicy retries of transient storage failures (reads, listings), used when the table
  *     creates its own store
+ * @param format what the path is (option {@code format}): {@link TableFormat#FILES} (a directory,
+ *     read as {@code snapshotMode} says) or the name of a {@link TableFormat} such as {@code
+ *     iceberg} (the table's root; {@code snapshotMode} does not apply)
  */
 public record RefreshOptions(
-        @Nullable Duration interval, SnapshotMode snapshotMode, RetryPolicy retryPolicy) {
+        @Nullable Duration interval,
+        SnapshotMode snapshotMode,
+        RetryPolicy retryPolicy,
+        String format) {
 
     /** The marker file that makes a snapshot directory complete. */
     public static final String SUCCESS_MARKER = "_SUCCESS";
@@ -28,6 +34,7 @@ public record RefreshOptions(
     public RefreshOptions {
         Objects.requireNonNull(snapshotMode, "snapshotMode");
         Objects.requireNonNull(retryPolicy, "retryPolicy");
+        format = format.trim().toLowerCase(Locale.ROOT);
         if (interval != null && interval.isNegative()) {
             throw new IllegalArgumentException(
                     "refresh.interval must not be negative, got " + interval);
@@ -37,6 +44,12 @@ public record RefreshOptions(
         }
     }
 
+    /** Options for a directory ({@link TableFormat#FILES}). */
+    public RefreshOptions(
+            @Nullable Duration interval, SnapshotMode snapshotMode, RetryPolicy retryPolicy) {
+        this(interval, snapshotMode, retryPolicy, TableFormat.FILES);
+    }
+
     /** Never refresh, all files of the path, default retries. */
     public static RefreshOptions defaults() {
         return new RefreshOptions(null, SnapshotMode.ALL_FILES, RetryPolicy.defaults());
@@ -44,17 +57,22 @@ public record RefreshOptions(
 
     /** These options with another interval ({@code null}: never refresh). */
     public RefreshOptions withInterval(@Nullable Duration newInterval) {
-        return new RefreshOptions(newInterval, snapshotMode, retryPolicy);
+        return new RefreshOptions(newInterval, snapshotMode, retryPolicy, format);
     }
 
     /** These options with another snapshot mode. */
     public RefreshOptions withSnapshotMode(SnapshotMode mode) {
-        return new RefreshOptions(interval, mode, retryPolicy);
+        return new RefreshOptions(interval, mode, retryPolicy, format);
     }
 
     /** These options with another retry policy. */
     public RefreshOptions withRetryPolicy(RetryPolicy policy) {
-        return new RefreshOptions(interval, snapshotMode, policy);
+        return new RefreshOptions(interval, snapshotMode, policy, format);
+    }
+
+    /** These options with another table format ({@link TableFormat#FILES}, {@code iceberg}). */
+    public RefreshOptions withFormat(String newFormat) {
+        return new RefreshOptions(interval, snapshotMode, retryPolicy, newFormat);
     }
 
     /** Whether a background refresh runs. */

@@ -72,12 +72,16 @@ public final class RefreshingTable implements Closeable {
      * @param publishedAtMillis when the current snapshot was swapped in (epoch milliseconds)
      * @param lastCheckMillis when the path was last listed successfully
      * @param location the directory the snapshot was opened from (the path in {@code all-files}
-     *     mode, the chosen snapshot directory in {@code latest-success} mode)
+     *     mode, the chosen snapshot directory in {@code latest-success} mode, a table format's
+     *     root)
      * @param fileCount files of the current snapshot
      * @param newestFileMillis the largest modification time among them
      * @param failedRefreshes refreshes that failed so far
      * @param lastError why the last refresh failed, or {@code null} if it succeeded
      * @param lastErrorMillis when it failed, or 0
+     * @param sourceVersion the version as its source names it ({@link
+     *     SnapshotSource.Listing#versionLabel()}: {@code "iceberg snapshot 4713"}, or the location
+     *     of a directory)
      */
     public record Status(
             long version,
@@ -88,7 +92,8 @@ public final class RefreshingTable implements Closeable {
             long newestFileMillis,
             long failedRefreshes,
             @Nullable String lastError,
-            long lastErrorMillis) {
+            long lastErrorMillis,
+            String sourceVersion) {
 
         /** How long the current snapshot has been served. */
         public long ageMillis(long nowMillis) {
@@ -180,15 +185,17 @@ public final class RefreshingTable implements Closeable {
             throws IOException {
         try {
             SnapshotSource source =
-                    SnapshotSource.directory(config.path(), options.snapshotMode(), store);
+                    SnapshotSource.forOptions(
+                            config.path(), config.hadoopOptions(), options, store);
             ReadStatistics statistics = new ReadStatistics();
             Listing listing = source.list(null);
             Snapshot first = openSnapshot(config, store, statistics, listing, 1);
             RefreshingTable table =
                     new RefreshingTable(config, options, store, statistics, source, first);
             LOG.info(
-                    "Serving version 1 of {}: {} file(s) from {}{}",
+                    "Serving version 1 of {} ({}): {} file(s) from {}{}",
                     config.path(),
+                    listing.versionLabel(),
                     first.files.size(),
                     listing.location(),
                     options.refreshes() ? ", refreshed every " + options.interval() : "");
@@ -287,7 +294,8 @@ public final class RefreshingTable implements Closeable {
                 s.newestFileMillis,
                 failedRefreshes,
                 lastError,
-                lastErrorMillis);
+                lastErrorMillis,
+                s.sourceVersion);
     }
 
     /** Snapshots not yet closed: the current one plus those still used by lookups; for tests. */
@@ -312,6 +320,7 @@ public final class RefreshingTable implements Closeable {
                 Listing listing = source.list(old.location);
                 lastCheckMillis = System.currentTimeMillis();
                 if (listing.location().equals(old.location)
+                        && listing.versionLabel().equals(old.sourceVersion)
                         && new HashSet<>(listing.files()).equals(old.files)) {
                     lastError = null;
                     return RefreshResult.UNCHANGED;
@@ -329,10 +338,11 @@ public final class RefreshingTable implements Closeable {
                 lastError = oneLine(e);
                 lastErrorMillis = System.currentTimeMillis();
                 LOG.warn(
-                        "Refresh of {} failed; still serving version {} ({} file(s) from {},"
+                        "Refresh of {} failed; still serving version {} ({}, {} file(s) from {},"
                                 + " published {} s ago){}: {}",
                         config.path(),
                         old.version,
+                        old.sourceVersion,
                         old.files.size(),
                         old.location,
                         (System.currentTimeMillis() - old.publishedAtMillis) / 1000,
@@ -354,9 +364,11 @@ public final class RefreshingTable implements Closeable {
             Set<FileId> dropped = new HashSet<>(old.files);
             dropped.removeAll(next.files);
             LOG.info(
-                    "Swapped {} to version {}: {} file(s) from {} ({} new or changed, {} dropped)",
+                    "Swapped {} to version {} ({}): {} file(s) from {} ({} new or changed, {}"
+                            + " dropped)",
                     config.path(),
                     next.version,
+                    next.sourceVersion,
                     next.files.size(),
                     next.location,
                     added.size(),
@@ -435,7 +447,12 @@ public final class RefreshingTable implements Closeable {
                         new SnapshotStore(store, listing),
                         statistics);
         return new Snapshot(
-                table, version, listing.location(), config.metadataCache(), config.pageCache());
+                table,
+                version,
+                listing.location(),
+                listing.versionLabel(),
+                config.metadataCache(),
+                config.pageCache());
     }
 
     private void closeSnapshot(Snapshot s) {
@@ -479,6 +496,11 @@ public final class RefreshingTable implements Closeable {
         /** The snapshot, valid until this lease is closed. */
         public DimensionTable table() {
             return snapshot.table;
+        }
+
+        /** The version as its source names it ({@code "iceberg snapshot 4713"}, a directory). */
+        public String sourceVersion() {
+            return snapshot.sourceVersion;
         }
 
         /** The snapshot's version (1, 2, ...). */

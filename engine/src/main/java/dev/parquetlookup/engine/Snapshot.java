@@ -24,6 +24,7 @@ final class Snapshot {
     final DimensionTable table;
     final long version;
     final String location;
+    final String sourceVersion;
     final Set<FileId> files;
     final long newestFileMillis;
     final long publishedAtMillis = System.currentTimeMillis();
@@ -42,11 +43,13 @@ final class Snapshot {
             DimensionTable table,
             long version,
             String location,
+            String sourceVersion,
             MetadataCache metadataCache,
             @Nullable PageCache pageCache) {
         this.table = table;
         this.version = version;
         this.location = location;
+        this.sourceVersion = sourceVersion;
         this.metadataCache = metadataCache;
         this.pageCache = pageCache;
         this.files = Set.copyOf(table.files());

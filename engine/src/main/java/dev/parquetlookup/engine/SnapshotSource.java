@@ -9,6 +9,7 @@ import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -17,8 +18,8 @@ import java.util.Objects;
  * changed; it never looks at how the versions are laid out.
  *
  * <p>Today's source is a directory ({@link #directory}): all its files, or its newest complete
- * snapshot subdirectory. A table format (a Delta version, an Iceberg snapshot) is another source
- * that lists the files of its current version.
+ * snapshot subdirectory. A table format (an Iceberg snapshot, see {@link TableFormat}) is another
+ * source that lists the files of its current version and names it ({@link Listing#version()}).
  *
  * <p>Example: {@code SnapshotSource.directory("s3a://b/dim/", SnapshotMode.LATEST_SUCCESS,
  * store).list(null)} lists the newest {@code _SUCCESS}-marked subdirectory of {@code dim/}.
@@ -37,15 +38,30 @@ public interface SnapshotSource {
     Listing list(@Nullable String servedLocation) throws IOException;
 
     /**
-     * One version: where it was read from (the path, or the snapshot directory) and its files.
+     * One version: where it was read from (the path, the snapshot directory or the table root), its
+     * files and, for a table format, the format's name of the version.
      *
-     * @param location the directory the files were listed from
+     * <p>Example: {@code new Listing("file:/w/dim", files, "iceberg snapshot 4713")}.
+     *
+     * @param location the directory the files were listed from, or the table's root
      * @param files the version's data files, sorted by path
+     * @param version what the format calls this version (for logs and the {@code
+     *     tableSourceVersion} metric), or {@code null} for a directory, whose location names it
      */
-    record Listing(String location, List<FileId> files) {
+    record Listing(String location, List<FileId> files, @Nullable String version) {
         public Listing {
             Objects.requireNonNull(location, "location");
             files = List.copyOf(files);
+        }
+
+        /** A directory's listing: its location names the version. */
+        public Listing(String location, List<FileId> files) {
+            this(location, files, null);
+        }
+
+        /** The version's name for logs and metrics: the format's name, else the location. */
+        public String versionLabel() {
+            return version != null ? version : location;
         }
     }
 
@@ -59,5 +75,21 @@ public interface SnapshotSource {
     static SnapshotSource directory(String path, SnapshotMode mode, FileStore store)
             throws IOException {
         return DirectorySnapshotSource.open(path, mode, store);
+    }
+
+    /**
+     * The source {@code options.format()} names: {@link TableFormat#FILES} is a {@link #directory};
+     * any other name is a {@link TableFormat} found on the class path.
+     *
+     * @throws LookupFileException if no format of that name is on the class path, or the path is
+     *     not a table of that format
+     */
+    static SnapshotSource forOptions(
+            String path, Map<String, String> hadoopOptions, RefreshOptions options, FileStore store)
+            throws IOException {
+        if (TableFormat.FILES.equals(options.format())) {
+            return directory(path, options.snapshotMode(), store);
+        }
+        return TableFormat.find(options.format()).open(path, hadoopOptions, store);
     }
 }

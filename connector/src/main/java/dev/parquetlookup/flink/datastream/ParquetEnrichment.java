@@ -2,6 +2,7 @@ package dev.parquetlookup.flink.datastream;
 
 import dev.parquetlookup.engine.ColumnSchema;
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
+import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.engine.TableWarmup;
 import dev.parquetlookup.flink.lookup.DiskTierConfig;
 import dev.parquetlookup.flink.lookup.LookupSpec;
@@ -24,6 +25,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -107,6 +109,7 @@ public final class ParquetEnrichment<IN> {
     private int maxRetries = DEFAULT_MAX_RETRIES;
     @Nullable private Duration refreshInterval;
     private SnapshotMode snapshotMode = SnapshotMode.ALL_FILES;
+    private String format = TableFormat.FILES;
     @Nullable private LookupCache rowCache;
 
     private ParquetEnrichment(String path) {
@@ -310,6 +313,18 @@ public final class ParquetEnrichment<IN> {
     }
 
     /**
+     * What the path names (the SQL {@code format}): {@code "files"} (default, a directory) or
+     * {@code "iceberg"} (an Iceberg table's root, needs the parquet-lookup-formats jar; see
+     * docs/formats.md). With {@link #refreshInterval}, each newer table version is served as one
+     * swap.
+     */
+    public ParquetEnrichment<IN> format(String format) {
+        String f = format.trim().toLowerCase(Locale.ROOT);
+        this.format = f.equals(TableFormat.FILES) ? f : TableFormat.find(f).name();
+        return this;
+    }
+
+    /**
      * A per-subtask cache of looked-up rows by key, Flink's {@link DefaultLookupCache} (the SQL
      * {@code lookup.cache} = {@code PARTIAL}): at most {@code maxRows} keys, each kept {@code
      * expireAfterWrite} at most; misses are cached too. Its metrics are Flink's {@code cache.*}.
@@ -414,7 +429,8 @@ public final class ParquetEnrichment<IN> {
                         snapshotMode,
                         mapLocalFiles,
                         maxInFlightRequests,
-                        new DiskTierConfig(localCacheDir, localCacheMaxBytes, warmup));
+                        new DiskTierConfig(localCacheDir, localCacheMaxBytes, warmup),
+                        format);
         TableFiles files = TableFiles.inspect(config);
         Map<String, ColumnSchema> byName = new LinkedHashMap<>();
         for (ColumnSchema column : files.columns()) {

@@ -99,6 +99,8 @@ public final class LookupRuntime implements Closeable {
                 "snapshotAgeMillis",
                 (Gauge<Long>) () -> table.status().ageMillis(System.currentTimeMillis()));
         group.gauge("failedRefreshes", (Gauge<Long>) () -> table.status().failedRefreshes());
+        // The version as its source names it: "iceberg snapshot 4713", or a directory's location.
+        group.gauge("snapshotSourceVersion", (Gauge<String>) () -> table.status().sourceVersion());
     }
 
     /** Opens the table on the JVM-wide shared caches. */

@@ -4,6 +4,7 @@ import dev.parquetlookup.engine.PageCache;
 import dev.parquetlookup.engine.RefreshOptions;
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.io.RetryPolicy;
 import dev.parquetlookup.metadata.MetadataCache;
 
@@ -12,6 +13,7 @@ import javax.annotation.Nullable;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -40,6 +42,8 @@ import java.util.TreeMap;
  *     flight at most ({@code lookup.max-in-flight-requests})
  * @param diskTier the local disk tier of remote files and its warm-up ({@code local-cache.*},
  *     {@code warmup})
+ * @param format what {@code path} is ({@code format}): {@code files} (a directory) or a table
+ *     format such as {@code iceberg} (the table's root); see {@link TableFormat}
  */
 public record ParquetLookupConfig(
         String tableName,
@@ -55,7 +59,8 @@ public record ParquetLookupConfig(
         SnapshotMode snapshotMode,
         boolean mapLocalFiles,
         int maxInFlightRequests,
-        DiskTierConfig diskTier)
+        DiskTierConfig diskTier,
+        String format)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -91,7 +96,8 @@ public record ParquetLookupConfig(
                 snapshotMode,
                 mapLocalFiles,
                 DEFAULT_MAX_IN_FLIGHT_REQUESTS,
-                DiskTierConfig.defaults());
+                DiskTierConfig.defaults(),
+                TableFormat.FILES);
     }
 
     public ParquetLookupConfig {
@@ -113,6 +119,13 @@ public record ParquetLookupConfig(
                     "page-cache.max-bytes must not be negative, got " + pageCacheMaxBytes);
         }
         Objects.requireNonNull(snapshotMode, "snapshotMode");
+        format = format.trim().toLowerCase(Locale.ROOT);
+        if (!format.equals(TableFormat.FILES) && snapshotMode != SnapshotMode.ALL_FILES) {
+            throw new IllegalArgumentException(
+                    "path.snapshot-mode applies to 'format' = 'files' only; the '"
+                            + format
+                            + "' format serves the table's current version itself");
+        }
         if (refreshInterval != null && (refreshInterval.isNegative() || refreshInterval.isZero())) {
             throw new IllegalArgumentException(
                     "refresh.interval must be positive, got " + refreshInterval);
@@ -144,7 +157,8 @@ public record ParquetLookupConfig(
                 snapshotMode,
                 mapLocalFiles,
                 maxInFlightRequests,
-                tier);
+                tier,
+                format);
     }
 
     /** A table that is never refreshed and whose path holds the files themselves. */
@@ -173,9 +187,12 @@ public record ParquetLookupConfig(
                 true);
     }
 
-    /** How the lookup functions follow the path: interval, snapshot mode, default read retries. */
+    /**
+     * How the lookup functions follow the path: interval, snapshot mode, format, default read
+     * retries.
+     */
     public RefreshOptions refreshOptions() {
-        return new RefreshOptions(refreshInterval, snapshotMode, RetryPolicy.defaults());
+        return new RefreshOptions(refreshInterval, snapshotMode, RetryPolicy.defaults(), format);
     }
 
     /** The engine configuration of this table using the given (shared) caches. */

@@ -1,9 +1,11 @@
 package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
+import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.engine.TableWarmup;
 import dev.parquetlookup.flink.lookup.DiskTierConfig;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.metadata.LookupFileException;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
@@ -19,6 +21,7 @@ import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.TemporaryClassLoaderContext;
 
 import javax.annotation.Nullable;
 
@@ -26,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -55,6 +59,7 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
         return Set.of(
                 ParquetLookupOptions.SORT_KEY,
                 ParquetLookupOptions.PATH_SNAPSHOT_MODE,
+                ParquetLookupOptions.FORMAT,
                 ParquetLookupOptions.REFRESH_INTERVAL,
                 ParquetLookupOptions.LOOKUP_ASYNC,
                 ParquetLookupOptions.LOOKUP_ASYNC_THREADS,
@@ -170,6 +175,15 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
             throw new ValidationException(
                     String.format("Table '%s': %s", tableName, e.getMessage()), e);
         }
+        String format = tableFormat(tableName, options);
+        if (!format.equals(TableFormat.FILES) && snapshotMode != SnapshotMode.ALL_FILES) {
+            throw new ValidationException(
+                    String.format(
+                            "Table '%s': 'path.snapshot-mode' applies to 'format' = 'files' only;"
+                                    + " the '%s' format serves the table's current version"
+                                    + " itself. Remove 'path.snapshot-mode'.",
+                            tableName, format));
+        }
         return new ParquetLookupConfig(
                 tableName,
                 options.get(ParquetLookupOptions.PATH),
@@ -184,7 +198,8 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 snapshotMode,
                 options.get(ParquetLookupOptions.LOCAL_FILES_MMAP),
                 inFlight,
-                diskTier(tableName, options));
+                diskTier(tableName, options),
+                format);
     }
 
     private static DiskTierConfig diskTier(String tableName, ReadableConfig options) {
@@ -200,6 +215,26 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 options.getOptional(ParquetLookupOptions.LOCAL_CACHE_DIR).orElse(null),
                 maxBytes,
                 warmup);
+    }
+
+    /**
+     * The {@code format} option, lower case: {@code files}, or a {@link TableFormat} on the
+     * connector's class path (an unknown one is refused here, at planning).
+     */
+    private static String tableFormat(String tableName, ReadableConfig options) {
+        String format = options.get(ParquetLookupOptions.FORMAT).trim().toLowerCase(Locale.ROOT);
+        if (format.equals(TableFormat.FILES)) {
+            return format;
+        }
+        try (TemporaryClassLoaderContext ignored =
+                TemporaryClassLoaderContext.of(
+                        ParquetLookupDynamicTableFactory.class.getClassLoader())) {
+            return TableFormat.find(format).name();
+        } catch (LookupFileException e) {
+            // The message is the whole story: no cause, so it is the root cause Flink shows.
+            throw new ValidationException(
+                    String.format("Table '%s': %s", tableName, e.getMessage()));
+        }
     }
 
     /** {@code "g, name"} -> {@code [g, name]}; empty items are an error. */

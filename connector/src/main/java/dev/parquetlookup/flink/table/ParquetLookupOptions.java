@@ -54,6 +54,20 @@ public final class ParquetLookupOptions {
                                     + " files declare an order, this option must agree with it."
                                     + " The order is verified from the files' statistics.");
 
+    public static final ConfigOption<String> FORMAT =
+            ConfigOptions.key("format")
+                    .stringType()
+                    .defaultValue("files")
+                    .withDescription(
+                            "What 'path' names. 'files' (default): a Parquet file or a directory"
+                                    + " of them (see 'path.snapshot-mode'). 'iceberg': the root"
+                                    + " (location) of an Iceberg table kept by location (a Hadoop"
+                                    + " table); its current snapshot is served and, with"
+                                    + " 'refresh.interval', each newer snapshot as one swap. Needs"
+                                    + " the parquet-lookup-formats jar and its dependencies beside"
+                                    + " the connector; versions with row-level deletes or schema"
+                                    + " changes are refused. See docs/formats.md.");
+
     public static final ConfigOption<String> PATH_SNAPSHOT_MODE =
             ConfigOptions.key("path.snapshot-mode")
                     .stringType()

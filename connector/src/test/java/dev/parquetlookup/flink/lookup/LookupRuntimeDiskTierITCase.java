@@ -1,6 +1,7 @@
 package dev.parquetlookup.flink.lookup;
 
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
+import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.engine.TableWarmup;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
@@ -88,7 +89,8 @@ class LookupRuntimeDiskTierITCase {
                 SnapshotMode.ALL_FILES,
                 true,
                 ParquetLookupConfig.DEFAULT_MAX_IN_FLIGHT_REQUESTS,
-                new DiskTierConfig(cacheBase.toString(), 64L << 20, TableWarmup.Mode.ALL));
+                new DiskTierConfig(cacheBase.toString(), 64L << 20, TableWarmup.Mode.ALL),
+                TableFormat.FILES);
     }
 
     private List<Path> tierDirectories() throws IOException {

@@ -1,0 +1,271 @@
+package dev.parquetlookup.flink.table;
+
+import dev.parquetlookup.flink.datastream.ParquetEnrichment;
+import dev.parquetlookup.flink.datastream.ParquetEnrichmentFunction;
+
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.AsyncDataStream;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+import org.apache.hadoop.conf.Configuration;
+
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.hadoop.HadoopTables;
+import org.apache.iceberg.io.DataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A running SQL lookup join on an Iceberg table ({@code 'format' = 'iceberg'}) while new snapshots
+ * are committed by Iceberg's own writer: every result matches exactly one snapshot, and the new
+ * snapshot is served within {@code refresh.interval} plus a margin; the same table through the
+ * DataStream builder ({@code ParquetEnrichment.format}).
+ */
+class IcebergLookupITCase {
+
+    private static final long KEYS = 100;
+    private static final Duration INTERVAL = Duration.ofSeconds(1);
+
+    /** Generous for a loaded 2-core machine; the switch itself takes one interval. */
+    private static final Duration MARGIN = Duration.ofSeconds(30);
+
+    /** After the switch, this many consecutive results must all carry the new snapshot. */
+    private static final int STABLE_ROWS = 200;
+
+    private static final Schema SCHEMA =
+            new Schema(
+                    Types.NestedField.required(1, "k", Types.LongType.get()),
+                    Types.NestedField.required(2, "ver", Types.IntegerType.get()),
+                    Types.NestedField.required(3, "label", Types.StringType.get()));
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    @TempDir Path dir;
+
+    private int fileCounter;
+
+    @Test
+    void enrichmentFollowsTheTablesSnapshots() throws Exception {
+        String location = dir.resolve("dim").toUri().toString();
+        Table table =
+                new HadoopTables(new Configuration())
+                        .create(
+                                SCHEMA,
+                                PartitionSpec.unpartitioned(),
+                                Map.of("format-version", "2"),
+                                location);
+        DataFile v1 = write(table, 1);
+        table.newAppend().appendFile(v1).commit();
+
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE events (k BIGINT, proc AS PROCTIME()) WITH ("
+                        + " 'connector' = 'datagen', 'rows-per-second' = '200',"
+                        + " 'fields.k.kind' = 'random', 'fields.k.min' = '0',"
+                        + " 'fields.k.max' = '"
+                        + (KEYS - 1)
+                        + "')");
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE dim (k BIGINT, ver INT, label STRING) WITH ("
+                        + " 'connector' = 'parquet-lookup',"
+                        + " 'format' = 'iceberg',"
+                        + " 'path' = '"
+                        + location
+                        + "',"
+                        + " 'sort-key' = 'k',"
+                        + " 'refresh.interval' = '"
+                        + INTERVAL.toMillis()
+                        + " ms')");
+
+        try (CloseableIterator<Row> results =
+                tEnv.sqlQuery(
+                                "SELECT e.k, d.ver, d.label FROM events AS e"
+                                        + " JOIN dim FOR SYSTEM_TIME AS OF e.proc AS d"
+                                        + " ON e.k = d.k")
+                        .execute()
+                        .collect()) {
+            for (int i = 0; i < 50; i++) {
+                assertThat(version(results.next())).isEqualTo(1);
+            }
+
+            // Snapshot 2 replaces snapshot 1's only data file.
+            table.newOverwrite().deleteFile(v1).addFile(write(table, 2)).commit();
+            long published = System.nanoTime();
+            long deadline = published + INTERVAL.plus(MARGIN).toNanos();
+            long firstNew = -1;
+            int stable = 0;
+            int oldAfterPublish = 0;
+            while (stable < STABLE_ROWS) {
+                assertThat(System.nanoTime())
+                        .as(
+                                "%d consecutive snapshot-2 results within %s + %s of the commit"
+                                        + " (first at %d ms, %d snapshot-1 results after it)",
+                                STABLE_ROWS, INTERVAL, MARGIN, firstNew, oldAfterPublish)
+                        .isLessThan(deadline);
+                int v = version(results.next()); // blocks until the running job emits a row
+                if (v == 2) {
+                    if (firstNew < 0) {
+                        firstNew = (System.nanoTime() - published) / 1_000_000;
+                    }
+                    stable++;
+                } else {
+                    assertThat(v).isEqualTo(1);
+                    oldAfterPublish++;
+                    stable = 0;
+                }
+            }
+            System.out.printf(
+                    "iceberg refresh: first snapshot-2 result %d ms after the commit, %d"
+                            + " snapshot-1 results after it, then %d consecutive snapshot-2"
+                            + " results%n",
+                    firstNew, oldAfterPublish, STABLE_ROWS);
+        }
+    }
+
+    @Test
+    void unknownFormatsAndDirectoryModesAreRefusedAtPlanning() {
+        StreamTableEnvironment tEnv =
+                StreamTableEnvironment.create(StreamExecutionEnvironment.getExecutionEnvironment());
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE d1 (k BIGINT) WITH ('connector' = 'parquet-lookup',"
+                        + " 'path' = '"
+                        + dir.toUri()
+                        + "', 'format' = 'delta')");
+        assertThatThrownBy(() -> tEnv.sqlQuery("SELECT * FROM d1").explain())
+                .rootCause()
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("Unknown table format 'delta'")
+                .hasMessageContaining("[files, iceberg]");
+
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE d2 (k BIGINT) WITH ('connector' = 'parquet-lookup',"
+                        + " 'path' = '"
+                        + dir.toUri()
+                        + "', 'format' = 'iceberg', 'path.snapshot-mode' = 'latest-success')");
+        assertThatThrownBy(() -> tEnv.sqlQuery("SELECT * FROM d2").explain())
+                .rootCause()
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("'path.snapshot-mode' applies to 'format' = 'files' only");
+
+        tEnv.executeSql(
+                "CREATE TEMPORARY TABLE d3 (k BIGINT) WITH ('connector' = 'parquet-lookup',"
+                        + " 'path' = '"
+                        + dir.toUri()
+                        + "', 'format' = 'iceberg')");
+        assertThatThrownBy(() -> tEnv.sqlQuery("SELECT * FROM d3").explain())
+                .hasStackTraceContaining("is not an Iceberg table")
+                .hasStackTraceContaining("'format' = 'files'");
+    }
+
+    @Test
+    void dataStreamEnrichmentReadsTheCurrentSnapshot() throws Exception {
+        String location = dir.resolve("ds").toUri().toString();
+        Table table =
+                new HadoopTables(new Configuration())
+                        .create(
+                                SCHEMA,
+                                PartitionSpec.unpartitioned(),
+                                Map.of("format-version", "2"),
+                                location);
+        DataFile v1 = write(table, 1);
+        table.newAppend().appendFile(v1).commit();
+        table.newOverwrite().deleteFile(v1).addFile(write(table, 7)).commit();
+
+        ParquetEnrichmentFunction<Long, String> function =
+                ParquetEnrichment.<Long>from(location)
+                        .format("ICEBERG")
+                        .sortKey("k")
+                        .key(k -> k)
+                        .columns("label")
+                        .leftJoin()
+                        .join((Long k, Row d) -> k + " " + (d == null ? "-" : d.getField(0)))
+                        .build();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        List<Long> keys = new ArrayList<>();
+        List<String> expected = new ArrayList<>();
+        for (long k = KEYS - 20; k < KEYS + 20; k++) {
+            keys.add(k);
+            expected.add(k + " " + (k < KEYS ? k + "/7" : "-"));
+        }
+        DataStream<String> enriched =
+                AsyncDataStream.unorderedWait(
+                        env.fromData(keys), function, 30, TimeUnit.SECONDS, 50);
+        List<String> actual = new ArrayList<>();
+        try (CloseableIterator<String> it = enriched.executeAndCollect()) {
+            it.forEachRemaining(actual::add);
+        }
+        assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+
+        assertThatThrownBy(() -> ParquetEnrichment.<Long>from(location).format("delta"))
+                .hasMessageContaining("Unknown table format 'delta'");
+    }
+
+    /** Checks one joined row (k, ver, label) is consistent and returns its snapshot. */
+    private static int version(Row row) {
+        long k = (Long) row.getField(0);
+        int ver = (Integer) row.getField(1);
+        assertThat(row.getField(2)).as("row %s", row).isEqualTo(k + "/" + ver);
+        return ver;
+    }
+
+    /** One data file of keys 0..KEYS-1 sorted, labelled with {@code version}; not committed. */
+    private DataFile write(Table table, int version) throws IOException {
+        DataWriter<Record> writer =
+                new GenericFileWriterFactory.Builder(table)
+                        .dataFileFormat(FileFormat.PARQUET)
+                        .build()
+                        .newDataWriter(
+                                OutputFileFactory.builderFor(table, 1, ++fileCounter)
+                                        .format(FileFormat.PARQUET)
+                                        .build()
+                                        .newOutputFile(),
+                                table.spec(),
+                                null);
+        try (writer) {
+            for (long k = 0; k < KEYS; k++) {
+                GenericRecord r = GenericRecord.create(SCHEMA);
+                r.setField("k", k);
+                r.setField("ver", version);
+                r.setField("label", k + "/" + version);
+                writer.write(r);
+            }
+        }
+        return writer.toDataFile();
+    }
+}

@@ -1,0 +1,262 @@
+package dev.parquetlookup.formats;
+
+import dev.parquetlookup.engine.SnapshotSource;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.metadata.LookupFileException;
+
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.hadoop.HadoopTables;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.TypeUtil;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The versions of one Iceberg table: each {@link #list} refreshes the table's metadata and lists
+ * the data files of its current snapshot, named {@code "iceberg snapshot <id>"}.
+ *
+ * <p>What is served exactly and what is refused (a refused version is never served: the table keeps
+ * its last good version, or does not open):
+ *
+ * <ul>
+ *   <li>Appends, overwrites and deletes of whole files: served (the snapshot's live data files).
+ *   <li>Partitioned tables: served; Iceberg writes a partition's source columns into the data
+ *       files, so the files hold every column (no partition pruning: files are picked by key
+ *       range).
+ *   <li>Row-level deletes (position deletes, deletion vectors, equality deletes): refused, since
+ *       the engine would return deleted rows; the message says to compact the table.
+ *   <li>Schema changes (columns added, dropped or renamed): refused while the table's metadata
+ *       remembers another schema, since the engine finds columns by name in the files as written.
+ *   <li>Data files in ORC or Avro: refused.
+ * </ul>
+ *
+ * <p>Data files are identified by location and size (their modification time is not read: Iceberg
+ * never rewrites a data file in place, so the path and size identify its contents).
+ */
+final class IcebergSnapshotSource implements SnapshotSource {
+
+    private final String path;
+    private final HadoopTables tables;
+
+    /** The table as loaded when the source opened, for the first listing; then {@code null}. */
+    @Nullable private Table opened;
+
+    /**
+     * The last successful listing; a snapshot never changes, so while it is current its manifests
+     * need not be read again (only the metadata file is).
+     */
+    @Nullable private Listing last;
+
+    private long lastSnapshotId;
+
+    IcebergSnapshotSource(String path, HadoopTables tables, Table opened) {
+        this.path = path;
+        this.tables = tables;
+        this.opened = opened;
+    }
+
+    @Override
+    public Listing list(@Nullable String servedLocation) throws IOException {
+        // Loaded afresh each time (one read of version-hint.text and of the newest metadata file,
+        // as a refresh would): a Table whose refresh once failed on a corrupt metadata file can
+        // keep reporting its old snapshot after the file is repaired.
+        Table table = opened;
+        opened = null;
+        try {
+            if (table == null) {
+                table = tables.load(path);
+            }
+        } catch (RuntimeException e) {
+            throw new LookupFileException(
+                    "Cannot read the metadata of the Iceberg table at "
+                            + path
+                            + ": "
+                            + e
+                            + ". Its newest metadata/v<N>.metadata.json is missing or corrupt;"
+                            + " repair it (or roll version-hint.text back to a good version).",
+                    e);
+        }
+        Snapshot snapshot = table.currentSnapshot();
+        if (snapshot == null) {
+            throw new LookupFileException(
+                    "The Iceberg table at "
+                            + path
+                            + " has no snapshot yet (it was created but nothing was committed)."
+                            + " Commit its data first.");
+        }
+        String version = "iceberg snapshot " + snapshot.snapshotId();
+        checkColumnNames(table, version);
+        if (last != null && lastSnapshotId == snapshot.snapshotId()) {
+            return last;
+        }
+        Map<String, FileId> files = new LinkedHashMap<>();
+        try (CloseableIterable<FileScanTask> tasks =
+                table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+            for (FileScanTask task : tasks) {
+                DataFile file = task.file();
+                checkServable(version, file, task.deletes());
+                String location = file.location();
+                files.putIfAbsent(location, new FileId(location, file.fileSizeInBytes(), 0L));
+            }
+        } catch (LookupFileException e) {
+            throw e;
+        } catch (IOException | UncheckedIOException e) {
+            throw new IOException(
+                    "Cannot list the files of " + version + " of the Iceberg table at " + path, e);
+        } catch (RuntimeException e) {
+            throw new LookupFileException(
+                    "Cannot read the manifests of "
+                            + version
+                            + " of the Iceberg table at "
+                            + path
+                            + ": "
+                            + e
+                            + ". A manifest list or manifest of this snapshot is missing or"
+                            + " corrupt (were files deleted by hand, or snapshots expired while"
+                            + " this version was current?).",
+                    e);
+        }
+        if (files.isEmpty()) {
+            throw new LookupFileException(
+                    version
+                            + " of the Iceberg table at "
+                            + path
+                            + " has no data files (the table is empty). Commit data to it.");
+        }
+        List<FileId> sorted = new ArrayList<>(files.values());
+        sorted.sort(Comparator.comparing(FileId::path));
+        last = new Listing(table.location(), sorted, version);
+        lastSnapshotId = snapshot.snapshotId();
+        return last;
+    }
+
+    private void checkServable(String version, DataFile file, List<DeleteFile> deletes) {
+        if (file.format() != FileFormat.PARQUET) {
+            throw new LookupFileException(
+                    version
+                            + " of the Iceberg table at "
+                            + path
+                            + " has a data file in "
+                            + file.format()
+                            + " ("
+                            + file.location()
+                            + "); only Parquet data files can be point-read. Rewrite the table"
+                            + " with 'write.format.default' = 'parquet'.");
+        }
+        if (deletes.isEmpty()) {
+            return;
+        }
+        DeleteFile delete = deletes.get(0);
+        String kind =
+                delete.content() == FileContent.EQUALITY_DELETES
+                        ? "equality deletes"
+                        : delete.format() == FileFormat.PUFFIN
+                                ? "deletion vectors"
+                                : "position deletes";
+        throw new LookupFileException(
+                version
+                        + " of the Iceberg table at "
+                        + path
+                        + " has row-level "
+                        + kind
+                        + " ("
+                        + delete.location()
+                        + " applies to "
+                        + file.location()
+                        + "); the lookup engine does not apply row-level deletes yet and would"
+                        + " return deleted rows, so it refuses the version. Compact the table so"
+                        + " that no delete files remain (Spark: CALL system.rewrite_data_files("
+                        + "table => '...', options => map('delete-file-threshold', '1')), then"
+                        + " expire the old snapshots), or write the table copy-on-write"
+                        + " ('write.delete.mode' = 'copy-on-write').");
+    }
+
+    /**
+     * The engine finds columns by name and takes them from the files as they are: every schema the
+     * table's metadata remembers must have the current columns (same field ids, same names).
+     * Otherwise a file written under another schema could lack a column (added since), hold one
+     * under its old name (renamed) or a different field under a current name (dropped and
+     * re-added). Conservative: the table stays refused until its metadata forgets the older
+     * schemas.
+     */
+    private void checkColumnNames(Table table, String version) {
+        Schema current = table.schema();
+        Map<Integer, String> now = TypeUtil.indexNameById(current.asStruct());
+        for (Schema earlier : table.schemas().values()) {
+            if (earlier.schemaId() == current.schemaId()) {
+                continue;
+            }
+            Map<Integer, String> then = TypeUtil.indexNameById(earlier.asStruct());
+            for (Map.Entry<Integer, String> e : then.entrySet()) {
+                String currentName = now.get(e.getKey());
+                if (currentName == null) {
+                    throw schemaChange(
+                            version,
+                            "column '"
+                                    + e.getValue()
+                                    + "' (field id "
+                                    + e.getKey()
+                                    + ") of schema "
+                                    + earlier.schemaId()
+                                    + " was dropped");
+                }
+                if (!currentName.equals(e.getValue())) {
+                    throw schemaChange(
+                            version,
+                            "column '"
+                                    + e.getValue()
+                                    + "' (field id "
+                                    + e.getKey()
+                                    + ") of schema "
+                                    + earlier.schemaId()
+                                    + " is now named '"
+                                    + currentName
+                                    + "'");
+                }
+            }
+            for (Map.Entry<Integer, String> e : now.entrySet()) {
+                if (!then.containsKey(e.getKey())) {
+                    throw schemaChange(
+                            version,
+                            "column '"
+                                    + e.getValue()
+                                    + "' (field id "
+                                    + e.getKey()
+                                    + ") is not in schema "
+                                    + earlier.schemaId()
+                                    + " (added since)");
+                }
+            }
+        }
+    }
+
+    private LookupFileException schemaChange(String version, String what) {
+        return new LookupFileException(
+                version
+                        + " of the Iceberg table at "
+                        + path
+                        + ": "
+                        + what
+                        + ". The lookup engine finds columns by name in the files as written, so a"
+                        + " file written under another schema could answer with a missing or wrong"
+                        + " column; schema changes are not supported yet. Rewrite the table into a"
+                        + " new one (CREATE TABLE ... AS SELECT), or rewrite all its data files and"
+                        + " expire the old snapshots so that its metadata keeps only the current"
+                        + " schema.");
+    }
+}
