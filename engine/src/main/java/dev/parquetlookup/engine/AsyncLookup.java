@@ -119,6 +119,9 @@ final class AsyncLookup extends LookupContext {
     @Override
     byte[][] read(PageLoader loader, List<FileRange> ranges, List<LoadedPage> pages)
             throws IOException {
+        if (loader.source().readsInline()) {
+            return super.read(loader, ranges, pages); // local: as the synchronous lookup does
+        }
         byte[][] out = new byte[ranges.size()][];
         List<FileRange> need = null;
         List<Integer> slots = null;
@@ -192,6 +195,9 @@ final class AsyncLookup extends LookupContext {
 
     @Override
     byte[] read(PageLoader loader, FileRange range) throws IOException {
+        if (loader.source().readsInline()) {
+            return super.read(loader, range);
+        }
         return read(loader, List.of(range), List.of())[0];
     }
 

@@ -52,6 +52,11 @@ public final class CountingRangeSource implements RangeSource {
     }
 
     @Override
+    public boolean readsInline() {
+        return delegate.readsInline();
+    }
+
+    @Override
     public void close() throws IOException {
         delegate.close();
     }

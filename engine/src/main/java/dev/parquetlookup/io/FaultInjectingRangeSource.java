@@ -71,6 +71,11 @@ public final class FaultInjectingRangeSource implements RangeSource {
     }
 
     @Override
+    public boolean readsInline() {
+        return delegate.readsInline();
+    }
+
+    @Override
     public void close() throws IOException {
         delegate.close();
     }

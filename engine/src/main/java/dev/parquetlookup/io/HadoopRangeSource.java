@@ -174,6 +174,12 @@ final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
                         });
     }
 
+    /** Local files: a positioned read of the raw local file system. */
+    @Override
+    public boolean readsInline() {
+        return local;
+    }
+
     @Override
     public IOStatistics getIOStatistics() {
         return in.getIOStatistics();

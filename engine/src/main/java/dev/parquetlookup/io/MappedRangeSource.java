@@ -116,6 +116,12 @@ final class MappedRangeSource implements RangeSource {
         return file;
     }
 
+    /** A copy out of the mapping. */
+    @Override
+    public boolean readsInline() {
+        return true;
+    }
+
     @Override
     public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
         if (position < 0 || length < 0 || position + length > file.length()) {

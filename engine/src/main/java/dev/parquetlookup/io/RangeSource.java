@@ -40,6 +40,16 @@ public interface RangeSource extends Closeable {
     }
 
     /**
+     * Whether {@link #readAll} is a copy of microseconds that never waits for a device or a network
+     * (memory-mapped files, local positioned reads): asynchronous lookups then read in the calling
+     * thread without futures, single flight or the in-flight bound. False by default, the safe
+     * answer for a source that may wait; decorators forward it.
+     */
+    default boolean readsInline() {
+        return false;
+    }
+
+    /**
      * Reads several ranges without holding the calling thread while requests are out: the seam for
      * object stores, where a range costs a round trip of milliseconds. The future completes with
      * one array per range, in the order given, or fails with the {@link IOException} {@link

@@ -193,6 +193,11 @@ public final class RetryingRangeSource implements RangeSource {
     }
 
     @Override
+    public boolean readsInline() {
+        return delegate.readsInline();
+    }
+
+    @Override
     public void close() throws IOException {
         delegate.close();
     }
