@@ -110,7 +110,15 @@ public final class DimensionTable implements Closeable {
 
     /** Like {@link #open(TableConfig)} over a given store, which the table closes. */
     public static DimensionTable open(TableConfig config, FileStore store) throws IOException {
-        ReadStatistics statistics = new ReadStatistics();
+        return open(config, store, new ReadStatistics());
+    }
+
+    /**
+     * Like {@link #open(TableConfig, FileStore)}, counting every read into {@code statistics} (a
+     * refreshing table's snapshots count into one).
+     */
+    public static DimensionTable open(
+            TableConfig config, FileStore store, ReadStatistics statistics) throws IOException {
         List<SortedFile> opened = new ArrayList<>();
         try {
             List<FileId> ids;

@@ -1,6 +1,7 @@
 package dev.parquetlookup.engine;
 
 import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.metadata.FileUses;
 
 import org.apache.parquet.column.Dictionary;
 
@@ -18,6 +19,7 @@ import com.github.benmanes.caffeine.cache.stats.CacheStats;
 public final class PageCache {
 
     private final long maxBytes;
+    private final FileUses uses = new FileUses();
     private final Cache<Key, Object> cache;
 
     public PageCache(long maxBytes) {
@@ -31,6 +33,11 @@ public final class PageCache {
                         .weigher((Key k, Object v) -> weight(v))
                         .recordStats()
                         .build();
+    }
+
+    /** The open snapshots using each file with this cache: its entries leave at the last one. */
+    public FileUses uses() {
+        return uses;
     }
 
     public long maxBytes() {

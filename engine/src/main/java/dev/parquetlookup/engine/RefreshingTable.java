@@ -1,15 +1,12 @@
 package dev.parquetlookup.engine;
 
-import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
-import dev.parquetlookup.io.CountingRangeSource;
+import dev.parquetlookup.engine.SnapshotSource.Listing;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
-import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.io.RetryingFileStore;
-import dev.parquetlookup.metadata.MetadataCache;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,21 +14,16 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.Closeable;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A dimension table that follows its path: it serves one immutable {@link DimensionTable} snapshot
@@ -120,7 +112,7 @@ public final class RefreshingTable implements Closeable {
     @Nullable private final ScheduledExecutorService scheduler;
 
     /** The qualified parent path in {@code latest-success} mode, resolved at open. */
-    @Nullable private final String qualifiedParent;
+    private final SnapshotSource source;
 
     private volatile Snapshot current;
     private volatile long lastCheckMillis;
@@ -134,15 +126,15 @@ public final class RefreshingTable implements Closeable {
             RefreshOptions options,
             FileStore store,
             ReadStatistics statistics,
-            @Nullable String qualifiedParent,
+            SnapshotSource source,
             Snapshot first) {
         this.config = config;
         this.options = options;
         this.store = store;
         this.statistics = statistics;
-        this.qualifiedParent = qualifiedParent;
+        this.source = source;
         this.current = first;
-        first.owner = this;
+        first.onLastRelease = this::closeSnapshot;
         this.live.add(first);
         this.lastCheckMillis = first.publishedAtMillis;
         this.initialColumns = first.table.columns();
@@ -186,26 +178,18 @@ public final class RefreshingTable implements Closeable {
     public static RefreshingTable open(TableConfig config, RefreshOptions options, FileStore store)
             throws IOException {
         try {
-            String parent = null;
-            if (options.snapshotMode() == SnapshotMode.LATEST_SUCCESS) {
-                try {
-                    parent = trimSlash(store.stat(config.path()).path());
-                } catch (FileNotFoundException e) {
-                    throw new LookupFileException(
-                            "Path " + config.path() + " does not exist. Check the table's 'path'.",
-                            e);
-                }
-            }
+            SnapshotSource source =
+                    SnapshotSource.directory(config.path(), options.snapshotMode(), store);
             ReadStatistics statistics = new ReadStatistics();
-            Listing listing = list(config, options, store, parent, null);
+            Listing listing = source.list(null);
             Snapshot first = openSnapshot(config, store, statistics, listing, 1);
             RefreshingTable table =
-                    new RefreshingTable(config, options, store, statistics, parent, first);
+                    new RefreshingTable(config, options, store, statistics, source, first);
             LOG.info(
                     "Serving version 1 of {}: {} file(s) from {}{}",
                     config.path(),
                     first.files.size(),
-                    listing.location,
+                    listing.location(),
                     options.refreshes() ? ", refreshed every " + options.interval() : "");
             return table;
         } catch (IOException | RuntimeException e) {
@@ -324,15 +308,15 @@ public final class RefreshingTable implements Closeable {
             Snapshot old = current;
             Snapshot next;
             try {
-                Listing listing = list(config, options, store, qualifiedParent, old);
+                Listing listing = source.list(old.location);
                 lastCheckMillis = System.currentTimeMillis();
-                if (listing.location.equals(old.location)
-                        && new HashSet<>(listing.files).equals(old.files)) {
+                if (listing.location().equals(old.location)
+                        && new HashSet<>(listing.files()).equals(old.files)) {
                     lastError = null;
                     return RefreshResult.UNCHANGED;
                 }
                 next = openSnapshot(config, store, statistics, listing, old.version + 1);
-                next.owner = this;
+                next.onLastRelease = this::closeSnapshot;
                 try {
                     checkFits(next);
                 } catch (RuntimeException e) {
@@ -439,83 +423,6 @@ public final class RefreshingTable implements Closeable {
         return s.toString().replace('\n', ' ');
     }
 
-    // ------------------------------------------------------------------ listing
-
-    /** What one listing found: the directory the table is read from and its files. */
-    private record Listing(String location, List<FileId> files) {}
-
-    private static Listing list(
-            TableConfig config,
-            RefreshOptions options,
-            FileStore store,
-            @Nullable String qualifiedParent,
-            @Nullable Snapshot current)
-            throws IOException {
-        List<FileId> files;
-        try {
-            files = store.list(config.path());
-        } catch (FileNotFoundException e) {
-            throw new LookupFileException(
-                    "Path " + config.path() + " does not exist. Check the table's 'path'.", e);
-        }
-        if (options.snapshotMode() == SnapshotMode.ALL_FILES) {
-            if (files.isEmpty()) {
-                throw new LookupFileException(
-                        "Path "
-                                + config.path()
-                                + " holds no Parquet files (hidden and '_' files are skipped)."
-                                + " Check the table's 'path'.");
-            }
-            return new Listing(config.path(), files);
-        }
-        // latest-success: group the files by the directory right below the parent.
-        String prefix = qualifiedParent + "/";
-        TreeMap<String, List<FileId>> byDirectory = new TreeMap<>(NaturalOrder.INSTANCE);
-        for (FileId f : files) {
-            if (!f.path().startsWith(prefix)) {
-                continue;
-            }
-            String rest = f.path().substring(prefix.length());
-            int slash = rest.indexOf('/');
-            if (slash > 0) {
-                byDirectory
-                        .computeIfAbsent(rest.substring(0, slash), d -> new ArrayList<>())
-                        .add(f);
-            }
-        }
-        List<String> incomplete = new ArrayList<>();
-        for (Map.Entry<String, List<FileId>> e : byDirectory.descendingMap().entrySet()) {
-            String directory = prefix + e.getKey();
-            if (current != null && current.location.equals(directory)) {
-                return new Listing(directory, e.getValue()); // known complete
-            }
-            try {
-                store.stat(directory + "/" + RefreshOptions.SUCCESS_MARKER);
-            } catch (FileNotFoundException notYet) {
-                incomplete.add(e.getKey());
-                continue;
-            }
-            // Listed again after the marker was seen: the parent's listing may predate files
-            // written just before the marker.
-            return new Listing(directory, store.list(directory));
-        }
-        throw new LookupFileException(
-                "No complete snapshot directory under "
-                        + config.path()
-                        + ": path.snapshot-mode 'latest-success' serves the newest subdirectory"
-                        + " holding a "
-                        + RefreshOptions.SUCCESS_MARKER
-                        + " file, and "
-                        + (incomplete.isEmpty()
-                                ? "there is no subdirectory with Parquet files"
-                                : "none of " + incomplete + " has one")
-                        + ". Write the marker last when publishing a snapshot.");
-    }
-
-    private static String trimSlash(String path) {
-        return path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
-    }
-
     // ------------------------------------------------------------------ snapshots
 
     private static Snapshot openSnapshot(
@@ -525,20 +432,13 @@ public final class RefreshingTable implements Closeable {
             Listing listing,
             long version)
             throws IOException {
-        TableConfig snapshotConfig =
-                listing.location.equals(config.path())
-                        ? config
-                        : new TableConfig(
-                                listing.location,
-                                config.sortKey(),
-                                config.hadoopOptions(),
-                                config.metadataCache(),
-                                config.pageCache(),
-                                config.mapLocalFiles());
         DimensionTable table =
-                DimensionTable.open(snapshotConfig, new SnapshotStore(store, statistics, listing));
+                DimensionTable.open(
+                        config.withPath(listing.location()),
+                        new SnapshotStore(store, listing),
+                        statistics);
         return new Snapshot(
-                table, version, listing.location, config.metadataCache(), config.pageCache());
+                table, version, listing.location(), config.metadataCache(), config.pageCache());
     }
 
     private void closeSnapshot(Snapshot s) {
@@ -560,113 +460,6 @@ public final class RefreshingTable implements Closeable {
                 s.version,
                 config.path(),
                 dropped);
-    }
-
-    /**
-     * How many open snapshots, of any table in this JVM (class loader), use each file version with
-     * each cache. The caches are shared by every lookup function of a job in a TaskManager, and
-     * each function refreshes its own table: a file's entries leave a cache only when the last
-     * snapshot using it with that cache closes. Entries are removed at zero, so the map holds only
-     * files of open snapshots. A refresh that has just taken such a file from the cache but not yet
-     * registered its snapshot keeps its own reference; the cache merely loses the entry.
-     */
-    private static final ConcurrentHashMap<FileUse, Integer> FILE_USES = new ConcurrentHashMap<>();
-
-    /** A file version used with one metadata cache and page cache (both compared by identity). */
-    private record FileUse(
-            MetadataCache metadataCache, @Nullable PageCache pageCache, FileId file) {}
-
-    /** One immutable snapshot with its reference count (1 while it is the current one). */
-    private static final class Snapshot {
-        final DimensionTable table;
-        final long version;
-        final String location;
-        final Set<FileId> files;
-        final long newestFileMillis;
-        final long publishedAtMillis = System.currentTimeMillis();
-        private final AtomicInteger references = new AtomicInteger(1);
-
-        /** Set once the snapshot belongs to a table; without one, closing only closes the files. */
-        @Nullable volatile RefreshingTable owner;
-
-        private final MetadataCache metadataCache;
-        @Nullable private final PageCache pageCache;
-
-        Snapshot(
-                DimensionTable table,
-                long version,
-                String location,
-                MetadataCache metadataCache,
-                @Nullable PageCache pageCache) {
-            this.table = table;
-            this.version = version;
-            this.location = location;
-            this.metadataCache = metadataCache;
-            this.pageCache = pageCache;
-            this.files = Set.copyOf(table.files());
-            for (FileId f : files) {
-                FILE_USES.merge(new FileUse(metadataCache, pageCache, f), 1, Integer::sum);
-            }
-            long newest = 0;
-            for (FileId f : files) {
-                newest = Math.max(newest, f.modificationTime());
-            }
-            this.newestFileMillis = newest;
-        }
-
-        /**
-         * Drops this snapshot's use of its files; with {@code invalidate}, the entries of files
-         * nothing else uses leave the caches. Returns how many left.
-         */
-        int releaseFiles(boolean invalidate) {
-            int dropped = 0;
-            for (FileId f : files) {
-                boolean last =
-                        FILE_USES.compute(
-                                        new FileUse(metadataCache, pageCache, f),
-                                        (k, n) -> n == null || n <= 1 ? null : n - 1)
-                                == null;
-                if (last && invalidate) {
-                    metadataCache.invalidate(f);
-                    if (pageCache != null) {
-                        pageCache.invalidate(f);
-                    }
-                    dropped++;
-                }
-            }
-            return dropped;
-        }
-
-        boolean tryRetain() {
-            while (true) {
-                int n = references.get();
-                if (n <= 0) {
-                    return false;
-                }
-                if (references.compareAndSet(n, n + 1)) {
-                    return true;
-                }
-            }
-        }
-
-        void release() {
-            int n = references.decrementAndGet();
-            if (n == 0) {
-                RefreshingTable t = owner;
-                if (t != null) {
-                    t.closeSnapshot(this);
-                } else {
-                    try {
-                        table.close();
-                    } catch (IOException | RuntimeException e) {
-                        LOG.warn("Closing an unused snapshot failed: {}", e.toString());
-                    }
-                    releaseFiles(true);
-                }
-            } else if (n < 0) {
-                throw new IllegalStateException("snapshot released more often than acquired");
-            }
-        }
     }
 
     /**
@@ -706,27 +499,19 @@ public final class RefreshingTable implements Closeable {
 
     /**
      * The store as one snapshot sees it: the listing already made (so the snapshot is exactly what
-     * was compared), sources counted into the table's statistics, and closing it leaves the shared
-     * store open.
+     * was compared), and closing it leaves the shared store open.
      */
     private static final class SnapshotStore extends ForwardingFileStore {
-        private final ReadStatistics statistics;
         private final Listing listing;
 
-        SnapshotStore(FileStore delegate, ReadStatistics statistics, Listing listing) {
+        SnapshotStore(FileStore delegate, Listing listing) {
             super(delegate);
-            this.statistics = statistics;
             this.listing = listing;
         }
 
         @Override
         public List<FileId> list(String path) throws IOException {
-            return path.equals(listing.location) ? listing.files : super.list(path);
-        }
-
-        @Override
-        public RangeSource open(FileId file) throws IOException {
-            return new CountingRangeSource(super.open(file), statistics);
+            return path.equals(listing.location()) ? listing.files() : super.list(path);
         }
 
         @Override

@@ -38,6 +38,14 @@ public record TableConfig(
         Objects.requireNonNull(metadataCache, "metadataCache");
     }
 
+    /** This configuration for another path (a snapshot directory of the configured one). */
+    public TableConfig withPath(String newPath) {
+        return newPath.equals(path)
+                ? this
+                : new TableConfig(
+                        newPath, sortKey, hadoopOptions, metadataCache, pageCache, mapLocalFiles);
+    }
+
     public static Builder builder(String path) {
         return new Builder(path);
     }

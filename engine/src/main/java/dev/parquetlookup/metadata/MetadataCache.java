@@ -26,6 +26,7 @@ public final class MetadataCache {
     private static volatile MetadataCache defaultShared;
 
     private final long maxBytes;
+    private final FileUses uses = new FileUses();
     private final Cache<Key, FileMetadata> cache;
 
     public MetadataCache(long maxBytes) {
@@ -87,6 +88,11 @@ public final class MetadataCache {
     /** Drops every entry of a file version (all sort keys). */
     public void invalidate(FileId file) {
         cache.asMap().keySet().removeIf(k -> k.file().equals(file));
+    }
+
+    /** The open snapshots using each file with this cache: its entries leave at the last one. */
+    public FileUses uses() {
+        return uses;
     }
 
     public long maxBytes() {
