@@ -113,6 +113,17 @@ final class FlinkCluster implements AutoCloseable {
                             + ": run the e2e tests through Maven (mvn -B verify), which copies"
                             + " it with maven-dependency-plugin");
         }
+        String version = flinkVersion(libDir);
+        if (isFlink120() != version.startsWith("1.20.")) {
+            throw new IllegalStateException(
+                    "lib/ at "
+                            + libDir
+                            + " holds Flink "
+                            + version
+                            + " but e2e.flink.line is "
+                            + System.getProperty("e2e.flink.line", "2.x"));
+        }
+        System.out.println("Flink " + version + " cluster from " + libDir);
         int[] ports = freePorts(4);
         FlinkCluster cluster = new FlinkCluster(home, libDir, ports[1], ports[3]);
         Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
@@ -380,7 +391,13 @@ final class FlinkCluster implements AutoCloseable {
         config.put("heartbeat.interval", "2 s");
         config.put("heartbeat.timeout", "20 s");
         // Otherwise the REST API serves a cached graph and can hide a short RESTARTING state.
-        config.put("rest.cache.execution-graph.timeout", "0 ms");
+        // Flink 1.20 has no such key: its cache lives as long as the web UI's refresh interval,
+        // which must be positive.
+        if (isFlink120()) {
+            config.put("web.refresh-interval", "100 ms");
+        } else {
+            config.put("rest.cache.execution-graph.timeout", "0 ms");
+        }
         config.putAll(extraConfig);
 
         StringBuilder yaml = new StringBuilder("# Written by FlinkCluster for one e2e test run.\n");
@@ -575,6 +592,29 @@ final class FlinkCluster implements AutoCloseable {
 
     private static String javaExecutable() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /**
+     * Whether lib/ is a Flink 1.20 cluster (system property {@code e2e.flink.line} = {@code 1.20},
+     * set by e2e-tests/pom.xml's {@code flink-1.20} run) rather than Flink 2.x. Both read {@code
+     * conf/config.yaml} (1.20 as standard YAML when there is no {@code flink-conf.yaml}), serve the
+     * SQL Gateway's REST API v3 and start from the same main classes; only a few configuration keys
+     * differ.
+     */
+    static boolean isFlink120() {
+        return "1.20".equals(System.getProperty("e2e.flink.line", "2.x"));
+    }
+
+    /** The version of the flink-runtime jar in lib/, e.g. {@code 1.20.3}. */
+    private static String flinkVersion(Path libDir) throws IOException {
+        try (Stream<Path> jars = Files.list(libDir)) {
+            return jars.map(p -> p.getFileName().toString())
+                    .filter(n -> n.matches("flink-runtime-[0-9.]+\\.jar"))
+                    .map(n -> n.substring("flink-runtime-".length(), n.length() - ".jar".length()))
+                    .findFirst()
+                    .orElseThrow(
+                            () -> new IllegalStateException("no flink-runtime jar in " + libDir));
+        }
     }
 
     static String requiredProperty(String key) {

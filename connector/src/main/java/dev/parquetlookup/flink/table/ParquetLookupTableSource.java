@@ -1,6 +1,5 @@
 package dev.parquetlookup.flink.table;
 
-import dev.parquetlookup.flink.lookup.KeyRangePartitioner;
 import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetAsyncLookupFunction;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
@@ -12,7 +11,6 @@ import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.InputFormatProvider;
 import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
-import org.apache.flink.table.connector.source.abilities.SupportsLookupCustomShuffle;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.connector.source.lookup.AsyncLookupFunctionProvider;
 import org.apache.flink.table.connector.source.lookup.FullCachingLookupProvider;
@@ -35,7 +33,6 @@ import javax.annotation.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The {@code 'parquet-lookup'} table: point lookups for lookup joins (sync, async, with Flink's
@@ -52,12 +49,9 @@ public final class ParquetLookupTableSource
         implements LookupTableSource,
                 ScanTableSource,
                 SupportsProjectionPushDown,
-                SupportsLookupCustomShuffle {
+                KeyRangeShuffle.Ability {
 
     private static final Logger LOG = LoggerFactory.getLogger(ParquetLookupTableSource.class);
-
-    /** Range boundaries sampled for {@code 'shuffle' = 'true'}. */
-    static final int SHUFFLE_SAMPLES = 1024;
 
     private final ParquetLookupConfig config;
     private final TableFiles files;
@@ -66,13 +60,8 @@ public final class ParquetLookupTableSource
     @Nullable private final CacheReloadTrigger fullCacheReloadTrigger;
     private DataType producedType;
 
-    /**
-     * Set by {@link #getLookupRuntimeProvider} when the planner prefers a custom shuffle: {@link
-     * #getPartitioner} takes no arguments, so the join keys have to be remembered in between.
-     */
-    @Nullable private KeyRangePartitioner partitioner;
-
-    @Nullable private List<String> partitionerKeys;
+    /** The key-range shuffle ({@code 'shuffle' = 'true'}); a no-op on the Flink 1.20 line. */
+    private KeyRangeShuffle shuffle;
 
     public ParquetLookupTableSource(
             ParquetLookupConfig config,
@@ -87,6 +76,7 @@ public final class ParquetLookupTableSource
         this.cacheType = cacheType;
         this.partialCache = partialCache;
         this.fullCacheReloadTrigger = fullCacheReloadTrigger;
+        this.shuffle = new KeyRangeShuffle(config.tableName());
     }
 
     // ------------------------------------------------------------------ lookups
@@ -127,9 +117,7 @@ public final class ParquetLookupTableSource
                 SchemaValidator.enginePrefix(
                         config.tableName(), files.description(), keyNames, files.sortKey());
         LookupSpec spec = LookupSpec.of(names, fieldTypes(), keyNames, prefix);
-        if (context.preferCustomShuffle()) {
-            preparePartitioner(spec);
-        }
+        shuffle.prepare(context, config, spec);
 
         LookupFunction sync = new ParquetLookupFunction(config, spec);
         if (!config.async()) {
@@ -145,31 +133,9 @@ public final class ParquetLookupTableSource
                 : new BothProvider(sync, async);
     }
 
-    private void preparePartitioner(LookupSpec spec) {
-        if (partitioner != null && spec.keyNames().equals(partitionerKeys)) {
-            return; // the planner asks for the provider more than once per join
-        }
-        long start = System.nanoTime();
-        List<Object[]> samples = TableFiles.sampleKeys(config, SHUFFLE_SAMPLES);
-        partitioner = new KeyRangePartitioner(spec.normalizer(), samples);
-        partitionerKeys = spec.keyNames();
-        LOG.info(
-                "Table '{}': key-range shuffle on {} with {} boundaries sampled in {} ms",
-                config.tableName(),
-                spec.normalizer().keyColumns(),
-                samples.size(),
-                (System.nanoTime() - start) / 1_000_000);
-    }
-
     @Override
-    public Optional<InputDataPartitioner> getPartitioner() {
-        if (partitioner == null) {
-            LOG.warn(
-                    "Table '{}': no key range known for 'shuffle' = 'true'; keeping the input"
-                            + " distribution",
-                    config.tableName());
-        }
-        return Optional.ofNullable(partitioner);
+    public KeyRangeShuffle keyRangeShuffle() {
+        return shuffle;
     }
 
     // ------------------------------------------------------------------ scans
@@ -212,8 +178,7 @@ public final class ParquetLookupTableSource
                         cacheType,
                         partialCache,
                         fullCacheReloadTrigger);
-        copy.partitioner = partitioner;
-        copy.partitionerKeys = partitionerKeys;
+        copy.shuffle = shuffle.copy();
         return copy;
     }
 

@@ -13,8 +13,6 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.async.CollectionSupplier;
-import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -418,24 +416,7 @@ class ParquetEnrichmentITCase {
                         .join((Order o, Row c) -> "")
                         .build();
         CompletableFuture<Collection<String>> future = new CompletableFuture<>();
-        function.timeout(
-                new Order(7, "eu", 12L),
-                new ResultFuture<>() {
-                    @Override
-                    public void complete(Collection<String> result) {
-                        future.complete(result);
-                    }
-
-                    @Override
-                    public void completeExceptionally(Throwable error) {
-                        future.completeExceptionally(error);
-                    }
-
-                    @Override
-                    public void complete(CollectionSupplier<String> supplier) {
-                        throw new UnsupportedOperationException();
-                    }
-                });
+        function.timeout(new Order(7, "eu", 12L), new CapturingResultFuture<>(future));
         assertThat(future)
                 .failsWithin(Duration.ZERO)
                 .withThrowableOfType(ExecutionException.class)
