@@ -96,10 +96,10 @@ public final class ParquetLookupTableSource
             // Flink's FULL cache loads the whole table by a scan and indexes it by the join's own
             // keys: any key works, a sort-key prefix is not needed.
             List<String> sortKey = files.sortKey();
-            if (context.preferCustomShuffle()
-                    && !sortKey.isEmpty()
-                    && keyNames.contains(sortKey.get(0))) {
-                preparePartitioner(
+            if (!sortKey.isEmpty() && keyNames.contains(sortKey.get(0))) {
+                shuffle.prepare(
+                        context,
+                        config,
                         LookupSpec.of(
                                 names,
                                 fieldTypes(),
