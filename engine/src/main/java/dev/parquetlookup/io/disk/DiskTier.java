@@ -489,8 +489,11 @@ public final class DiskTier implements Closeable {
         int[] checksums = checksums(bytes);
         Segment segment;
         long position;
-        try {
-            synchronized (allocation) {
+        // Allocation and write under one lock: a failed write (a full disk) then always gives its
+        // space back, since nothing was allocated after it. Writes come from the writer thread
+        // and the warm-up's few fetches; a lookup never waits for them.
+        synchronized (allocation) {
+            try {
                 if (closed) {
                     return false;
                 }
@@ -506,29 +509,22 @@ public final class DiskTier implements Closeable {
                 if (active == null) {
                     active = newSegment();
                 }
-                segment = active;
-                position = segment.writePosition;
-                segment.writePosition += length;
-                usedBytes += length;
-            }
-        } catch (IOException e) {
-            writeFailed(file, e);
-            return false;
-        }
-        try {
-            writes.write(segment.channel, ByteBuffer.wrap(bytes), position);
-        } catch (IOException e) {
-            synchronized (allocation) {
-                // Give the space back when nothing was allocated after it.
-                if (segment == active && segment.writePosition == position + length) {
-                    segment.writePosition = position;
-                    usedBytes -= length;
-                }
-            }
-            if (!segment.isDropped()) {
+            } catch (IOException e) {
                 writeFailed(file, e);
+                return false;
             }
-            return false;
+            segment = active;
+            position = segment.writePosition;
+            try {
+                writes.write(segment.channel, ByteBuffer.wrap(bytes), position);
+            } catch (IOException e) {
+                if (!segment.isDropped()) {
+                    writeFailed(file, e);
+                }
+                return false;
+            }
+            segment.writePosition += length;
+            usedBytes += length;
         }
         bytesWritten.add(length);
         Extent x = new Extent(file, offset, length, segment, position, checksums);
