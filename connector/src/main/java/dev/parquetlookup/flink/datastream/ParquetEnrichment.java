@@ -80,13 +80,14 @@ import java.util.Objects;
 public final class ParquetEnrichment<IN> {
 
     /** Default of {@link #asyncThreads}, as the SQL option {@code lookup.async.threads}. */
-    public static final int DEFAULT_ASYNC_THREADS = 16;
+    public static final int DEFAULT_ASYNC_THREADS = ParquetLookupConfig.DEFAULT_ASYNC_THREADS;
 
     /** Default of {@link #metadataCacheMaxBytes}, as {@code metadata-cache.max-bytes}. */
-    public static final long DEFAULT_METADATA_CACHE_BYTES = 256L << 20;
+    public static final long DEFAULT_METADATA_CACHE_BYTES =
+            ParquetLookupConfig.DEFAULT_METADATA_CACHE_BYTES;
 
     /** Default of {@link #maxRetries}, as Flink's {@code lookup.max-retries}. */
-    public static final int DEFAULT_MAX_RETRIES = 3;
+    public static final int DEFAULT_MAX_RETRIES = ParquetLookupConfig.DEFAULT_MAX_RETRIES;
 
     private final String path;
     @Nullable private String name;
@@ -110,6 +111,7 @@ public final class ParquetEnrichment<IN> {
     @Nullable private Duration refreshInterval;
     private SnapshotMode snapshotMode = SnapshotMode.ALL_FILES;
     private String format = TableFormat.FILES;
+    private boolean synthesizePageIndex = true;
     @Nullable private LookupCache rowCache;
 
     private ParquetEnrichment(String path) {
@@ -245,6 +247,16 @@ public final class ParquetEnrichment<IN> {
      */
     public ParquetEnrichment<IN> mapLocalFiles(boolean mapLocalFiles) {
         this.mapLocalFiles = mapLocalFiles;
+        return this;
+    }
+
+    /**
+     * Whether files without a page index (DuckDB, pyarrow by default) get one built from their page
+     * headers at open (default true; SQL: {@code page-index.synthesize}). Off: such files are
+     * opened from their footer alone and a lookup reads the key column chunk of a row group.
+     */
+    public ParquetEnrichment<IN> synthesizePageIndex(boolean synthesize) {
+        this.synthesizePageIndex = synthesize;
         return this;
     }
 
@@ -415,22 +427,22 @@ public final class ParquetEnrichment<IN> {
         }
         String tableName = name != null ? name : path;
         ParquetLookupConfig config =
-                new ParquetLookupConfig(
-                        tableName,
-                        path,
-                        sortKey,
-                        hadoopOptions,
-                        true,
-                        asyncThreads,
-                        metadataCacheMaxBytes,
-                        pageCacheMaxBytes,
-                        maxRetries,
-                        refreshInterval,
-                        snapshotMode,
-                        mapLocalFiles,
-                        maxInFlightRequests,
-                        new DiskTierConfig(localCacheDir, localCacheMaxBytes, warmup),
-                        format);
+                ParquetLookupConfig.builder(tableName, path)
+                        .sortKey(sortKey)
+                        .hadoopOptions(hadoopOptions)
+                        .async(true)
+                        .asyncThreads(asyncThreads)
+                        .metadataCacheMaxBytes(metadataCacheMaxBytes)
+                        .pageCacheMaxBytes(pageCacheMaxBytes)
+                        .maxRetries(maxRetries)
+                        .refreshInterval(refreshInterval)
+                        .snapshotMode(snapshotMode)
+                        .mapLocalFiles(mapLocalFiles)
+                        .maxInFlightRequests(maxInFlightRequests)
+                        .diskTier(new DiskTierConfig(localCacheDir, localCacheMaxBytes, warmup))
+                        .format(format)
+                        .synthesizePageIndex(synthesizePageIndex)
+                        .build();
         TableFiles files = TableFiles.inspect(config);
         Map<String, ColumnSchema> byName = new LinkedHashMap<>();
         for (ColumnSchema column : files.columns()) {

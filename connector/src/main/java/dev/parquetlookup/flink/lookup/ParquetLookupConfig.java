@@ -22,8 +22,9 @@ import java.util.TreeMap;
  * The connector options of one table, resolved and immutable; shipped to the task managers with the
  * lookup functions.
  *
- * <p>Example: {@code new ParquetLookupConfig("customers", "file:///data/customers/", List.of(),
- * Map.of(), true, 16, 256 << 20, 0, 3)}.
+ * <p>Built with every default in one place, the {@link Builder} (SQL options and the DataStream
+ * builder both go through it). Example: {@code ParquetLookupConfig.builder("customers",
+ * "file:///data/customers/").sortKey(List.of("id")).pageCacheMaxBytes(64 << 20).build()}.
  *
  * @param tableName the table's name in the catalog, for messages
  * @param path a Parquet file or directory, as a Hadoop URI or plain path
@@ -44,6 +45,8 @@ import java.util.TreeMap;
  *     {@code warmup})
  * @param format what {@code path} is ({@code format}): {@code files} (a directory) or a table
  *     format such as {@code iceberg} (the table's root); see {@link TableFormat}
+ * @param synthesizePageIndex whether files without a page index get one built from their page
+ *     headers at open ({@code page-index.synthesize})
  */
 public record ParquetLookupConfig(
         String tableName,
@@ -60,7 +63,8 @@ public record ParquetLookupConfig(
         boolean mapLocalFiles,
         int maxInFlightRequests,
         DiskTierConfig diskTier,
-        String format)
+        String format,
+        boolean synthesizePageIndex)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -68,37 +72,14 @@ public record ParquetLookupConfig(
     /** Default of {@code lookup.max-in-flight-requests}. */
     public static final int DEFAULT_MAX_IN_FLIGHT_REQUESTS = 64;
 
-    /** With the default bound of requests in flight and the default disk tier and warm-up. */
-    public ParquetLookupConfig(
-            String tableName,
-            String path,
-            List<String> sortKey,
-            Map<String, String> hadoopOptions,
-            boolean async,
-            int asyncThreads,
-            long metadataCacheMaxBytes,
-            long pageCacheMaxBytes,
-            int maxRetries,
-            @Nullable Duration refreshInterval,
-            SnapshotMode snapshotMode,
-            boolean mapLocalFiles) {
-        this(
-                tableName,
-                path,
-                sortKey,
-                hadoopOptions,
-                async,
-                asyncThreads,
-                metadataCacheMaxBytes,
-                pageCacheMaxBytes,
-                maxRetries,
-                refreshInterval,
-                snapshotMode,
-                mapLocalFiles,
-                DEFAULT_MAX_IN_FLIGHT_REQUESTS,
-                DiskTierConfig.defaults(),
-                TableFormat.FILES);
-    }
+    /** Default of {@code lookup.async.threads}. */
+    public static final int DEFAULT_ASYNC_THREADS = 16;
+
+    /** Default of {@code metadata-cache.max-bytes}: 256 MiB. */
+    public static final long DEFAULT_METADATA_CACHE_BYTES = 256L << 20;
+
+    /** Default of {@code lookup.max-retries}. */
+    public static final int DEFAULT_MAX_RETRIES = 3;
 
     public ParquetLookupConfig {
         Objects.requireNonNull(tableName, "tableName");
@@ -143,48 +124,31 @@ public record ParquetLookupConfig(
 
     /** The same configuration with another disk tier setting. */
     public ParquetLookupConfig withDiskTier(DiskTierConfig tier) {
-        return new ParquetLookupConfig(
-                tableName,
-                path,
-                sortKey,
-                hadoopOptions,
-                async,
-                asyncThreads,
-                metadataCacheMaxBytes,
-                pageCacheMaxBytes,
-                maxRetries,
-                refreshInterval,
-                snapshotMode,
-                mapLocalFiles,
-                maxInFlightRequests,
-                tier,
-                format);
+        return toBuilder().diskTier(tier).build();
     }
 
-    /** A table that is never refreshed and whose path holds the files themselves. */
-    public ParquetLookupConfig(
-            String tableName,
-            String path,
-            List<String> sortKey,
-            Map<String, String> hadoopOptions,
-            boolean async,
-            int asyncThreads,
-            long metadataCacheMaxBytes,
-            long pageCacheMaxBytes,
-            int maxRetries) {
-        this(
-                tableName,
-                path,
-                sortKey,
-                hadoopOptions,
-                async,
-                asyncThreads,
-                metadataCacheMaxBytes,
-                pageCacheMaxBytes,
-                maxRetries,
-                null,
-                SnapshotMode.ALL_FILES,
-                true);
+    /** A builder with every default: a directory of files, never refreshed. */
+    public static Builder builder(String tableName, String path) {
+        return new Builder(tableName, path);
+    }
+
+    /** A builder holding this configuration. */
+    public Builder toBuilder() {
+        return new Builder(tableName, path)
+                .sortKey(sortKey)
+                .hadoopOptions(hadoopOptions)
+                .async(async)
+                .asyncThreads(asyncThreads)
+                .metadataCacheMaxBytes(metadataCacheMaxBytes)
+                .pageCacheMaxBytes(pageCacheMaxBytes)
+                .maxRetries(maxRetries)
+                .refreshInterval(refreshInterval)
+                .snapshotMode(snapshotMode)
+                .mapLocalFiles(mapLocalFiles)
+                .maxInFlightRequests(maxInFlightRequests)
+                .diskTier(diskTier)
+                .format(format)
+                .synthesizePageIndex(synthesizePageIndex);
     }
 
     /**
@@ -203,6 +167,153 @@ public record ParquetLookupConfig(
                 .metadataCache(metadataCache)
                 .pageCache(pageCache)
                 .mapLocalFiles(mapLocalFiles)
+                .synthesizePageIndex(synthesizePageIndex)
                 .build();
+    }
+
+    /**
+     * The one place where a table's defaults live; {@link #build()} checks the values (the record's
+     * constructor). Setters name the SQL option they stand for.
+     */
+    public static final class Builder {
+        private String tableName;
+        private final String path;
+        private List<String> sortKey = List.of();
+        private Map<String, String> hadoopOptions = Map.of();
+        private boolean async = true;
+        private int asyncThreads = DEFAULT_ASYNC_THREADS;
+        private long metadataCacheMaxBytes = DEFAULT_METADATA_CACHE_BYTES;
+        private long pageCacheMaxBytes;
+        private int maxRetries = DEFAULT_MAX_RETRIES;
+        @Nullable private Duration refreshInterval;
+        private SnapshotMode snapshotMode = SnapshotMode.ALL_FILES;
+        private boolean mapLocalFiles = true;
+        private int maxInFlightRequests = DEFAULT_MAX_IN_FLIGHT_REQUESTS;
+        private DiskTierConfig diskTier = DiskTierConfig.defaults();
+        private String format = TableFormat.FILES;
+        private boolean synthesizePageIndex = true;
+
+        private Builder(String tableName, String path) {
+            this.tableName = tableName;
+            this.path = path;
+        }
+
+        /** The table's name in messages (default: the one given to the builder). */
+        public Builder tableName(String name) {
+            this.tableName = name;
+            return this;
+        }
+
+        /** {@code sort-key}; empty (the default) takes the files' declared order. */
+        public Builder sortKey(List<String> columns) {
+            this.sortKey = columns;
+            return this;
+        }
+
+        /** {@code hadoop.*}, without the prefix. */
+        public Builder hadoopOptions(Map<String, String> options) {
+            this.hadoopOptions = options;
+            return this;
+        }
+
+        /** {@code lookup.async} (default true). */
+        public Builder async(boolean enabled) {
+            this.async = enabled;
+            return this;
+        }
+
+        /** {@code lookup.async.threads} (default {@value #DEFAULT_ASYNC_THREADS}). */
+        public Builder asyncThreads(int threads) {
+            this.asyncThreads = threads;
+            return this;
+        }
+
+        /** {@code metadata-cache.max-bytes} (default 256 MiB). */
+        public Builder metadataCacheMaxBytes(long bytes) {
+            this.metadataCacheMaxBytes = bytes;
+            return this;
+        }
+
+        /** {@code page-cache.max-bytes} (default 0: off). */
+        public Builder pageCacheMaxBytes(long bytes) {
+            this.pageCacheMaxBytes = bytes;
+            return this;
+        }
+
+        /** {@code lookup.max-retries} (default {@value #DEFAULT_MAX_RETRIES}). */
+        public Builder maxRetries(int retries) {
+            this.maxRetries = retries;
+            return this;
+        }
+
+        /** {@code refresh.interval} (default null: never). */
+        public Builder refreshInterval(@Nullable Duration interval) {
+            this.refreshInterval = interval;
+            return this;
+        }
+
+        /** {@code path.snapshot-mode} (default all files). */
+        public Builder snapshotMode(SnapshotMode mode) {
+            this.snapshotMode = mode;
+            return this;
+        }
+
+        /** {@code local-files.mmap} (default true). */
+        public Builder mapLocalFiles(boolean map) {
+            this.mapLocalFiles = map;
+            return this;
+        }
+
+        /**
+         * {@code lookup.max-in-flight-requests} (default {@value #DEFAULT_MAX_IN_FLIGHT_REQUESTS}).
+         */
+        public Builder maxInFlightRequests(int requests) {
+            this.maxInFlightRequests = requests;
+            return this;
+        }
+
+        /** {@code local-cache.*} and {@code warmup}. */
+        public Builder diskTier(DiskTierConfig tier) {
+            this.diskTier = tier;
+            return this;
+        }
+
+        /** {@code format} (default {@code files}). */
+        public Builder format(String tableFormat) {
+            this.format = tableFormat;
+            return this;
+        }
+
+        /** {@code page-index.synthesize} (default true). */
+        public Builder synthesizePageIndex(boolean synthesize) {
+            this.synthesizePageIndex = synthesize;
+            return this;
+        }
+
+        /**
+         * The configuration.
+         *
+         * @throws IllegalArgumentException if a value is out of range (the message names the
+         *     option)
+         */
+        public ParquetLookupConfig build() {
+            return new ParquetLookupConfig(
+                    tableName,
+                    path,
+                    sortKey,
+                    hadoopOptions,
+                    async,
+                    asyncThreads,
+                    metadataCacheMaxBytes,
+                    pageCacheMaxBytes,
+                    maxRetries,
+                    refreshInterval,
+                    snapshotMode,
+                    mapLocalFiles,
+                    maxInFlightRequests,
+                    diskTier,
+                    format,
+                    synthesizePageIndex);
+        }
     }
 }

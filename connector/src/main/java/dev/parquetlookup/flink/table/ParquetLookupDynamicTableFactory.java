@@ -70,6 +70,7 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 ParquetLookupOptions.LOCAL_CACHE_MAX_BYTES,
                 ParquetLookupOptions.WARMUP,
                 ParquetLookupOptions.LOCAL_FILES_MMAP,
+                ParquetLookupOptions.PAGE_INDEX_SYNTHESIZE,
                 LookupOptions.CACHE_TYPE,
                 LookupOptions.MAX_RETRIES,
                 LookupOptions.PARTIAL_CACHE_EXPIRE_AFTER_ACCESS,
@@ -184,22 +185,23 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                                     + " itself. Remove 'path.snapshot-mode'.",
                             tableName, format));
         }
-        return new ParquetLookupConfig(
-                tableName,
-                options.get(ParquetLookupOptions.PATH),
-                sortKey,
-                hadoop,
-                options.get(ParquetLookupOptions.LOOKUP_ASYNC),
-                threads,
-                metadataBytes,
-                options.get(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES).getBytes(),
-                retries,
-                refresh,
-                snapshotMode,
-                options.get(ParquetLookupOptions.LOCAL_FILES_MMAP),
-                inFlight,
-                diskTier(tableName, options),
-                format);
+        return ParquetLookupConfig.builder(tableName, options.get(ParquetLookupOptions.PATH))
+                .sortKey(sortKey)
+                .hadoopOptions(hadoop)
+                .async(options.get(ParquetLookupOptions.LOOKUP_ASYNC))
+                .asyncThreads(threads)
+                .metadataCacheMaxBytes(metadataBytes)
+                .pageCacheMaxBytes(
+                        options.get(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES).getBytes())
+                .maxRetries(retries)
+                .refreshInterval(refresh)
+                .snapshotMode(snapshotMode)
+                .mapLocalFiles(options.get(ParquetLookupOptions.LOCAL_FILES_MMAP))
+                .maxInFlightRequests(inFlight)
+                .diskTier(diskTier(tableName, options))
+                .format(format)
+                .synthesizePageIndex(options.get(ParquetLookupOptions.PAGE_INDEX_SYNTHESIZE))
+                .build();
     }
 
     private static DiskTierConfig diskTier(String tableName, ReadableConfig options) {

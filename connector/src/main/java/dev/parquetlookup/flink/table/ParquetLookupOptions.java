@@ -2,6 +2,7 @@ package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.flink.lookup.DiskTierConfig;
+import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -119,7 +120,7 @@ public final class ParquetLookupOptions {
     public static final ConfigOption<Integer> LOOKUP_ASYNC_THREADS =
             ConfigOptions.key("lookup.async.threads")
                     .intType()
-                    .defaultValue(16)
+                    .defaultValue(ParquetLookupConfig.DEFAULT_ASYNC_THREADS)
                     .withDescription(
                             "No longer used by asynchronous lookups, which hold no thread while"
                                     + " their reads are out (see"
@@ -129,15 +130,16 @@ public final class ParquetLookupOptions {
     public static final ConfigOption<Integer> LOOKUP_MAX_IN_FLIGHT_REQUESTS =
             ConfigOptions.key("lookup.max-in-flight-requests")
                     .intType()
-                    .defaultValue(64)
+                    .defaultValue(ParquetLookupConfig.DEFAULT_MAX_IN_FLIGHT_REQUESTS)
                     .withDescription(
                             "Read requests (one per page) an asynchronous lookup function keeps in"
                                     + " flight per subtask at most. Asynchronous lookups on object"
                                     + " stores hold no thread while their requests are out, so"
                                     + " this, with 'table.exec.async-lookup.buffer-capacity', is"
                                     + " what bounds their concurrency: at a request latency L a"
-                                    + " subtask serves up to about this / L cold lookups per"
-                                    + " second (64 / 20 ms = 3,200). Local and cached pages take no"
+                                    + " subtask serves up to about this / (2 x L) cold lookups per"
+                                    + " second, each sending its key and value page requests"
+                                    + " together (64 / (2 x 20 ms) = 1,600). Local and cached pages take no"
                                     + " request.");
 
     // ------------------------------------------------------------------ caches below the rows
@@ -145,7 +147,7 @@ public final class ParquetLookupOptions {
     public static final ConfigOption<MemorySize> METADATA_CACHE_MAX_BYTES =
             ConfigOptions.key("metadata-cache.max-bytes")
                     .memoryType()
-                    .defaultValue(MemorySize.parse("256mb"))
+                    .defaultValue(new MemorySize(ParquetLookupConfig.DEFAULT_METADATA_CACHE_BYTES))
                     .withDescription(
                             "Bound of the metadata cache (parsed footers and page indexes). One"
                                     + " cache is shared by every lookup function of the job in a"
@@ -160,6 +162,18 @@ public final class ParquetLookupOptions {
                                     + " metadata cache. 0 (the default) disables it.");
 
     // ------------------------------------------------------------------ reading
+
+    public static final ConfigOption<Boolean> PAGE_INDEX_SYNTHESIZE =
+            ConfigOptions.key("page-index.synthesize")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Files without a page index (DuckDB, pyarrow by default) get one built"
+                                    + " at open from their page headers, so lookups read single"
+                                    + " pages instead of whole column chunks. Opening reads every"
+                                    + " page header (on object stores: the column chunks once)."
+                                    + " Set to false to open such files from their footer alone"
+                                    + " and read the key column chunk of a row group per lookup.");
 
     public static final ConfigOption<Boolean> LOCAL_FILES_MMAP =
             ConfigOptions.key("local-files.mmap")

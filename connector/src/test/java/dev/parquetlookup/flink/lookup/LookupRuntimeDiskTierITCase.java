@@ -1,7 +1,5 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
-import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.engine.TableWarmup;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
@@ -75,22 +73,13 @@ class LookupRuntimeDiskTierITCase {
     }
 
     private ParquetLookupConfig config(String path) {
-        return new ParquetLookupConfig(
-                "dim",
-                path,
-                List.of(),
-                HADOOP,
-                true,
-                4,
-                64L << 20,
-                0,
-                1,
-                null,
-                SnapshotMode.ALL_FILES,
-                true,
-                ParquetLookupConfig.DEFAULT_MAX_IN_FLIGHT_REQUESTS,
-                new DiskTierConfig(cacheBase.toString(), 64L << 20, TableWarmup.Mode.ALL),
-                TableFormat.FILES);
+        return ParquetLookupConfig.builder("dim", path)
+                .hadoopOptions(HADOOP)
+                .asyncThreads(4)
+                .metadataCacheMaxBytes(64L << 20)
+                .maxRetries(1)
+                .diskTier(new DiskTierConfig(cacheBase.toString(), 64L << 20, TableWarmup.Mode.ALL))
+                .build();
     }
 
     private List<Path> tierDirectories() throws IOException {

@@ -19,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,8 +44,12 @@ class LookupRuntimeTest {
     }
 
     private static ParquetLookupConfig config(long metadataBytes) {
-        return new ParquetLookupConfig(
-                "t", dir.toUri().toString(), List.of(), Map.of(), false, 1, metadataBytes, 0, 0);
+        return ParquetLookupConfig.builder("t", dir.toUri().toString())
+                .async(false)
+                .asyncThreads(1)
+                .metadataCacheMaxBytes(metadataBytes)
+                .maxRetries(0)
+                .build();
     }
 
     @Test

@@ -144,16 +144,11 @@ class ParquetAsyncLookupFunctionTest {
             HookedStore store, int threads, int retries, long metadataCacheBytes) {
         // A metadata cache of its own (odd size) so no other test's parsed footers are shared.
         ParquetLookupConfig config =
-                new ParquetLookupConfig(
-                        "t",
-                        dir.toUri().toString(),
-                        List.of(),
-                        Map.of(),
-                        true,
-                        threads,
-                        metadataCacheBytes,
-                        0,
-                        retries);
+                ParquetLookupConfig.builder("t", dir.toUri().toString())
+                        .asyncThreads(threads)
+                        .metadataCacheMaxBytes(metadataCacheBytes)
+                        .maxRetries(retries)
+                        .build();
         LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("g"), List.of("g"));
         return new ParquetAsyncLookupFunction(
                 config,

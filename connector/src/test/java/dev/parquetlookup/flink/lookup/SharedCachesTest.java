@@ -75,16 +75,11 @@ class SharedCachesTest {
     void metadataCacheMustBePositive() {
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () ->
-                                new ParquetLookupConfig(
-                                        "t",
-                                        "/p",
-                                        java.util.List.of(),
-                                        java.util.Map.of(),
-                                        true,
-                                        1,
-                                        0,
-                                        0,
-                                        0))
+                                ParquetLookupConfig.builder("t", "/p")
+                                        .asyncThreads(1)
+                                        .metadataCacheMaxBytes(0)
+                                        .maxRetries(0)
+                                        .build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("metadata-cache.max-bytes must be positive, got 0");
     }

@@ -56,6 +56,13 @@ class ParquetLookupDynamicTableFactoryTest {
         assertThat(config.maxRetries()).isEqualTo(3);
         assertThat(config.mapLocalFiles()).isTrue();
         assertThat(config.toTableConfig(new MetadataCache(1 << 20), null).mapLocalFiles()).isTrue();
+        assertThat(config.maxInFlightRequests()).isEqualTo(64);
+        assertThat(config.synthesizePageIndex()).isTrue();
+        assertThat(config.toTableConfig(new MetadataCache(1 << 20), null).synthesizePageIndex())
+                .isTrue();
+        // The builder the DataStream API uses has the same defaults as the SQL options.
+        assertThat(ParquetLookupConfig.builder(config.tableName(), config.path()).build())
+                .isEqualTo(config);
     }
 
     @Test
@@ -86,6 +93,15 @@ class ParquetLookupDynamicTableFactoryTest {
                 .containsOnly(
                         Map.entry("fs.s3a.endpoint", "http://127.0.0.1:9000"),
                         Map.entry("fs.s3a.path.style.access", "true"));
+    }
+
+    @Test
+    void pageIndexSynthesisCanBeTurnedOff() {
+        ParquetLookupConfig config =
+                config(Map.of("path", "/data/c", "page-index.synthesize", "false"));
+        assertThat(config.synthesizePageIndex()).isFalse();
+        assertThat(config.toTableConfig(new MetadataCache(1 << 20), null).synthesizePageIndex())
+                .isFalse();
     }
 
     @Test

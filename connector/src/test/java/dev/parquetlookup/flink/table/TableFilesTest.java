@@ -10,7 +10,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,8 +24,11 @@ class TableFilesTest {
         data.write(dir, 3);
         long bound = 3_000_017; // a planning cache no other test uses
         ParquetLookupConfig config =
-                new ParquetLookupConfig(
-                        "t", dir.toUri().toString(), List.of(), Map.of(), true, 1, bound, 0, 0);
+                ParquetLookupConfig.builder("t", dir.toUri().toString())
+                        .asyncThreads(1)
+                        .metadataCacheMaxBytes(bound)
+                        .maxRetries(0)
+                        .build();
 
         TableFiles files = TableFiles.inspect(config);
         List<Object[]> samples = TableFiles.sampleKeys(config, 16);
