@@ -15,8 +15,6 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@link RangeSource} over a local file mapped into memory: a read is a copy out of the OS page
@@ -41,14 +39,10 @@ final class MappedRangeSource implements RangeSource {
     /** Size of one mapping; a {@link MappedByteBuffer} holds at most 2 GiB. */
     private static final long SEGMENT = 1L << 30;
 
-    /** Set in {@link #state} once closed; the low bits count reads in flight. */
-    private static final long CLOSED = 1L << 62;
-
     private final FileId file;
     private final long segmentSize;
     private final MappedByteBuffer[] segments;
-    private final AtomicLong state = new AtomicLong();
-    private final AtomicBoolean released = new AtomicBoolean();
+    private final ReadGuard guard = new ReadGuard(this::unmap);
 
     private MappedRangeSource(FileId file, long segmentSize, MappedByteBuffer[] segments) {
         this.file = file;
@@ -159,36 +153,21 @@ final class MappedRangeSource implements RangeSource {
     }
 
     private void acquire() throws IOException {
-        if ((state.incrementAndGet() & CLOSED) != 0) {
-            release();
+        if (!guard.tryAcquire()) {
             throw new IOException(file.path() + " is closed");
         }
     }
 
     private void release() {
-        if (state.decrementAndGet() == CLOSED) {
-            unmap();
-        }
+        guard.release();
     }
 
     @Override
     public void close() {
-        long s;
-        do {
-            s = state.get();
-            if ((s & CLOSED) != 0) {
-                return;
-            }
-        } while (!state.compareAndSet(s, s | CLOSED));
-        if (s == 0) {
-            unmap();
-        }
+        guard.close();
     }
 
     private void unmap() {
-        if (!released.compareAndSet(false, true)) {
-            return;
-        }
         for (MappedByteBuffer segment : segments) {
             Unmapper.unmap(segment);
         }

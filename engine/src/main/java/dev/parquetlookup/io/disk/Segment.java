@@ -1,5 +1,7 @@
 package dev.parquetlookup.io.disk;
 
+import dev.parquetlookup.io.ReadGuard;
+
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
@@ -9,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -23,9 +24,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * after that fails {@link #acquire()} and the caller fetches the range elsewhere.
  */
 final class Segment {
-
-    /** Set in {@link #state} once dropped; the low bits count reads in flight. */
-    private static final long DROPPED = 1L << 62;
 
     final Path path;
     final long capacity;
@@ -44,8 +42,7 @@ final class Segment {
     /** The extents stored here, to drop them from the index when the segment is evicted. */
     final ConcurrentLinkedQueue<Extent> extents = new ConcurrentLinkedQueue<>();
 
-    private final AtomicLong state = new AtomicLong();
-    private final AtomicBoolean released = new AtomicBoolean();
+    private final ReadGuard guard = new ReadGuard(this::unmap);
 
     private Segment(Path path, long capacity, FileChannel channel, MappedByteBuffer map) {
         this.path = path;
@@ -75,41 +72,23 @@ final class Segment {
 
     /** Takes a read reference; false once the segment was dropped. */
     boolean acquire() {
-        if ((state.incrementAndGet() & DROPPED) != 0) {
-            release();
-            return false;
-        }
-        return true;
+        return guard.tryAcquire();
     }
 
     void release() {
-        if (state.decrementAndGet() == DROPPED) {
-            unmap();
-        }
+        guard.release();
     }
 
     boolean isDropped() {
-        return (state.get() & DROPPED) != 0;
+        return guard.isClosed();
     }
 
     /** Drops the segment: no new reads; unmapped and deleted once reads in flight finished. */
     void drop() {
-        long s;
-        do {
-            s = state.get();
-            if ((s & DROPPED) != 0) {
-                return;
-            }
-        } while (!state.compareAndSet(s, s | DROPPED));
-        if (s == 0) {
-            unmap();
-        }
+        guard.close();
     }
 
     private void unmap() {
-        if (!released.compareAndSet(false, true)) {
-            return;
-        }
         Unmapper.unmap(map);
         try {
             channel.close();
