@@ -116,6 +116,9 @@ public final class RefreshingTable implements Closeable {
     private final Object refreshLock = new Object();
 
     @Nullable private final ScheduledExecutorService scheduler;
+    // The scheduler's one thread, joined by close(): awaitTermination returns while the worker
+    // is still exiting, and a task manager's leak check must not see it.
+    @Nullable private volatile Thread refreshThread;
 
     /** The qualified parent path in {@code latest-success} mode, resolved at open. */
     private final SnapshotSource source;
@@ -152,6 +155,7 @@ public final class RefreshingTable implements Closeable {
                             r -> {
                                 Thread t = new Thread(r, "parquet-lookup-refresh " + config.path());
                                 t.setDaemon(true);
+                                refreshThread = t;
                                 return t;
                             });
             scheduler.scheduleWithFixedDelay(
@@ -553,7 +557,12 @@ public final class RefreshingTable implements Closeable {
         if (scheduler != null) {
             scheduler.shutdownNow();
             try {
-                scheduler.awaitTermination(10, TimeUnit.SECONDS);
+                if (scheduler.awaitTermination(10, TimeUnit.SECONDS)) {
+                    Thread t = refreshThread;
+                    if (t != null) {
+                        t.join(TimeUnit.SECONDS.toMillis(10));
+                    }
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
