@@ -27,6 +27,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -122,6 +123,20 @@ public final class DimensionTable implements Closeable {
      */
     public static DimensionTable open(
             TableConfig config, FileStore store, ReadStatistics statistics) throws IOException {
+        return open(config, store, statistics, Map.of());
+    }
+
+    /**
+     * Like {@link #open(TableConfig, FileStore, ReadStatistics)} for a table version that deleted
+     * rows of its files without rewriting them: the rows in {@code deletedRows} (by file; files
+     * absent have none) are never returned by lookups or scans.
+     */
+    public static DimensionTable open(
+            TableConfig config,
+            FileStore store,
+            ReadStatistics statistics,
+            Map<FileId, DeletedRows> deletedRows)
+            throws IOException {
         List<SortedFile> opened = new ArrayList<>();
         try {
             List<FileId> ids;
@@ -138,7 +153,7 @@ public final class DimensionTable implements Closeable {
                                 + " holds no Parquet files (hidden and '_' files are"
                                 + " skipped). Check the table's 'path'.");
             }
-            opened.addAll(openFiles(config, store, statistics, ids));
+            opened.addAll(openFiles(config, store, statistics, ids, deletedRows));
             FileMetadata first = opened.get(0).metadata();
             List<ColumnSchema> columns =
                     TableSchema.of(opened.stream().map(SortedFile::metadata).toList());
@@ -175,10 +190,14 @@ public final class DimensionTable implements Closeable {
      * the first failing file (in {@code ids}' order) is thrown, the others suppressed in it.
      */
     private static List<SortedFile> openFiles(
-            TableConfig config, FileStore store, ReadStatistics statistics, List<FileId> ids)
+            TableConfig config,
+            FileStore store,
+            ReadStatistics statistics,
+            List<FileId> ids,
+            Map<FileId, DeletedRows> deletedRows)
             throws IOException {
         if (ids.size() == 1) {
-            return List.of(openFile(config, store, statistics, ids.get(0)));
+            return List.of(openFile(config, store, statistics, ids.get(0), deletedRows));
         }
         int threads = Math.min(OPEN_PARALLELISM, ids.size());
         AtomicInteger counter = new AtomicInteger();
@@ -200,7 +219,13 @@ public final class DimensionTable implements Closeable {
                 pool.execute(
                         () -> {
                             try {
-                                files[index] = openFile(config, store, statistics, ids.get(index));
+                                files[index] =
+                                        openFile(
+                                                config,
+                                                store,
+                                                statistics,
+                                                ids.get(index),
+                                                deletedRows);
                             } catch (Throwable t) {
                                 failures[index] = t;
                             }
@@ -264,7 +289,11 @@ public final class DimensionTable implements Closeable {
     }
 
     private static SortedFile openFile(
-            TableConfig config, FileStore store, ReadStatistics statistics, FileId id)
+            TableConfig config,
+            FileStore store,
+            ReadStatistics statistics,
+            FileId id,
+            Map<FileId, DeletedRows> deletedRows)
             throws IOException {
         RangeSource source = new CountingRangeSource(store.open(id), statistics);
         try {
@@ -279,7 +308,11 @@ public final class DimensionTable implements Closeable {
                                                     source,
                                                     config.sortKey(),
                                                     pageIndexOptions(config)));
-            return new SortedFile(meta, source, config.pageCache());
+            return new SortedFile(
+                    meta,
+                    source,
+                    config.pageCache(),
+                    deletedRows.getOrDefault(id, DeletedRows.NONE));
         } catch (IOException | RuntimeException e) {
             source.close();
             throw e;

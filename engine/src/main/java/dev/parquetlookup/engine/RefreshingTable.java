@@ -449,7 +449,8 @@ public final class RefreshingTable implements Closeable {
                 DimensionTable.open(
                         config.withPath(listing.location()),
                         new SnapshotStore(store, listing),
-                        statistics);
+                        statistics,
+                        listing.deletedRows());
         return new Snapshot(
                 table,
                 version,

@@ -47,11 +47,23 @@ public interface SnapshotSource {
      * @param files the version's data files, sorted by path
      * @param version what the format calls this version (for logs and the {@code
      *     tableSourceVersion} metric), or {@code null} for a directory, whose location names it
+     * @param deletedRows rows of {@code files} this version deleted without rewriting them (a Delta
+     *     deletion vector, Iceberg position deletes); files absent from it have none
      */
-    record Listing(String location, List<FileId> files, @Nullable String version) {
+    record Listing(
+            String location,
+            List<FileId> files,
+            @Nullable String version,
+            Map<FileId, DeletedRows> deletedRows) {
         public Listing {
             Objects.requireNonNull(location, "location");
             files = List.copyOf(files);
+            deletedRows = Map.copyOf(deletedRows);
+        }
+
+        /** A version whose files' rows are all live. */
+        public Listing(String location, List<FileId> files, @Nullable String version) {
+            this(location, files, version, Map.of());
         }
 
         /** A directory's listing: its location names the version. */

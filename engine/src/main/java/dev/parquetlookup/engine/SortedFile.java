@@ -46,12 +46,23 @@ final class SortedFile implements Closeable {
     private final FileErrors errors;
     private final PageLoader loader;
     private final PageLocator locator;
+    private final DeletedRows deleted;
     // Boxed once: every lookup compares against them.
     @Nullable private final Object minKey;
     @Nullable private final Object maxKey;
 
     SortedFile(FileMetadata meta, RangeSource source, @Nullable PageCache pageCache) {
+        this(meta, source, pageCache, DeletedRows.NONE);
+    }
+
+    /** A file of a table version that deleted {@code deleted} of its rows (never returned). */
+    SortedFile(
+            FileMetadata meta,
+            RangeSource source,
+            @Nullable PageCache pageCache,
+            DeletedRows deleted) {
         this.meta = meta;
+        this.deleted = deleted;
         this.source = source;
         MessageType schema = meta.schema();
         this.leaves = schema.getColumns().toArray(new ColumnDescriptor[0]);
@@ -141,7 +152,10 @@ final class SortedFile implements Closeable {
      * (comparable forms, see {@link KeyType}).
      */
     void findRows(Object[] key, List<RowSpan> out, LookupContext ctx) throws IOException {
+        int before = out.size();
         locator.findRows(key, out, ctx);
+        // Deleted rows leave the spans before any value is read (the one place rows are chosen).
+        deleted.removeFrom(out, before, meta.rowGroups());
     }
 
     /**
@@ -243,11 +257,10 @@ final class SortedFile implements Closeable {
                 continue;
             }
             List<Object[]> rows = new ArrayList<>((int) rg.rowCount());
-            readRows(
-                    List.of(new RowSpan(rg.ordinal(), 0, rg.rowCount())),
-                    columns,
-                    new LookupContext(),
-                    rows);
+            List<RowSpan> spans = new ArrayList<>();
+            spans.add(new RowSpan(rg.ordinal(), 0, rg.rowCount()));
+            deleted.removeFrom(spans, 0, meta.rowGroups());
+            readRows(spans, columns, new LookupContext(), rows);
             for (Object[] row : rows) {
                 consumer.accept(row);
             }
