@@ -274,10 +274,11 @@ class IcebergTableTest {
     @Test
     void theFormatIsFoundOnTheClassPath() {
         assertThat(TableFormat.find("ICEBERG")).isInstanceOf(IcebergFormat.class);
-        assertThatThrownBy(() -> TableFormat.find("delta"))
+        assertThat(TableFormat.find("delta")).isInstanceOf(DeltaFormat.class);
+        assertThatThrownBy(() -> TableFormat.find("hudi"))
                 .isInstanceOf(LookupFileException.class)
-                .hasMessageContaining("Unknown table format 'delta'")
-                .hasMessageContaining("[files, iceberg]");
+                .hasMessageContaining("Unknown table format 'hudi'")
+                .hasMessageContaining("[files, iceberg, delta]");
     }
 
     private static String fileName(String location) {

@@ -1,0 +1,332 @@
+package dev.parquetlookup.formats;
+
+import dev.parquetlookup.formats.IcebergTestTable.Row;
+
+import org.apache.hadoop.conf.Configuration;
+
+import io.delta.kernel.DataWriteContext;
+import io.delta.kernel.Operation;
+import io.delta.kernel.Scan;
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.Table;
+import io.delta.kernel.Transaction;
+import io.delta.kernel.TransactionBuilder;
+import io.delta.kernel.data.ColumnVector;
+import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.defaults.engine.DefaultEngine;
+import io.delta.kernel.defaults.internal.data.DefaultColumnarBatch;
+import io.delta.kernel.defaults.internal.data.vector.DefaultGenericVector;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.internal.InternalScanFileUtils;
+import io.delta.kernel.internal.actions.AddFile;
+import io.delta.kernel.internal.actions.DeletionVectorDescriptor;
+import io.delta.kernel.internal.actions.SingleAction;
+import io.delta.kernel.internal.data.GenericRow;
+import io.delta.kernel.internal.data.ScanStateRow;
+import io.delta.kernel.internal.deletionvectors.Base85Codec;
+import io.delta.kernel.internal.util.Utils;
+import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.StringType;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterable;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.DataFileStatus;
+import io.delta.kernel.utils.FileStatus;
+import org.roaringbitmap.RoaringBitmap;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.zip.CRC32;
+
+/**
+ * A Delta table written by the Delta kernel's own write support (on the local disk), for tests:
+ * rows {@code (id BIGINT NOT NULL, name STRING, region STRING)} sorted by {@code id} within each
+ * data file, and the kernel's own reader (deletion vectors applied) as the independent reading of
+ * every version.
+ *
+ * <p>The kernel (4.0) writes data files and commits adds; removes and deletion vectors are
+ * committed through the kernel's action classes ({@code AddFile.toRemoveFileRow}, {@code
+ * AddFile.createAddFileRow} with a {@code DeletionVectorDescriptor}): the kernel has no public API
+ * for them yet. The deletion vector's bytes are laid out as the Delta protocol says (a portable
+ * {@code RoaringBitmapArray}, inline in Z85 or in a {@code deletion_vector_<uuid>.bin} file), and
+ * the kernel's reader, not ours, checks them.
+ */
+final class DeltaTestTable {
+
+    static final StructType SCHEMA =
+            new StructType()
+                    .add("id", LongType.LONG, false)
+                    .add("name", StringType.STRING)
+                    .add("region", StringType.STRING);
+
+    final String location;
+    final Engine engine;
+    final Table table;
+
+    private DeltaTestTable(String location) {
+        this.location = location;
+        this.engine = DefaultEngine.create(new Configuration());
+        this.table = Table.forPath(engine, location);
+    }
+
+    /** A new empty table (version 0) with {@code properties} (e.g. deletion vectors enabled). */
+    static DeltaTestTable create(String location, Map<String, String> properties) {
+        DeltaTestTable t = new DeltaTestTable(location);
+        TransactionBuilder builder =
+                t.table
+                        .createTransactionBuilder(
+                                t.engine, "parquet-lookup tests", Operation.CREATE_TABLE)
+                        .withSchema(t.engine, SCHEMA);
+        if (!properties.isEmpty()) {
+            builder = builder.withTableProperties(t.engine, properties);
+        }
+        builder.build(t.engine).commit(t.engine, CloseableIterable.emptyIterable());
+        return t;
+    }
+
+    /** Appends {@code rows} as one data file; returns its add action (to remove it later). */
+    io.delta.kernel.data.Row append(List<Row> rows) {
+        Transaction txn = newWrite();
+        List<io.delta.kernel.data.Row> actions = write(txn, rows);
+        commit(txn, actions);
+        return actions.get(0);
+    }
+
+    /** Replaces the file of {@code old} by a file of {@code rows}; returns the new add. */
+    io.delta.kernel.data.Row overwrite(io.delta.kernel.data.Row old, List<Row> rows) {
+        Transaction txn = newWrite();
+        List<io.delta.kernel.data.Row> actions = new ArrayList<>(write(txn, rows));
+        io.delta.kernel.data.Row added = actions.get(0);
+        actions.add(remove(old));
+        commit(txn, actions);
+        return added;
+    }
+
+    /** Removes the file of {@code old} as a whole. */
+    void deleteFile(io.delta.kernel.data.Row old) {
+        Transaction txn = newWrite();
+        commit(txn, List.of(remove(old)));
+    }
+
+    /**
+     * Deletes the rows at {@code positions} of the file of {@code old} with a deletion vector
+     * (inline in the log, or in a {@code deletion_vector_<uuid>.bin} file beside the data); returns
+     * the new add action of the file, which carries the vector.
+     */
+    io.delta.kernel.data.Row deleteRows(
+            io.delta.kernel.data.Row old, boolean inline, long... positions) throws IOException {
+        byte[] bitmap = portableBitmapArray(positions);
+        DeletionVectorDescriptor dv;
+        if (inline) {
+            dv =
+                    new DeletionVectorDescriptor(
+                            "i",
+                            Base85Codec.encodeBytes(bitmap),
+                            Optional.empty(),
+                            bitmap.length,
+                            positions.length);
+        } else {
+            UUID uuid = UUID.randomUUID();
+            Path file =
+                    Paths.get(URI.create(table.getPath(engine) + "/"))
+                            .resolve("deletion_vector_" + uuid + ".bin");
+            // Format version 1, then per vector: its size, its bytes, their CRC-32 (big endian).
+            ByteBuffer buffer = ByteBuffer.allocate(1 + 4 + bitmap.length + 4);
+            CRC32 crc = new CRC32();
+            crc.update(bitmap);
+            buffer.put((byte) 1).putInt(bitmap.length).put(bitmap).putInt((int) crc.getValue());
+            try (OutputStream out = Files.newOutputStream(file)) {
+                out.write(buffer.array());
+            }
+            dv =
+                    new DeletionVectorDescriptor(
+                            "u",
+                            Base85Codec.encodeUUID(uuid),
+                            Optional.of(1),
+                            bitmap.length,
+                            positions.length);
+        }
+        // AddFile.createAddFileRow refuses deletion vectors in kernel 4.0: the same add row with
+        // the vector set, the statistics kept (numRecords still counts the file's rows).
+        AddFile add = new AddFile(old.getStruct(SingleAction.ADD_FILE_ORDINAL));
+        Map<Integer, Object> dvFields = new HashMap<>();
+        dvFields.put(0, dv.getStorageType());
+        dvFields.put(1, dv.getPathOrInlineDv());
+        dv.getOffset().ifPresent(o -> dvFields.put(2, o));
+        dvFields.put(3, dv.getSizeInBytes());
+        dvFields.put(4, dv.getCardinality());
+        StructType schema = AddFile.FULL_SCHEMA;
+        Map<Integer, Object> fields = new HashMap<>();
+        fields.put(schema.indexOf("path"), add.getPath());
+        fields.put(schema.indexOf("partitionValues"), add.getPartitionValues());
+        fields.put(schema.indexOf("size"), add.getSize());
+        fields.put(schema.indexOf("modificationTime"), add.getModificationTime());
+        fields.put(schema.indexOf("dataChange"), true);
+        fields.put(
+                schema.indexOf("deletionVector"),
+                new GenericRow(DeletionVectorDescriptor.READ_SCHEMA, dvFields));
+        add.getStatsJson().ifPresent(stats -> fields.put(schema.indexOf("stats"), stats));
+        io.delta.kernel.data.Row withDv =
+                SingleAction.createAddFileSingleAction(new GenericRow(schema, fields));
+        Transaction txn = newWrite();
+        commit(txn, List.of(remove(old), withDv));
+        return withDv;
+    }
+
+    /**
+     * Positions as the protocol's portable RoaringBitmapArray (little endian, one per high word).
+     */
+    private static byte[] portableBitmapArray(long... positions) {
+        TreeMap<Integer, RoaringBitmap> byHigh = new TreeMap<>();
+        for (long p : positions) {
+            byHigh.computeIfAbsent((int) (p >>> 32), k -> new RoaringBitmap()).add((int) p);
+        }
+        int size = 4 + 8;
+        for (RoaringBitmap b : byHigh.values()) {
+            b.runOptimize();
+            size += 4 + b.serializedSizeInBytes();
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(1681511377).putLong(byHigh.size());
+        for (Map.Entry<Integer, RoaringBitmap> e : byHigh.entrySet()) {
+            buffer.putInt(e.getKey());
+            e.getValue().serialize(buffer);
+        }
+        return buffer.array();
+    }
+
+    private Transaction newWrite() {
+        return table.createTransactionBuilder(engine, "parquet-lookup tests", Operation.WRITE)
+                .build(engine);
+    }
+
+    private static io.delta.kernel.data.Row remove(io.delta.kernel.data.Row addAction) {
+        AddFile add = new AddFile(addAction.getStruct(SingleAction.ADD_FILE_ORDINAL));
+        return SingleAction.createRemoveFileSingleAction(
+                add.toRemoveFileRow(true, Optional.of(System.currentTimeMillis())));
+    }
+
+    private void commit(Transaction txn, List<io.delta.kernel.data.Row> actions) {
+        txn.commit(
+                engine,
+                CloseableIterable.inMemoryIterable(Utils.toCloseableIterator(actions.iterator())));
+    }
+
+    /** Writes {@code rows} sorted by id into data files; returns their add actions. */
+    private List<io.delta.kernel.data.Row> write(Transaction txn, List<Row> rows) {
+        List<Row> sorted = new ArrayList<>(rows);
+        sorted.sort(Comparator.comparingLong(Row::id));
+        List<Object> ids = new ArrayList<>();
+        List<Object> names = new ArrayList<>();
+        List<Object> regions = new ArrayList<>();
+        for (Row r : sorted) {
+            ids.add(r.id());
+            names.add(r.name());
+            regions.add(r.region());
+        }
+        ColumnarBatch batch =
+                new DefaultColumnarBatch(
+                        sorted.size(),
+                        SCHEMA,
+                        new ColumnVector[] {
+                            DefaultGenericVector.fromList(LongType.LONG, ids),
+                            DefaultGenericVector.fromList(StringType.STRING, names),
+                            DefaultGenericVector.fromList(StringType.STRING, regions)
+                        });
+        io.delta.kernel.data.Row state = txn.getTransactionState(engine);
+        CloseableIterator<FilteredColumnarBatch> physical =
+                Transaction.transformLogicalData(
+                        engine,
+                        state,
+                        Utils.singletonCloseableIterator(
+                                new FilteredColumnarBatch(batch, Optional.empty())),
+                        Map.of());
+        DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
+        List<io.delta.kernel.data.Row> actions = new ArrayList<>();
+        try {
+            CloseableIterator<DataFileStatus> written =
+                    engine.getParquetHandler()
+                            .writeParquetFiles(
+                                    context.getTargetDirectory(),
+                                    physical,
+                                    context.getStatisticsColumns());
+            Transaction.generateAppendActions(engine, state, written, context)
+                    .forEachRemaining(actions::add);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return actions;
+    }
+
+    long version() {
+        return table.getLatestSnapshot(engine).getVersion();
+    }
+
+    /**
+     * The independent reading: every row of {@code version} as the kernel's own reader returns it
+     * (deletion vectors applied), grouped by id as {@code "id|name|region"} strings.
+     */
+    Map<Long, List<String>> read(long version) throws IOException {
+        Map<Long, List<String>> byId = new TreeMap<>();
+        Snapshot snapshot = table.getSnapshotAsOfVersion(engine, version);
+        Scan scan = snapshot.getScanBuilder().build();
+        io.delta.kernel.data.Row state = scan.getScanState(engine);
+        StructType readSchema = ScanStateRow.getPhysicalDataReadSchema(engine, state);
+        try (CloseableIterator<FilteredColumnarBatch> files = scan.getScanFiles(engine)) {
+            while (files.hasNext()) {
+                try (CloseableIterator<io.delta.kernel.data.Row> scanFiles =
+                        files.next().getRows()) {
+                    while (scanFiles.hasNext()) {
+                        io.delta.kernel.data.Row scanFile = scanFiles.next();
+                        FileStatus status = InternalScanFileUtils.getAddFileStatus(scanFile);
+                        CloseableIterator<ColumnarBatch> physical =
+                                engine.getParquetHandler()
+                                        .readParquetFiles(
+                                                Utils.singletonCloseableIterator(status),
+                                                readSchema,
+                                                Optional.empty());
+                        try (CloseableIterator<FilteredColumnarBatch> data =
+                                Scan.transformPhysicalData(engine, state, scanFile, physical)) {
+                            while (data.hasNext()) {
+                                try (CloseableIterator<io.delta.kernel.data.Row> rows =
+                                        data.next().getRows()) {
+                                    while (rows.hasNext()) {
+                                        io.delta.kernel.data.Row r = rows.next();
+                                        long id = r.getLong(0);
+                                        byId.computeIfAbsent(id, k -> new ArrayList<>())
+                                                .add(
+                                                        IcebergTestTable.text(
+                                                                id,
+                                                                r.isNullAt(1)
+                                                                        ? null
+                                                                        : r.getString(1),
+                                                                r.isNullAt(2)
+                                                                        ? null
+                                                                        : r.getString(2)));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        byId.values().forEach(l -> l.sort(null));
+        return byId;
+    }
+}
