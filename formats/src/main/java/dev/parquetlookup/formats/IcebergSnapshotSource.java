@@ -1,5 +1,6 @@
 package dev.parquetlookup.formats;
 
+import dev.parquetlookup.engine.DeletedRows;
 import dev.parquetlookup.engine.SnapshotSource;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.metadata.LookupFileException;
@@ -22,6 +23,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,8 +40,10 @@ import java.util.Map;
  *   <li>Partitioned tables: served; Iceberg writes a partition's source columns into the data
  *       files, so the files hold every column (no partition pruning: files are picked by key
  *       range).
- *   <li>Row-level deletes (position deletes, deletion vectors, equality deletes): refused, since
- *       the engine would return deleted rows; the message says to compact the table.
+ *   <li>Position deletes and deletion vectors (v3): applied; the deleted rows' positions go with
+ *       their data file ({@link DeletedRows}), and the engine never returns them.
+ *   <li>Equality deletes: refused (a lookup would have to read them all for every key); the message
+ *       says to compact the table.
  *   <li>Schema changes (columns added, dropped or renamed): refused while the table's metadata
  *       remembers another schema, since the engine finds columns by name in the files as written.
  *   <li>Data files in ORC or Avro: refused.
@@ -105,13 +109,21 @@ final class IcebergSnapshotSource implements SnapshotSource {
             return last;
         }
         Map<String, FileId> files = new LinkedHashMap<>();
+        Map<FileId, DeletedRows> deleted = new HashMap<>();
+        IcebergDeletes deletes = new IcebergDeletes(path, version, table.io(), tables.getConf());
         try (CloseableIterable<FileScanTask> tasks =
                 table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
             for (FileScanTask task : tasks) {
                 DataFile file = task.file();
                 checkServable(version, file, task.deletes());
                 String location = file.location();
-                files.putIfAbsent(location, new FileId(location, file.fileSizeInBytes(), 0L));
+                FileId id = new FileId(location, file.fileSizeInBytes(), 0L);
+                if (files.putIfAbsent(location, id) == null && !task.deletes().isEmpty()) {
+                    DeletedRows rows = deletes.rowsOf(file, task.deletes());
+                    if (!rows.isEmpty()) {
+                        deleted.put(id, rows);
+                    }
+                }
             }
         } catch (LookupFileException e) {
             throw e;
@@ -140,7 +152,7 @@ final class IcebergSnapshotSource implements SnapshotSource {
         }
         List<FileId> sorted = new ArrayList<>(files.values());
         sorted.sort(Comparator.comparing(FileId::path));
-        last = new Listing(table.location(), sorted, version);
+        last = new Listing(table.location(), sorted, version, deleted);
         lastSnapshotId = snapshot.snapshotId();
         return last;
     }
@@ -158,32 +170,26 @@ final class IcebergSnapshotSource implements SnapshotSource {
                             + "); only Parquet data files can be point-read. Rewrite the table"
                             + " with 'write.format.default' = 'parquet'.");
         }
-        if (deletes.isEmpty()) {
-            return;
+        for (DeleteFile delete : deletes) {
+            if (delete.content() == FileContent.EQUALITY_DELETES) {
+                throw new LookupFileException(
+                        version
+                                + " of the Iceberg table at "
+                                + path
+                                + " has equality deletes ("
+                                + delete.location()
+                                + " applies to "
+                                + file.location()
+                                + "). A point lookup cannot apply them without reading every"
+                                + " equality-delete file for every key, so the version is"
+                                + " refused. Compact the table so that no equality deletes"
+                                + " remain (Spark: CALL system.rewrite_data_files(table =>"
+                                + " '...', options => map('delete-file-threshold', '1')), or"
+                                + " rewrite_position_delete_files after converting them), or"
+                                + " write the table with position deletes or copy-on-write"
+                                + " ('write.delete.mode' = 'copy-on-write').");
+            }
         }
-        DeleteFile delete = deletes.get(0);
-        String kind =
-                delete.content() == FileContent.EQUALITY_DELETES
-                        ? "equality deletes"
-                        : delete.format() == FileFormat.PUFFIN
-                                ? "deletion vectors"
-                                : "position deletes";
-        throw new LookupFileException(
-                version
-                        + " of the Iceberg table at "
-                        + path
-                        + " has row-level "
-                        + kind
-                        + " ("
-                        + delete.location()
-                        + " applies to "
-                        + file.location()
-                        + "); the lookup engine does not apply row-level deletes yet and would"
-                        + " return deleted rows, so it refuses the version. Compact the table so"
-                        + " that no delete files remain (Spark: CALL system.rewrite_data_files("
-                        + "table => '...', options => map('delete-file-threshold', '1')), then"
-                        + " expire the old snapshots), or write the table copy-on-write"
-                        + " ('write.delete.mode' = 'copy-on-write').");
     }
 
     /**

@@ -142,24 +142,63 @@ class IcebergTableTest {
     }
 
     @Test
-    void refusesPositionDeletesAndKeepsServingTheLastGoodVersion() throws IOException {
+    void appliesPositionDeletes() throws IOException {
+        IcebergTestTable iceberg =
+                IcebergTestTable.create(location(), PartitionSpec.unpartitioned());
+        DataFile file = iceberg.append(rows("a", "eu", range(0, 500, 1)));
+        DataFile other = iceberg.append(rows("b", "us", range(0, 100, 1)));
+        long v2 = iceberg.currentSnapshotId();
+        RefreshingTable table = open(location());
+        assertServes(table, iceberg, v2);
+
+        // One delete file over both data files (rows on either side of page boundaries).
+        iceberg.deletePositions(file, 0, 3, 4, 63, 64, 65, 200, 499);
+        long v3 = iceberg.currentSnapshotId();
+        assertThat(table.refresh()).isEqualTo(RefreshResult.SWAPPED);
+        assertServes(table, iceberg, v3);
+        assertThat(iceberg.read(v3).get(3L)).containsExactly("3|b-3|us");
+
+        iceberg.deletePositions(other, 3, 50);
+        long v4 = iceberg.currentSnapshotId();
+        assertThat(table.refresh()).isEqualTo(RefreshResult.SWAPPED);
+        assertServes(table, iceberg, v4);
+        assertThat(iceberg.read(v4)).doesNotContainKey(3L);
+        // The data files did not change: the same two stay open.
+        assertThat(table.files()).hasSize(2);
+    }
+
+    @Test
+    void appliesDeletionVectorsOfFormatVersion3() throws IOException {
+        IcebergTestTable iceberg =
+                IcebergTestTable.create(location(), PartitionSpec.unpartitioned(), 3);
+        DataFile file = iceberg.append(rows("a", "eu", range(0, 1_000, 1)));
+        RefreshingTable table = open(location());
+        iceberg.deleteWithVector(file, 1, 2, 64, 127, 128, 999);
+        long v2 = iceberg.currentSnapshotId();
+        assertThat(table.refresh()).isEqualTo(RefreshResult.SWAPPED);
+        assertServes(table, iceberg, v2);
+        assertThat(iceberg.read(v2)).doesNotContainKeys(1L, 2L, 64L, 127L, 128L, 999L);
+    }
+
+    @Test
+    void aMissingDeleteFileIsRefusedAndTheLastGoodVersionServes() throws IOException {
         IcebergTestTable iceberg =
                 IcebergTestTable.create(location(), PartitionSpec.unpartitioned());
         DataFile file = iceberg.append(rows("a", "eu", range(0, 500, 1)));
         long v1 = iceberg.currentSnapshotId();
         RefreshingTable table = open(location());
-
-        iceberg.deletePositions(file, 3, 4, 200);
+        iceberg.deletePositions(file, 3);
+        long v2 = iceberg.currentSnapshotId();
+        try (Stream<Path> files = Files.walk(dir.resolve("dim/data"))) {
+            for (Path p :
+                    files.filter(p -> p.getFileName().toString().startsWith("00002-")).toList()) {
+                Files.delete(p);
+            }
+        }
         assertThat(table.refresh()).isEqualTo(RefreshResult.FAILED);
         assertThat(table.status().lastError())
-                .contains("position deletes", file.location(), "Compact the table");
+                .contains("iceberg snapshot " + v2, "cannot read the delete file");
         assertServes(table, iceberg, v1);
-
-        // Opening on such a version fails rather than serving deleted rows.
-        assertThatThrownBy(() -> open(location()))
-                .isInstanceOf(LookupFileException.class)
-                .hasMessageContaining("iceberg snapshot " + iceberg.currentSnapshotId())
-                .hasMessageContaining("position deletes");
     }
 
     @Test
@@ -170,7 +209,8 @@ class IcebergTableTest {
         iceberg.deleteIds(7, 8);
         assertThatThrownBy(() -> open(location()))
                 .isInstanceOf(LookupFileException.class)
-                .hasMessageContaining("equality deletes")
+                .hasMessageContaining("has equality deletes")
+                .hasMessageContaining("Compact the table")
                 .hasMessageContaining("rewrite_data_files")
                 .hasMessageContaining(location());
     }

@@ -7,12 +7,14 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.EqualityDeleteWriter;
 import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
@@ -56,13 +58,18 @@ final class IcebergTestTable {
 
     /** A format-version 2 table at {@code location}, partitioned by {@code spec}. */
     static IcebergTestTable create(String location, PartitionSpec spec) {
+        return create(location, spec, 2);
+    }
+
+    /** A table of {@code formatVersion} (3 has deletion vectors) at {@code location}. */
+    static IcebergTestTable create(String location, PartitionSpec spec, int formatVersion) {
         Table table =
                 new HadoopTables(new Configuration())
                         .create(
                                 SCHEMA,
                                 spec,
                                 Map.of(
-                                        "format-version", "2",
+                                        "format-version", String.valueOf(formatVersion),
                                         "write.parquet.page-row-limit", "64",
                                         "write.parquet.dict-size-bytes", "1024"),
                                 location);
@@ -167,6 +174,27 @@ final class IcebergTestTable {
             }
         }
         commitDeletes(writer.toDeleteFile());
+    }
+
+    /**
+     * Commits a deletion vector (format version 3, a blob in a Puffin file written by Iceberg's
+     * {@code BaseDVFileWriter}) removing {@code positions} of {@code file}, which must have none.
+     */
+    void deleteWithVector(DataFile file, long... positions) throws IOException {
+        BaseDVFileWriter writer =
+                new BaseDVFileWriter(
+                        OutputFileFactory.builderFor(table, 4, ++fileCounter)
+                                .format(FileFormat.PUFFIN)
+                                .build(),
+                        location -> null);
+        try (writer) {
+            for (long p : positions) {
+                writer.delete(file.location(), p, table.spec(), null);
+            }
+        }
+        RowDelta delta = table.newRowDelta();
+        writer.result().deleteFiles().forEach(delta::addDeletes);
+        delta.commit();
     }
 
     /** Commits an equality-delete file removing the rows with these ids. */
