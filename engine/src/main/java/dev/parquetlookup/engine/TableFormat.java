@@ -67,7 +67,8 @@ public interface TableFormat {
                         + name
                         + "'. Formats on the class path: "
                         + names
-                        + ". The 'iceberg' format comes with the parquet-lookup-formats jar and its"
+                        + ". The 'iceberg' and 'delta' formats come with the parquet-lookup-formats jar"
+                        + " and its"
                         + " dependencies (docs/formats.md); add them beside the connector.");
     }
 

@@ -3,6 +3,8 @@ package dev.parquetlookup.tools;
 import dev.parquetlookup.engine.ColumnSchema;
 import dev.parquetlookup.engine.DimensionTable;
 import dev.parquetlookup.engine.LookupPlan;
+import dev.parquetlookup.engine.RefreshOptions;
+import dev.parquetlookup.engine.RefreshingTable;
 import dev.parquetlookup.engine.TableConfig;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;
@@ -19,6 +21,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -48,6 +51,7 @@ import java.util.concurrent.Callable;
             "  get /data/lookup/customers --value 42",
             "  get /data/lookup/orders --value 42 --value 2024-05-01 --columns status,total",
             "  get /data/raw/customers.parquet --key id --value 42",
+            "  get --format iceberg s3a://bucket/warehouse/db/customers --key id --value 42",
             "",
             "Exit status: 0 rows found, 1 no row for the key, 2 usage error, 3 unreadable input.",
             ""
@@ -58,7 +62,9 @@ final class GetCommand implements Callable<Integer> {
 
     @Parameters(
             paramLabel = "PATH",
-            description = "Sorted Parquet file or directory (local path or Hadoop URI).")
+            description =
+                    "Sorted Parquet file or directory, or a table root with --format (local path"
+                            + " or Hadoop URI).")
     String path;
 
     @Option(
@@ -85,6 +91,8 @@ final class GetCommand implements Callable<Integer> {
 
     @Mixin HadoopOptionsMixin hadoop;
 
+    @Mixin TableFormatMixin tableFormat;
+
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
@@ -100,8 +108,11 @@ final class GetCommand implements Callable<Integer> {
                                             + String.join(",", keyColumns)
                                             + ")"));
         }
-        try (FileStore store = HadoopFileStore.create(hadoop.options)) {
-            InputFiles.list(spec, store, "PATH", path);
+        boolean files = tableFormat.isFiles(spec);
+        if (files) {
+            try (FileStore store = HadoopFileStore.create(hadoop.options)) {
+                InputFiles.list(spec, store, "PATH", path);
+            }
         }
         TableConfig config =
                 TableConfig.builder(path)
@@ -110,17 +121,36 @@ final class GetCommand implements Callable<Integer> {
                         .metadataCache(new MetadataCache(64L << 20))
                         .build();
         long openStart = System.nanoTime();
-        DimensionTable opened;
-        try {
-            opened = DimensionTable.open(config);
-        } catch (LookupFileException e) {
-            if (e.getCause() instanceof FileNotFoundException) {
-                throw new ParameterException(
-                        spec.commandLine(), "PATH " + path + " does not exist: check the path");
+        DimensionTable table;
+        Closeable opened;
+        String version = null;
+        if (files) {
+            try {
+                table = DimensionTable.open(config);
+            } catch (LookupFileException e) {
+                if (e.getCause() instanceof FileNotFoundException) {
+                    throw new ParameterException(
+                            spec.commandLine(), "PATH " + path + " does not exist: check the path");
+                }
+                throw e;
             }
-            throw e;
+            opened = table;
+        } else {
+            // A table version through the same code as SQL's 'format' option: its files, its
+            // deleted rows left out.
+            RefreshingTable versions =
+                    RefreshingTable.open(
+                            config, RefreshOptions.defaults().withFormat(tableFormat.name(spec)));
+            RefreshingTable.Lease lease = versions.acquire();
+            table = lease.table();
+            version = lease.sourceVersion();
+            opened =
+                    () -> {
+                        lease.close();
+                        versions.close();
+                    };
         }
-        try (DimensionTable table = opened) {
+        try (opened) {
             long openNanos = System.nanoTime() - openStart;
             ReadStatistics stats = table.readStatistics();
             long openBytes = stats.bytesRead();
@@ -213,6 +243,9 @@ final class GetCommand implements Callable<Integer> {
                     Formats.millis(openNanos),
                     Formats.count(openBytes),
                     openReads);
+            if (version != null) {
+                out.printf("Table version read: %s of %s%n", version, path);
+            }
             if (!skipped.isEmpty()) {
                 out.printf(
                         "Not printed: column(s) %s, of nested or unsupported types.%n",

@@ -1,6 +1,8 @@
 package dev.parquetlookup.tools;
 
+import dev.parquetlookup.engine.DeletedRows;
 import dev.parquetlookup.engine.KeyPageBounds;
+import dev.parquetlookup.engine.SnapshotSource.Listing;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;
@@ -45,6 +47,7 @@ import java.util.concurrent.Callable;
             "Examples:",
             "  inspect /data/lookup/customers",
             "  inspect s3a://bucket/raw/orders.parquet --key order_id --columns status,total",
+            "  inspect --format delta s3a://bucket/lake/customers --key id",
             "",
             "Exit status: 0 usable for lookups (or order unknown: no sort key), 1 not sorted or"
                     + " files that disagree, 2 usage error, 3 unreadable input.",
@@ -56,7 +59,9 @@ final class InspectCommand implements Callable<Integer> {
 
     @Parameters(
             paramLabel = "PATH",
-            description = "A Parquet file or a directory of them (local path or Hadoop URI).")
+            description =
+                    "A Parquet file or a directory of them, or a table root with --format (local"
+                            + " path or Hadoop URI).")
     String path;
 
     @Option(
@@ -77,12 +82,16 @@ final class InspectCommand implements Callable<Integer> {
 
     @Mixin HadoopOptionsMixin hadoop;
 
+    @Mixin TableFormatMixin tableFormat;
+
     @Override
     public Integer call() throws IOException {
         List<FileLayout> layouts = new ArrayList<>();
         List<String> pageIndexOrigins;
+        Listing listing;
         try (FileStore store = HadoopFileStore.create(hadoop.options)) {
-            List<FileId> files = InputFiles.list(spec, store, "PATH", path);
+            listing = tableFormat.current(spec, store, "PATH", path, hadoop.options);
+            List<FileId> files = listing.files();
             for (FileId file : files) {
                 layouts.add(read(store, file));
             }
@@ -112,6 +121,22 @@ final class InspectCommand implements Callable<Integer> {
                         cost,
                         LookupCost.recommendations(report, keyColumn));
         var out = spec.commandLine().getOut();
+        if (listing.version() != null) {
+            long deleted = 0;
+            for (DeletedRows rows : listing.deletedRows().values()) {
+                deleted += rows.count();
+            }
+            out.println();
+            out.printf(
+                    "Table version read: %s of %s (%d data file(s)); %s row(s) of %d file(s)"
+                            + " deleted by the version are counted in the rows above but never"
+                            + " returned.%n",
+                    listing.version(),
+                    path,
+                    listing.files().size(),
+                    Formats.count(deleted),
+                    listing.deletedRows().size());
+        }
         out.println();
         out.println("Page index lookups use (own, or synthesized from page headers at open):");
         pageIndexOrigins.forEach(line -> out.println("  " + line));

@@ -326,7 +326,7 @@ public final class ParquetEnrichment<IN> {
 
     /**
      * What the path names (the SQL {@code format}): {@code "files"} (default, a directory) or
-     * {@code "iceberg"} (an Iceberg table's root, needs the parquet-lookup-formats jar; see
+     * {@code "iceberg"} or {@code "delta"} (a table's root, needs the parquet-lookup-formats jar; see
      * docs/formats.md). With {@link #refreshInterval}, each newer table version is served as one
      * swap.
      */

@@ -64,10 +64,14 @@ public final class ParquetLookupOptions {
                                     + " of them (see 'path.snapshot-mode'). 'iceberg': the root"
                                     + " (location) of an Iceberg table kept by location (a Hadoop"
                                     + " table); its current snapshot is served and, with"
-                                    + " 'refresh.interval', each newer snapshot as one swap. Needs"
-                                    + " the parquet-lookup-formats jar and its dependencies beside"
-                                    + " the connector; versions with row-level deletes or schema"
-                                    + " changes are refused. See docs/formats.md.");
+                                    + " 'refresh.interval', each newer snapshot as one swap."
+                                    + " 'delta': the root of a Delta Lake table; its latest"
+                                    + " version is served the same way. Both need the"
+                                    + " parquet-lookup-formats jar and its dependencies beside"
+                                    + " the connector; deleted rows (position deletes, deletion"
+                                    + " vectors) are applied, versions with equality deletes,"
+                                    + " schema changes or (Delta) partitions are refused. See"
+                                    + " docs/formats.md.");
 
     public static final ConfigOption<String> PATH_SNAPSHOT_MODE =
             ConfigOptions.key("path.snapshot-mode")

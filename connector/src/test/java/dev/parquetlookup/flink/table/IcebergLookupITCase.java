@@ -165,12 +165,12 @@ class IcebergLookupITCase {
                 "CREATE TEMPORARY TABLE d1 (k BIGINT) WITH ('connector' = 'parquet-lookup',"
                         + " 'path' = '"
                         + dir.toUri()
-                        + "', 'format' = 'delta')");
+                        + "', 'format' = 'hudi')");
         assertThatThrownBy(() -> tEnv.sqlQuery("SELECT * FROM d1").explain())
                 .rootCause()
                 .isInstanceOf(ValidationException.class)
-                .hasMessageContaining("Unknown table format 'delta'")
-                .hasMessageContaining("[files, iceberg]");
+                .hasMessageContaining("Unknown table format 'hudi'")
+                .hasMessageContaining("[files, iceberg, delta]");
 
         tEnv.executeSql(
                 "CREATE TEMPORARY TABLE d2 (k BIGINT) WITH ('connector' = 'parquet-lookup',"
@@ -232,8 +232,8 @@ class IcebergLookupITCase {
         }
         assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
 
-        assertThatThrownBy(() -> ParquetEnrichment.<Long>from(location).format("delta"))
-                .hasMessageContaining("Unknown table format 'delta'");
+        assertThatThrownBy(() -> ParquetEnrichment.<Long>from(location).format("hudi"))
+                .hasMessageContaining("Unknown table format 'hudi'");
     }
 
     /** Checks one joined row (k, ver, label) is consistent and returns its snapshot. */

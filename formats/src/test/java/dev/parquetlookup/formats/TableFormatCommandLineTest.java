@@ -1,0 +1,100 @@
+package dev.parquetlookup.formats;
+
+import dev.parquetlookup.tools.Main;
+
+import io.delta.kernel.data.Row;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.PartitionSpec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static dev.parquetlookup.formats.IcebergTestTable.range;
+import static dev.parquetlookup.formats.IcebergTestTable.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code inspect} and {@code get} with {@code --format} on table roots, with the exit codes. */
+class TableFormatCommandLineTest {
+
+    @TempDir Path dir;
+
+    /** Exit code, standard output, standard error. */
+    private record Run(int exit, String out, String err) {}
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        var cl = Main.commandLine();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void getAndInspectReadTheCurrentDeltaVersionWithoutDeletedRows() throws IOException {
+        String root = dir.resolve("delta").toUri().toString();
+        DeltaTestTable delta =
+                DeltaTestTable.create(root, Map.of("delta.enableDeletionVectors", "true"));
+        Row file = delta.append(rows("a", "eu", range(0, 500, 1)));
+        delta.deleteRows(file, false, 3, 4);
+        long version = delta.version();
+
+        Run hit = run("get", "--format", "delta", root, "--key", "id", "--value", "5");
+        assertThat(hit.exit()).as(hit.err()).isZero();
+        assertThat(hit.out())
+                .contains("5\ta-5\teu")
+                .contains("Table version read: delta version " + version + " of " + root);
+
+        Run deleted = run("get", "--format", "DELTA", root, "--key", "id", "--value", "3");
+        assertThat(deleted.exit()).as(deleted.err()).isEqualTo(1);
+        assertThat(deleted.out()).contains("0 row(s) for (id) = (3)");
+
+        Run inspect = run("inspect", "--format", "delta", root, "--key", "id");
+        assertThat(inspect.exit()).as(inspect.err()).isZero();
+        assertThat(inspect.out())
+                .contains("Table version read: delta version " + version)
+                .contains("2 row(s) of 1 file(s) deleted");
+    }
+
+    @Test
+    void getAndInspectReadTheCurrentIcebergSnapshot() throws IOException {
+        String root = dir.resolve("iceberg").toUri().toString();
+        IcebergTestTable iceberg = IcebergTestTable.create(root, PartitionSpec.unpartitioned());
+        DataFile file = iceberg.append(rows("a", "eu", range(0, 500, 1)));
+        iceberg.deletePositions(file, 7);
+        long snapshot = iceberg.currentSnapshotId();
+
+        Run hit = run("get", "--format", "iceberg", root, "--key", "id", "--value", "8");
+        assertThat(hit.exit()).as(hit.err()).isZero();
+        assertThat(hit.out()).contains("8\ta-8\teu", "iceberg snapshot " + snapshot);
+        assertThat(run("get", "--format", "iceberg", root, "--key", "id", "--value", "7").exit())
+                .isEqualTo(1);
+
+        Run inspect = run("inspect", "--format", "iceberg", root, "--key", "id");
+        assertThat(inspect.exit()).as(inspect.err()).isZero();
+        assertThat(inspect.out()).contains("iceberg snapshot " + snapshot, "1 row(s) of 1 file(s)");
+    }
+
+    @Test
+    void anUnknownFormatIsAUsageErrorAndAPathThatIsNotATableCannotBeRead() throws IOException {
+        Path plain = Files.createDirectories(dir.resolve("plain"));
+        Run unknown = run("get", "--format", "hudi", plain.toString(), "--value", "1");
+        assertThat(unknown.exit()).isEqualTo(2);
+        assertThat(unknown.err()).contains("--format: Unknown table format 'hudi'", "delta");
+
+        Run notATable = run("inspect", "--format", "delta", plain.toUri().toString());
+        assertThat(notATable.exit()).isEqualTo(3);
+        assertThat(notATable.err()).contains("is not a Delta table");
+        Run notIceberg =
+                run("get", "--format", "iceberg", plain.toUri().toString(), "--value", "1");
+        assertThat(notIceberg.exit()).isEqualTo(3);
+        assertThat(notIceberg.err()).contains("is not an Iceberg table");
+    }
+}
