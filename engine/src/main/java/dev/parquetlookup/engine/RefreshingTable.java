@@ -445,9 +445,22 @@ public final class RefreshingTable implements Closeable {
             Listing listing,
             long version)
             throws IOException {
+        TableConfig snapshotConfig = config.withPath(listing.location());
+        if (snapshotConfig.sortKey().isEmpty() && !listing.sortKey().isEmpty()) {
+            // The format's declared order (an Iceberg sort order), verified like a configured key.
+            snapshotConfig =
+                    new TableConfig(
+                            snapshotConfig.path(),
+                            listing.sortKey(),
+                            snapshotConfig.hadoopOptions(),
+                            snapshotConfig.metadataCache(),
+                            snapshotConfig.pageCache(),
+                            snapshotConfig.mapLocalFiles(),
+                            snapshotConfig.synthesizePageIndex());
+        }
         DimensionTable table =
                 DimensionTable.open(
-                        config.withPath(listing.location()),
+                        snapshotConfig,
                         new SnapshotStore(store, listing),
                         statistics,
                         listing.deletedRows());

@@ -49,16 +49,30 @@ public interface SnapshotSource {
      *     tableSourceVersion} metric), or {@code null} for a directory, whose location names it
      * @param deletedRows rows of {@code files} this version deleted without rewriting them (a Delta
      *     deletion vector, Iceberg position deletes); files absent from it have none
+     * @param sortKey the sort key the format's metadata declares (an Iceberg sort order), used when
+     *     the table's configuration gives none; empty when the format declares none. The files'
+     *     order is verified from their statistics as for a configured key.
      */
     record Listing(
             String location,
             List<FileId> files,
             @Nullable String version,
-            Map<FileId, DeletedRows> deletedRows) {
+            Map<FileId, DeletedRows> deletedRows,
+            List<String> sortKey) {
         public Listing {
             Objects.requireNonNull(location, "location");
             files = List.copyOf(files);
             deletedRows = Map.copyOf(deletedRows);
+            sortKey = List.copyOf(sortKey);
+        }
+
+        /** A version without a declared sort key. */
+        public Listing(
+                String location,
+                List<FileId> files,
+                @Nullable String version,
+                Map<FileId, DeletedRows> deletedRows) {
+            this(location, files, version, deletedRows, List.of());
         }
 
         /** A version whose files' rows are all live. */

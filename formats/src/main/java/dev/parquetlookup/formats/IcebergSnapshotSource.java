@@ -12,6 +12,9 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SortDirection;
+import org.apache.iceberg.SortField;
+import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.io.CloseableIterable;
@@ -152,9 +155,30 @@ final class IcebergSnapshotSource implements SnapshotSource {
         }
         List<FileId> sorted = new ArrayList<>(files.values());
         sorted.sort(Comparator.comparing(FileId::path));
-        last = new Listing(table.location(), sorted, version, deleted);
+        last = new Listing(table.location(), sorted, version, deleted, sortKey(table));
         lastSnapshotId = snapshot.snapshotId();
         return last;
+    }
+
+    /**
+     * The leading identity, ascending fields of the table's sort order, e.g. {@code [region, id]}
+     * for {@code ORDER BY region, id, bucket(16, name)}: data sorted so is sorted by that prefix.
+     * Empty for an unsorted table, or one whose order starts with a transform or descends.
+     */
+    static List<String> sortKey(Table table) {
+        SortOrder order = table.sortOrder();
+        List<String> names = new ArrayList<>();
+        for (SortField field : order.fields()) {
+            if (!field.transform().isIdentity() || field.direction() != SortDirection.ASC) {
+                break;
+            }
+            String name = table.schema().findColumnName(field.sourceId());
+            if (name == null || name.contains(".")) {
+                break;
+            }
+            names.add(name);
+        }
+        return names;
     }
 
     private void checkServable(String version, DataFile file, List<DeleteFile> deletes) {

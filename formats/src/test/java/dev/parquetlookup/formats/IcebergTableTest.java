@@ -142,6 +142,37 @@ class IcebergTableTest {
     }
 
     @Test
+    void theSortKeyComesFromTheTablesSortOrderWhenNotGiven() throws IOException {
+        IcebergTestTable iceberg =
+                IcebergTestTable.create(location(), PartitionSpec.unpartitioned());
+        iceberg.table.replaceSortOrder().asc("id").commit();
+        iceberg.append(rows("a", "eu", range(0, 1_000, 2)));
+        iceberg.append(rows("b", "us", range(1, 1_000, 2)));
+        long v = iceberg.currentSnapshotId();
+        RefreshingTable table =
+                RefreshingTable.open(
+                        TableConfig.builder(location()).metadataCache(cache).build(),
+                        RefreshOptions.defaults().withFormat(IcebergFormat.NAME));
+        opened.add(table);
+        try (RefreshingTable.Lease lease = table.acquire()) {
+            assertThat(lease.table().sortKey()).containsExactly("id");
+        }
+        assertServes(table, iceberg, v);
+
+        // A transform first: no usable prefix, so the key must come from 'sort-key'.
+        iceberg.table
+                .replaceSortOrder()
+                .asc(org.apache.iceberg.expressions.Expressions.bucket("name", 4))
+                .asc("id")
+                .commit();
+        iceberg.table.refresh();
+        assertThat(IcebergSnapshotSource.sortKey(iceberg.table)).isEmpty();
+        iceberg.table.replaceSortOrder().asc("region").asc("id").desc("name").commit();
+        iceberg.table.refresh();
+        assertThat(IcebergSnapshotSource.sortKey(iceberg.table)).containsExactly("region", "id");
+    }
+
+    @Test
     void appliesPositionDeletes() throws IOException {
         IcebergTestTable iceberg =
                 IcebergTestTable.create(location(), PartitionSpec.unpartitioned());
