@@ -124,6 +124,15 @@ class DeltaTableTest {
         assertThat(table.files()).hasSize(1);
         assertThat(table.refresh()).isEqualTo(RefreshResult.UNCHANGED);
         assertThat(table.status().version()).isEqualTo(4);
+
+        // A checkpoint (Parquet, written by the kernel) of v4, then v5: read from the checkpoint
+        // and the commit after it.
+        delta.checkpoint();
+        assertThat(dir.resolve("dim/_delta_log/00000000000000000004.checkpoint.parquet")).exists();
+        delta.append(rows("e", "us", range(1_000, MAX_KEY, 1)));
+        assertThat(table.refresh()).isEqualTo(RefreshResult.SWAPPED);
+        assertServes(table, delta, 5);
+        assertServes(open(location()), delta, 5);
     }
 
     @Test

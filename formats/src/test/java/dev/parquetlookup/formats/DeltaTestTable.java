@@ -107,6 +107,21 @@ final class DeltaTestTable {
         return actions.get(0);
     }
 
+    /** Appends one data file per list of rows, all in one commit. */
+    void appendFiles(List<List<Row>> files) {
+        Transaction txn = newWrite();
+        List<io.delta.kernel.data.Row> actions = new ArrayList<>();
+        for (List<Row> rows : files) {
+            actions.addAll(write(txn, rows));
+        }
+        commit(txn, actions);
+    }
+
+    /** Writes a checkpoint of the latest version (readers then start from it). */
+    void checkpoint() throws IOException {
+        table.checkpoint(engine, version());
+    }
+
     /** Replaces the file of {@code old} by a file of {@code rows}; returns the new add. */
     io.delta.kernel.data.Row overwrite(io.delta.kernel.data.Row old, List<Row> rows) {
         Transaction txn = newWrite();

@@ -1,0 +1,127 @@
+package dev.parquetlookup.formats;
+
+import dev.parquetlookup.engine.RefreshOptions;
+import dev.parquetlookup.engine.RefreshingTable;
+import dev.parquetlookup.engine.SnapshotSource;
+import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.TableFormat;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.metadata.MetadataCache;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static dev.parquetlookup.formats.IcebergTestTable.range;
+import static dev.parquetlookup.formats.IcebergTestTable.rows;
+
+/**
+ * What opening a Delta table of 1,000 data files costs (issue 14, "Cost"): the log (one commit
+ * adding every file) read through the kernel, then the data files' footers, against the same files
+ * opened as a plain directory. A measurement, not a test: run its main with the formats module's
+ * test class path; prints one line per figure. Noisy on a shared machine: report the load average
+ * beside the figures.
+ */
+public final class DeltaOpenCostMeasurement {
+
+    private static final int FILES = 1_000;
+    private static final int ROWS_PER_FILE = 100;
+    private static final int REPEATS = 5;
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Files.createTempDirectory("delta-open-cost");
+        String location = dir.resolve("dim").toUri().toString();
+        DeltaTestTable delta = DeltaTestTable.create(location, Map.of());
+        List<List<IcebergTestTable.Row>> files = new ArrayList<>();
+        for (int f = 0; f < FILES; f++) {
+            long from = (long) f * ROWS_PER_FILE;
+            files.add(rows("r", "eu", range(from, from + ROWS_PER_FILE, 1)));
+        }
+        delta.appendFiles(files);
+        System.out.printf("table: %d data files of %d rows, one commit%n", FILES, ROWS_PER_FILE);
+
+        try (FileStore store = HadoopFileStore.create(Map.of())) {
+            List<Long> metadata = new ArrayList<>();
+            for (int i = 0; i < REPEATS + 1; i++) {
+                long t0 = System.nanoTime();
+                SnapshotSource source =
+                        TableFormat.find(DeltaFormat.NAME).open(location, Map.of(), store);
+                int n = source.list(null).files().size();
+                metadata.add((System.nanoTime() - t0) / 1_000);
+                if (n != FILES) {
+                    throw new AssertionError(n + " files listed");
+                }
+            }
+            System.out.printf(
+                    "delta log only (read the log, list the version's files): first %d us,"
+                            + " then median %d us%n",
+                    metadata.get(0), median(metadata.subList(1, metadata.size())));
+        }
+
+        for (String mode : List.of("delta", "files")) {
+            List<Long> opens = new ArrayList<>();
+            long bytes = 0;
+            long reads = 0;
+            for (int i = 0; i < REPEATS; i++) {
+                TableConfig config =
+                        TableConfig.builder(location)
+                                .sortKey(List.of("id"))
+                                .metadataCache(new MetadataCache(256L << 20))
+                                .build();
+                long t0 = System.nanoTime();
+                try (RefreshingTable table =
+                        RefreshingTable.open(
+                                config,
+                                mode.equals("delta")
+                                        ? RefreshOptions.defaults().withFormat(DeltaFormat.NAME)
+                                        : RefreshOptions.defaults())) {
+                    opens.add((System.nanoTime() - t0) / 1_000);
+                    bytes = table.readStatistics().bytesRead();
+                    reads = table.readStatistics().readRequests();
+                    if (mode.equals("delta") && i == REPEATS - 1) {
+                        refreshes(table, delta);
+                    }
+                }
+            }
+            System.out.printf(
+                    "open as '%s' with a cold metadata cache: median %d us (runs %s), %,d bytes of"
+                            + " Parquet metadata in %d reads%n",
+                    mode, median(opens), opens, bytes, reads);
+        }
+    }
+
+    private static void refreshes(RefreshingTable table, DeltaTestTable delta) throws Exception {
+        List<Long> unchanged = new ArrayList<>();
+        for (int i = 0; i < REPEATS; i++) {
+            long t0 = System.nanoTime();
+            RefreshingTable.RefreshResult r = table.refresh();
+            unchanged.add((System.nanoTime() - t0) / 1_000);
+            if (r != RefreshingTable.RefreshResult.UNCHANGED) {
+                throw new AssertionError(r);
+            }
+        }
+        long from = (long) FILES * ROWS_PER_FILE;
+        delta.append(rows("n", "eu", range(from, from + ROWS_PER_FILE, 1)));
+        long t0 = System.nanoTime();
+        RefreshingTable.RefreshResult r = table.refresh();
+        long swap = (System.nanoTime() - t0) / 1_000;
+        if (r != RefreshingTable.RefreshResult.SWAPPED) {
+            throw new AssertionError(r);
+        }
+        System.out.printf(
+                "delta refresh, no new version: median %d us; a new version adding 1 file"
+                        + " to %d: %d us%n",
+                median(unchanged), FILES, swap);
+    }
+
+    private static long median(List<Long> values) {
+        List<Long> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        return sorted.get(sorted.size() / 2);
+    }
+
+    private DeltaOpenCostMeasurement() {}
+}
