@@ -326,9 +326,9 @@ public final class ParquetEnrichment<IN> {
 
     /**
      * What the path names (the SQL {@code format}): {@code "files"} (default, a directory) or
-     * {@code "iceberg"} or {@code "delta"} (a table's root, needs the parquet-lookup-formats jar; see
-     * docs/formats.md). With {@link #refreshInterval}, each newer table version is served as one
-     * swap.
+     * {@code "iceberg"} or {@code "delta"} (a table's root, needs the parquet-lookup-formats jar;
+     * see docs/formats.md). With {@link #refreshInterval}, each newer table version is served as
+     * one swap.
      */
     public ParquetEnrichment<IN> format(String format) {
         String f = format.trim().toLowerCase(Locale.ROOT);
