@@ -7,8 +7,7 @@ import dev.parquetlookup.engine.TableWarmup;
 import dev.parquetlookup.flink.lookup.DiskTierConfig;
 import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
-import dev.parquetlookup.flink.table.SchemaValidator;
-import dev.parquetlookup.flink.table.TableFiles;
+import dev.parquetlookup.flink.lookup.TableFiles;
 
 import org.apache.flink.api.common.functions.JoinFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -465,7 +464,7 @@ public final class ParquetEnrichment<IN> {
             keys = new ArrayList<>(files.sortKey().subList(0, keyExtractors.size()));
         }
         List<String> enginePrefix =
-                SchemaValidator.enginePrefix(tableName, files.description(), keys, files.sortKey());
+                LookupSpec.enginePrefix(tableName, files.description(), keys, files.sortKey());
 
         List<String> outputNames;
         if (columns != null) {
