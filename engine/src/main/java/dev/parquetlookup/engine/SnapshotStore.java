@@ -1,0 +1,54 @@
+package dev.parquetlookup.engine;
+
+import dev.parquetlookup.engine.SnapshotSource.Listing;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.ForwardingFileStore;
+import dev.parquetlookup.io.ReadStatistics;
+
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * The store as one snapshot sees it: the listing already made (so the snapshot opens exactly the
+ * files that were compared with the last one), and closing it leaves the table's shared store open.
+ */
+final class SnapshotStore extends ForwardingFileStore {
+
+    private final Listing listing;
+
+    private SnapshotStore(FileStore delegate, Listing listing) {
+        super(delegate);
+        this.listing = listing;
+    }
+
+    /** Opens the snapshot {@code version} of the files {@code listing} names. */
+    static Snapshot open(
+            TableConfig config,
+            FileStore store,
+            ReadStatistics statistics,
+            Listing listing,
+            long version)
+            throws IOException {
+        DimensionTable table =
+                DimensionTable.open(
+                        config.withPath(listing.location()),
+                        new SnapshotStore(store, listing),
+                        statistics);
+        return new Snapshot(
+                table,
+                version,
+                listing.location(),
+                listing.versionLabel(),
+                config.metadataCache(),
+                config.pageCache());
+    }
+
+    @Override
+    public List<FileId> list(String path) throws IOException {
+        return path.equals(listing.location()) ? listing.files() : super.list(path);
+    }
+
+    @Override
+    public void close() {}
+}
