@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -30,6 +31,23 @@ class EngineArchitectureTest {
     void flinkIsNotOnTheEngineClassPath() {
         assertThatThrownBy(() -> Class.forName("org.apache.flink.api.common.functions.Function"))
                 .isInstanceOf(ClassNotFoundException.class);
+    }
+
+    @Test
+    void packagesAreFreeOfCycles() {
+        // Every package on its own (io and io.disk are two slices): no package reaches itself back.
+        slices().matching("dev.parquetlookup.(**)").should().beFreeOfCycles().check(classes);
+    }
+
+    @Test
+    void metadataDoesNotDependOnTheEngine() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.parquetlookup.metadata..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("dev.parquetlookup.engine..", "dev.parquetlookup.tools..")
+                .check(classes);
     }
 
     @Test

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
  * The Flink glue is thin: it reaches files only through the engine (no Hadoop, no parquet-java),
@@ -42,6 +43,18 @@ class GlueArchitectureTest {
                 .dependOnClassesThat()
                 .resideInAnyPackage(
                         "dev.parquetlookup.flink.table..", "dev.parquetlookup.flink.datastream..")
+                .check(glue);
+    }
+
+    @Test
+    void sqlAndDataStreamDoNotDependOnEachOther() {
+        slices().matching("dev.parquetlookup.flink.(*)..").should().beFreeOfCycles().check(glue);
+        noClasses()
+                .that()
+                .resideInAPackage("dev.parquetlookup.flink.datastream..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("dev.parquetlookup.flink.table..")
                 .check(glue);
     }
 }

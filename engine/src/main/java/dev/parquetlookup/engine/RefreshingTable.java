@@ -3,7 +3,6 @@ package dev.parquetlookup.engine;
 import dev.parquetlookup.engine.SnapshotSource.Listing;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
-import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.io.RetryingFileStore;
@@ -21,9 +20,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -55,52 +51,6 @@ public final class RefreshingTable implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RefreshingTable.class);
 
-    /** What {@link #refresh()} did. */
-    public enum RefreshResult {
-        /** Nothing changed; the current snapshot stays. */
-        UNCHANGED,
-        /** A new snapshot was opened and is now served. */
-        SWAPPED,
-        /** The refresh failed; the last good snapshot stays (see {@link Status#lastError()}). */
-        FAILED
-    }
-
-    /**
-     * The state of a refreshing table, for metrics.
-     *
-     * @param version 1 for the first snapshot, +1 for each swap
-     * @param publishedAtMillis when the current snapshot was swapped in (epoch milliseconds)
-     * @param lastCheckMillis when the path was last listed successfully
-     * @param location the directory the snapshot was opened from (the path in {@code all-files}
-     *     mode, the chosen snapshot directory in {@code latest-success} mode, a table format's
-     *     root)
-     * @param fileCount files of the current snapshot
-     * @param newestFileMillis the largest modification time among them
-     * @param failedRefreshes refreshes that failed so far
-     * @param lastError why the last refresh failed, or {@code null} if it succeeded
-     * @param lastErrorMillis when it failed, or 0
-     * @param sourceVersion the version as its source names it ({@link
-     *     SnapshotSource.Listing#versionLabel()}: {@code "iceberg snapshot 4713"}, or the location
-     *     of a directory)
-     */
-    public record Status(
-            long version,
-            long publishedAtMillis,
-            long lastCheckMillis,
-            String location,
-            int fileCount,
-            long newestFileMillis,
-            long failedRefreshes,
-            @Nullable String lastError,
-            long lastErrorMillis,
-            String sourceVersion) {
-
-        /** How long the current snapshot has been served. */
-        public long ageMillis(long nowMillis) {
-            return Math.max(0, nowMillis - publishedAtMillis);
-        }
-    }
-
     private final TableConfig config;
     private final RefreshOptions options;
     private final FileStore store;
@@ -115,10 +65,7 @@ public final class RefreshingTable implements Closeable {
     /** Serialises refreshes (the background one and explicit calls). */
     private final Object refreshLock = new Object();
 
-    @Nullable private final ScheduledExecutorService scheduler;
-    // The scheduler's one thread, joined by close(): awaitTermination returns while the worker
-    // is still exiting, and a task manager's leak check must not see it.
-    @Nullable private volatile Thread refreshThread;
+    @Nullable private final RefreshSchedule schedule;
 
     /** The qualified parent path in {@code latest-success} mode, resolved at open. */
     private final SnapshotSource source;
@@ -148,21 +95,10 @@ public final class RefreshingTable implements Closeable {
         this.lastCheckMillis = first.publishedAtMillis;
         this.initialColumns = first.table.columns();
         this.initialSortKey = first.table.sortKey();
-        if (options.refreshes()) {
-            long millis = Math.max(1, options.interval().toMillis());
-            scheduler =
-                    Executors.newSingleThreadScheduledExecutor(
-                            r -> {
-                                Thread t = new Thread(r, "parquet-lookup-refresh " + config.path());
-                                t.setDaemon(true);
-                                refreshThread = t;
-                                return t;
-                            });
-            scheduler.scheduleWithFixedDelay(
-                    this::backgroundRefresh, millis, millis, TimeUnit.MILLISECONDS);
-        } else {
-            scheduler = null;
-        }
+        this.schedule =
+                options.refreshes()
+                        ? new RefreshSchedule(config.path(), options.interval(), this::refresh)
+                        : null;
     }
 
     /**
@@ -193,7 +129,7 @@ public final class RefreshingTable implements Closeable {
                             config.path(), config.hadoopOptions(), options, store);
             ReadStatistics statistics = new ReadStatistics();
             Listing listing = source.list(null);
-            Snapshot first = openSnapshot(config, store, statistics, listing, 1);
+            Snapshot first = SnapshotStore.open(config, store, statistics, listing, 1);
             RefreshingTable table =
                     new RefreshingTable(config, options, store, statistics, source, first);
             LOG.info(
@@ -287,9 +223,9 @@ public final class RefreshingTable implements Closeable {
     }
 
     /** Version, age and last error of the current snapshot. */
-    public Status status() {
+    public RefreshStatus status() {
         Snapshot s = current;
-        return new Status(
+        return new RefreshStatus(
                 s.version,
                 s.publishedAtMillis,
                 lastCheckMillis,
@@ -329,10 +265,10 @@ public final class RefreshingTable implements Closeable {
                     lastError = null;
                     return RefreshResult.UNCHANGED;
                 }
-                next = openSnapshot(config, store, statistics, listing, old.version + 1);
+                next = SnapshotStore.open(config, store, statistics, listing, old.version + 1);
                 next.onLastRelease = this::closeSnapshot;
                 try {
-                    checkFits(next);
+                    SchemaFit.check(initialSortKey, initialColumns, next.table, next.location);
                 } catch (RuntimeException e) {
                     next.release();
                     throw e;
@@ -382,45 +318,6 @@ public final class RefreshingTable implements Closeable {
         }
     }
 
-    private void backgroundRefresh() {
-        try {
-            refresh();
-        } catch (Throwable t) {
-            // An escaping exception would cancel the schedule: never let one out.
-            LOG.warn("Background refresh of {} failed unexpectedly", config.path(), t);
-        }
-    }
-
-    /** A new snapshot must answer every plan made on the first one. */
-    private void checkFits(Snapshot next) {
-        DimensionTable t = next.table;
-        if (!t.sortKey().equals(initialSortKey)) {
-            throw new LookupFileException(
-                    "The files now at "
-                            + next.location
-                            + " are sorted by "
-                            + t.sortKey()
-                            + " but the table was opened sorted by "
-                            + initialSortKey
-                            + ". Keep the sort key when rewriting, or restart the job.");
-        }
-        TableSchema.Change change = TableSchema.firstChange(initialColumns, t.columns());
-        if (change != null) {
-            ColumnSchema column = change.before();
-            ColumnSchema now = change.after();
-            throw new LookupFileException(
-                    "Column '"
-                            + column.name()
-                            + "' was "
-                            + column.parquetType()
-                            + " but the files now at "
-                            + next.location
-                            + (now == null ? " do not have it" : " have " + now.parquetType())
-                            + ". Keep the columns and their types when rewriting, or restart"
-                            + " the job.");
-        }
-    }
-
     private static String oneLine(Throwable e) {
         StringBuilder s = new StringBuilder(String.valueOf(e.getMessage()));
         Throwable cause = e.getCause();
@@ -437,41 +334,6 @@ public final class RefreshingTable implements Closeable {
     }
 
     // ------------------------------------------------------------------ snapshots
-
-    private static Snapshot openSnapshot(
-            TableConfig config,
-            FileStore store,
-            ReadStatistics statistics,
-            Listing listing,
-            long version)
-            throws IOException {
-        TableConfig snapshotConfig = config.withPath(listing.location());
-        if (snapshotConfig.sortKey().isEmpty() && !listing.sortKey().isEmpty()) {
-            // The format's declared order (an Iceberg sort order), verified like a configured key.
-            snapshotConfig =
-                    new TableConfig(
-                            snapshotConfig.path(),
-                            listing.sortKey(),
-                            snapshotConfig.hadoopOptions(),
-                            snapshotConfig.metadataCache(),
-                            snapshotConfig.pageCache(),
-                            snapshotConfig.mapLocalFiles(),
-                            snapshotConfig.synthesizePageIndex());
-        }
-        DimensionTable table =
-                DimensionTable.open(
-                        snapshotConfig,
-                        new SnapshotStore(store, listing),
-                        statistics,
-                        listing.deletedRows());
-        return new Snapshot(
-                table,
-                version,
-                listing.location(),
-                listing.versionLabel(),
-                config.metadataCache(),
-                config.pageCache());
-    }
 
     private void closeSnapshot(Snapshot s) {
         try {
@@ -534,27 +396,6 @@ public final class RefreshingTable implements Closeable {
         }
     }
 
-    /**
-     * The store as one snapshot sees it: the listing already made (so the snapshot is exactly what
-     * was compared), and closing it leaves the shared store open.
-     */
-    private static final class SnapshotStore extends ForwardingFileStore {
-        private final Listing listing;
-
-        SnapshotStore(FileStore delegate, Listing listing) {
-            super(delegate);
-            this.listing = listing;
-        }
-
-        @Override
-        public List<FileId> list(String path) throws IOException {
-            return path.equals(listing.location()) ? listing.files() : super.list(path);
-        }
-
-        @Override
-        public void close() {}
-    }
-
     // ------------------------------------------------------------------ close
 
     /** Stops the background refresh and releases the current snapshot. */
@@ -568,18 +409,8 @@ public final class RefreshingTable implements Closeable {
             closed = true;
             last = current;
         }
-        if (scheduler != null) {
-            scheduler.shutdownNow();
-            try {
-                if (scheduler.awaitTermination(10, TimeUnit.SECONDS)) {
-                    Thread t = refreshThread;
-                    if (t != null) {
-                        t.join(TimeUnit.SECONDS.toMillis(10));
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        if (schedule != null) {
+            schedule.stop();
         }
         // The store closes with the last snapshot, after lookups still running on older ones.
         last.release();

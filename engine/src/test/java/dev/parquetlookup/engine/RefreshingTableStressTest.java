@@ -282,7 +282,7 @@ class RefreshingTableStressTest {
 
     private static void assertEndState(
             RefreshingTable table, MetadataCache metadata, Result result) {
-        RefreshingTable.Status status = table.status();
+        RefreshStatus status = table.status();
         assertThat(status.version()).as(result.describe()).isGreaterThanOrEqualTo(result.versions);
         assertThat(result.lookups).as(result.describe()).isPositive();
         // Every older snapshot was closed when its last lookup finished, and the metadata of

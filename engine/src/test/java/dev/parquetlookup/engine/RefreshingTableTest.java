@@ -1,7 +1,6 @@
 package dev.parquetlookup.engine;
 
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
-import dev.parquetlookup.engine.RefreshingTable.RefreshResult;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.ForwardingFileStore;
@@ -130,7 +129,7 @@ class RefreshingTableTest {
         assertThat(versionAt(table, 150)).isEqualTo(2);
         assertThat(versionAt(table, 50)).isEqualTo(1);
         assertThat(versionAt(table, 250)).isEqualTo(1);
-        RefreshingTable.Status status = table.status();
+        RefreshStatus status = table.status();
         assertThat(status.version()).isEqualTo(2);
         assertThat(status.fileCount()).isEqualTo(3);
         assertThat(status.lastError()).isNull();
@@ -205,7 +204,7 @@ class RefreshingTableTest {
         Files.write(half, java.util.Arrays.copyOf(bytes, bytes.length / 2));
 
         assertThat(table.refresh()).isEqualTo(RefreshResult.FAILED);
-        RefreshingTable.Status failed = table.status();
+        RefreshStatus failed = table.status();
         assertThat(failed.version()).isEqualTo(1);
         assertThat(failed.failedRefreshes()).isEqualTo(1);
         assertThat(failed.lastError()).contains("part-2.parquet");

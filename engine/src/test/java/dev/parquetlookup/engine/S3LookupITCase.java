@@ -1,6 +1,5 @@
 package dev.parquetlookup.engine;
 
-import dev.parquetlookup.engine.RefreshingTable.RefreshResult;
 import dev.parquetlookup.io.FileChangedException;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;

@@ -1,20 +1,16 @@
 package dev.parquetlookup.flink.datastream;
 
-import dev.parquetlookup.engine.ColumnSchema;
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.engine.TableWarmup;
 import dev.parquetlookup.flink.lookup.DiskTierConfig;
-import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
-import dev.parquetlookup.flink.table.SchemaValidator;
-import dev.parquetlookup.flink.table.TableFiles;
+import dev.parquetlookup.flink.lookup.TableFiles;
 
 import org.apache.flink.api.common.functions.JoinFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.table.connector.source.lookup.cache.DefaultLookupCache;
 import org.apache.flink.table.connector.source.lookup.cache.LookupCache;
-import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.types.Row;
 
 import javax.annotation.Nullable;
@@ -23,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -90,32 +85,23 @@ public final class ParquetEnrichment<IN> {
     public static final int DEFAULT_MAX_RETRIES = ParquetLookupConfig.DEFAULT_MAX_RETRIES;
 
     private final String path;
-    @Nullable private String name;
     private final List<String> keyColumns = new ArrayList<>();
     private final List<KeyExtractor<IN>> keyExtractors = new ArrayList<>();
     private boolean namedKeys;
     private boolean positionalKeys;
     @Nullable private List<String> columns;
-    private List<String> sortKey = List.of();
     private final Map<String, String> hadoopOptions = new HashMap<>();
     private boolean inner;
-    private int asyncThreads = DEFAULT_ASYNC_THREADS;
-    private int maxInFlightRequests = ParquetLookupConfig.DEFAULT_MAX_IN_FLIGHT_REQUESTS;
-    private long metadataCacheMaxBytes = DEFAULT_METADATA_CACHE_BYTES;
-    private long pageCacheMaxBytes;
-    private boolean mapLocalFiles = true;
-    @Nullable private String localCacheDir;
-    private long localCacheMaxBytes = DiskTierConfig.DEFAULT_MAX_BYTES;
-    private TableWarmup.Mode warmup = DiskTierConfig.DEFAULT_WARMUP;
-    private int maxRetries = DEFAULT_MAX_RETRIES;
-    @Nullable private Duration refreshInterval;
-    private SnapshotMode snapshotMode = SnapshotMode.ALL_FILES;
-    private String format = TableFormat.FILES;
-    private boolean synthesizePageIndex = true;
+
+    /** Every table setting, with the defaults SQL has; DataStream lookups are always async. */
+    private final ParquetLookupConfig.Builder config;
+
+    private DiskTierConfig diskTier = DiskTierConfig.defaults();
     @Nullable private LookupCache rowCache;
 
     private ParquetEnrichment(String path) {
         this.path = Objects.requireNonNull(path, "path");
+        this.config = ParquetLookupConfig.builder(path, path).async(true);
     }
 
     /**
@@ -128,7 +114,7 @@ public final class ParquetEnrichment<IN> {
 
     /** The table's name in messages, metrics' thread names and logs; default: the path. */
     public ParquetEnrichment<IN> name(String name) {
-        this.name = Objects.requireNonNull(name, "name");
+        config.tableName(Objects.requireNonNull(name, "name"));
         return this;
     }
 
@@ -174,7 +160,7 @@ public final class ParquetEnrichment<IN> {
      * Spark, ...); as the SQL option {@code sort-key}. Verified from the files' statistics.
      */
     public ParquetEnrichment<IN> sortKey(String... columns) {
-        this.sortKey = List.of(columns);
+        config.sortKey(List.of(columns));
         return this;
     }
 
@@ -201,7 +187,7 @@ public final class ParquetEnrichment<IN> {
         if (threads < 1) {
             throw new IllegalArgumentException("asyncThreads must be at least 1, got " + threads);
         }
-        this.asyncThreads = threads;
+        config.asyncThreads(threads);
         return this;
     }
 
@@ -216,7 +202,7 @@ public final class ParquetEnrichment<IN> {
             throw new IllegalArgumentException(
                     "maxInFlightRequests must be at least 1, got " + requests);
         }
-        this.maxInFlightRequests = requests;
+        config.maxInFlightRequests(requests);
         return this;
     }
 
@@ -226,7 +212,7 @@ public final class ParquetEnrichment<IN> {
             throw new IllegalArgumentException(
                     "metadataCacheMaxBytes must be positive, got " + bytes);
         }
-        this.metadataCacheMaxBytes = bytes;
+        config.metadataCacheMaxBytes(bytes);
         return this;
     }
 
@@ -236,7 +222,7 @@ public final class ParquetEnrichment<IN> {
             throw new IllegalArgumentException(
                     "pageCacheMaxBytes must not be negative, got " + bytes);
         }
-        this.pageCacheMaxBytes = bytes;
+        config.pageCacheMaxBytes(bytes);
         return this;
     }
 
@@ -246,7 +232,7 @@ public final class ParquetEnrichment<IN> {
      * mounts.
      */
     public ParquetEnrichment<IN> mapLocalFiles(boolean mapLocalFiles) {
-        this.mapLocalFiles = mapLocalFiles;
+        config.mapLocalFiles(mapLocalFiles);
         return this;
     }
 
@@ -256,7 +242,7 @@ public final class ParquetEnrichment<IN> {
      * opened from their footer alone and a lookup reads the key column chunk of a row group.
      */
     public ParquetEnrichment<IN> synthesizePageIndex(boolean synthesize) {
-        this.synthesizePageIndex = synthesize;
+        config.synthesizePageIndex(synthesize);
         return this;
     }
 
@@ -271,7 +257,7 @@ public final class ParquetEnrichment<IN> {
             throw new IllegalArgumentException(
                     "localCacheMaxBytes must not be negative, got " + bytes);
         }
-        this.localCacheMaxBytes = bytes;
+        diskTier = new DiskTierConfig(diskTier.directory(), bytes, diskTier.warmup());
         return this;
     }
 
@@ -280,7 +266,11 @@ public final class ParquetEnrichment<IN> {
      * first of Flink's {@code io.tmp.dirs}.
      */
     public ParquetEnrichment<IN> localCacheDir(String directory) {
-        this.localCacheDir = Objects.requireNonNull(directory, "directory");
+        diskTier =
+                new DiskTierConfig(
+                        Objects.requireNonNull(directory, "directory"),
+                        diskTier.maxBytes(),
+                        diskTier.warmup());
         return this;
     }
 
@@ -289,7 +279,11 @@ public final class ParquetEnrichment<IN> {
      * {@code ALL} (default), {@code KEY_COLUMNS} or {@code NONE}. Lookups never wait for it.
      */
     public ParquetEnrichment<IN> warmup(TableWarmup.Mode mode) {
-        this.warmup = Objects.requireNonNull(mode, "mode");
+        diskTier =
+                new DiskTierConfig(
+                        diskTier.directory(),
+                        diskTier.maxBytes(),
+                        Objects.requireNonNull(mode, "mode"));
         return this;
     }
 
@@ -298,7 +292,7 @@ public final class ParquetEnrichment<IN> {
         if (retries < 0) {
             throw new IllegalArgumentException("maxRetries must not be negative, got " + retries);
         }
-        this.maxRetries = retries;
+        config.maxRetries(retries);
         return this;
     }
 
@@ -311,7 +305,7 @@ public final class ParquetEnrichment<IN> {
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("refreshInterval must be positive, got " + interval);
         }
-        this.refreshInterval = interval;
+        config.refreshInterval(interval);
         return this;
     }
 
@@ -320,7 +314,7 @@ public final class ParquetEnrichment<IN> {
      * versioned snapshot directories of which the newest with a {@code _SUCCESS} file is served.
      */
     public ParquetEnrichment<IN> snapshotMode(SnapshotMode mode) {
-        this.snapshotMode = Objects.requireNonNull(mode, "mode");
+        config.snapshotMode(Objects.requireNonNull(mode, "mode"));
         return this;
     }
 
@@ -332,7 +326,7 @@ public final class ParquetEnrichment<IN> {
      */
     public ParquetEnrichment<IN> format(String format) {
         String f = format.trim().toLowerCase(Locale.ROOT);
-        this.format = f.equals(TableFormat.FILES) ? f : TableFormat.find(f).name();
+        config.format(f.equals(TableFormat.FILES) ? f : TableFormat.find(f).name());
         return this;
     }
 
@@ -425,115 +419,25 @@ public final class ParquetEnrichment<IN> {
                     "No key: call key(event -> ...) once per sort-key column, e.g."
                             + " .key(order -> order.customerId).");
         }
-        String tableName = name != null ? name : path;
         ParquetLookupConfig config =
-                ParquetLookupConfig.builder(tableName, path)
-                        .sortKey(sortKey)
-                        .hadoopOptions(hadoopOptions)
-                        .async(true)
-                        .asyncThreads(asyncThreads)
-                        .metadataCacheMaxBytes(metadataCacheMaxBytes)
-                        .pageCacheMaxBytes(pageCacheMaxBytes)
-                        .maxRetries(maxRetries)
-                        .refreshInterval(refreshInterval)
-                        .snapshotMode(snapshotMode)
-                        .mapLocalFiles(mapLocalFiles)
-                        .maxInFlightRequests(maxInFlightRequests)
-                        .diskTier(new DiskTierConfig(localCacheDir, localCacheMaxBytes, warmup))
-                        .format(format)
-                        .synthesizePageIndex(synthesizePageIndex)
-                        .build();
-        TableFiles files = TableFiles.inspect(config);
-        Map<String, ColumnSchema> byName = new LinkedHashMap<>();
-        for (ColumnSchema column : files.columns()) {
-            byName.put(column.name(), column);
-        }
-
-        List<String> keys = new ArrayList<>(keyColumns);
-        if (positionalKeys) {
-            if (keyExtractors.size() > files.sortKey().size()) {
-                throw new IllegalArgumentException(
-                        String.format(
-                                "Table '%s' (%s) is sorted by %s, but %d key functions were given:"
-                                        + " give at most one per sort-key column, or name the"
-                                        + " extra columns with key(column, extractor).",
-                                tableName,
-                                files.description(),
-                                files.sortKey(),
-                                keyExtractors.size()));
-            }
-            keys = new ArrayList<>(files.sortKey().subList(0, keyExtractors.size()));
-        }
-        List<String> enginePrefix =
-                SchemaValidator.enginePrefix(tableName, files.description(), keys, files.sortKey());
-
-        List<String> outputNames;
-        if (columns != null) {
-            outputNames = columns;
-        } else {
-            outputNames = new ArrayList<>();
-            for (ColumnSchema column : files.columns()) {
-                if (ExternalValues.logicalType(column.type()) != null) {
-                    outputNames.add(column.name());
-                }
-            }
-        }
-        // The key columns are read anyway; the SQL glue wants them among the projected columns.
-        List<String> projected = new ArrayList<>(outputNames);
-        for (String key : keys) {
-            if (!projected.contains(key)) {
-                projected.add(key);
-            }
-        }
-        List<String> problems = new ArrayList<>();
-        List<LogicalType> types = new ArrayList<>();
-        for (String column : projected) {
-            ColumnSchema schema = byName.get(column);
-            LogicalType type = schema == null ? null : ExternalValues.logicalType(schema.type());
-            if (schema == null) {
-                problems.add("column '" + column + "' is not in the files");
-            } else if (type == null) {
-                problems.add(
-                        "column '"
-                                + column
-                                + "' ("
-                                + schema.parquetType()
-                                + ") is nested or of an unsupported type; leave it out of"
-                                + " columns()");
-            }
-            types.add(type);
-        }
-        if (!problems.isEmpty()) {
-            throw new IllegalArgumentException(
-                    String.format(
-                            "Table '%s' (%s): %s. The files have columns %s.",
-                            tableName,
-                            files.description(),
-                            String.join("; ", problems),
-                            byName.keySet()));
-        }
-        if (new java.util.HashSet<>(outputNames).size() != outputNames.size()) {
-            throw new IllegalArgumentException("columns() names a column twice: " + outputNames);
-        }
-
-        List<KeyField> keyFields = new ArrayList<>();
-        for (String key : keys) {
-            keyFields.add(KeyField.of(key, byName.get(key).type()));
-        }
-        int[] enginePositions = new int[enginePrefix.size()];
-        for (int i = 0; i < enginePositions.length; i++) {
-            enginePositions[i] = keys.indexOf(enginePrefix.get(i));
-        }
-        LookupSpec spec = LookupSpec.of(projected, types, keys, enginePrefix);
+                this.config.hadoopOptions(Map.copyOf(hadoopOptions)).diskTier(diskTier).build();
+        String tableName = config.tableName();
+        EnrichmentPlan plan =
+                EnrichmentPlan.resolve(
+                        tableName,
+                        TableFiles.inspect(config),
+                        positionalKeys ? null : keyColumns,
+                        keyExtractors.size(),
+                        columns);
         @SuppressWarnings("unchecked")
         KeyExtractor<IN>[] extractors = keyExtractors.toArray(new KeyExtractor[0]);
         return new ParquetEnrichmentFunction<>(
                 config,
-                spec,
-                keyFields,
+                plan.spec(),
+                plan.keyFields(),
                 extractors,
-                enginePositions,
-                outputNames.size(),
+                plan.enginePositions(),
+                plan.outputColumns(),
                 inner,
                 rowCache,
                 join,

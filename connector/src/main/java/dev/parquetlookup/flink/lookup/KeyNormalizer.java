@@ -43,7 +43,7 @@ public final class KeyNormalizer implements Serializable {
      * @param plannerKeyTypes their declared types
      * @param enginePrefix the engine's key: a leading prefix of the files' sort key, in sort order,
      *     every column of which is among the planner's keys (checked at planning by {@code
-     *     SchemaValidator.enginePrefix})
+     *     LookupSpec.enginePrefix})
      */
     public KeyNormalizer(
             List<String> plannerKeyNames,

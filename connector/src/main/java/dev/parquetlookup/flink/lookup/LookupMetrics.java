@@ -1,6 +1,7 @@
 package dev.parquetlookup.flink.lookup;
 
 import dev.parquetlookup.engine.PageCache;
+import dev.parquetlookup.engine.RefreshStatus;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.MetadataCache;
 
@@ -133,5 +134,19 @@ public final class LookupMetrics {
         public long getCount() {
             return count.sum();
         }
+    }
+
+    /**
+     * Gauges of the snapshot being served ({@code refresh.interval}): its version, age, failed
+     * refreshes, and the version as its source names it ("iceberg snapshot 4713", a directory).
+     */
+    void registerSnapshot(MetricGroup metricGroup, Supplier<RefreshStatus> status) {
+        MetricGroup group = metricGroup.addGroup(GROUP);
+        group.gauge("snapshotVersion", (Gauge<Long>) () -> status.get().version());
+        group.gauge(
+                "snapshotAgeMillis",
+                (Gauge<Long>) () -> status.get().ageMillis(System.currentTimeMillis()));
+        group.gauge("failedRefreshes", (Gauge<Long>) () -> status.get().failedRefreshes());
+        group.gauge("snapshotSourceVersion", (Gauge<String>) () -> status.get().sourceVersion());
     }
 }

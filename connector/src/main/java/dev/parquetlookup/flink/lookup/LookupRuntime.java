@@ -7,7 +7,6 @@ import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.io.disk.TieredFileStore;
 
-import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 
@@ -18,14 +17,12 @@ import javax.annotation.Nullable;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -48,9 +45,6 @@ public final class LookupRuntime implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(LookupRuntime.class);
 
-    /** First retry after this long, the next after twice as long, ... */
-    private static final long RETRY_BACKOFF_MILLIS = 100;
-
     private final ParquetLookupConfig config;
     private final LookupSpec spec;
     private final SharedCaches.Lease caches;
@@ -60,6 +54,7 @@ public final class LookupRuntime implements Closeable {
     private final RowDataConverter converter;
     private final LookupMetrics metrics;
     private final RequestLimiter limiter;
+    private final LookupFailures failures;
 
     /** Asynchronous lookups not completed yet: failed by {@link #close()}. */
     private final Set<CompletableFuture<List<RowData>>> pending = ConcurrentHashMap.newKeySet();
@@ -86,21 +81,14 @@ public final class LookupRuntime implements Closeable {
         this.plan = table.plan(spec.normalizer().keyColumns(), spec.projectedNames());
         this.converter = new RowDataConverter(spec.projectedTypes());
         this.limiter = new RequestLimiter(config.maxInFlightRequests());
+        this.failures = new LookupFailures(config.tableName(), config.path());
         this.metrics =
                 new LookupMetrics(
                         metricGroup,
                         table::readStatistics,
                         caches.metadataCache(),
                         caches.pageCache());
-        // The snapshot being served (refresh.interval): its version, age and failed refreshes.
-        MetricGroup group = metricGroup.addGroup(LookupMetrics.GROUP);
-        group.gauge("snapshotVersion", (Gauge<Long>) () -> table.status().version());
-        group.gauge(
-                "snapshotAgeMillis",
-                (Gauge<Long>) () -> table.status().ageMillis(System.currentTimeMillis()));
-        group.gauge("failedRefreshes", (Gauge<Long>) () -> table.status().failedRefreshes());
-        // The version as its source names it: "iceberg snapshot 4713", or a directory's location.
-        group.gauge("snapshotSourceVersion", (Gauge<String>) () -> table.status().sourceVersion());
+        metrics.registerSnapshot(metricGroup, table::status);
     }
 
     /** Opens the table on the JVM-wide shared caches. */
@@ -210,7 +198,7 @@ public final class LookupRuntime implements Closeable {
                 // An interrupt means the function is closing: do not retry.
                 if (attempt >= config.maxRetries() || Thread.currentThread().isInterrupted()) {
                     metrics.recordFailure();
-                    throw failedAfter(attempt, e);
+                    throw failures.failedAfter(attempt, e);
                 }
                 LOG.warn(
                         "Lookup in table '{}' failed (attempt {} of {}), retrying: {}",
@@ -218,12 +206,12 @@ public final class LookupRuntime implements Closeable {
                         attempt + 1,
                         config.maxRetries() + 1,
                         e.toString());
-                backoff(attempt);
+                LookupFailures.backoff(attempt);
             } catch (RuntimeException e) {
                 metrics.recordFailure();
                 throw e;
             } catch (InternalError e) {
-                if (!isLostMappedPage(e)) {
+                if (!LookupFailures.isLostMappedPage(e)) {
                     throw e;
                 }
                 // A memory-mapped file lost a page (truncated or rewritten in place, an NFS file
@@ -232,32 +220,9 @@ public final class LookupRuntime implements Closeable {
                 // retry,
                 // the page stays lost) and let the restart open the files again.
                 metrics.recordFailure();
-                throw lostMappedPage(e);
+                throw failures.lostMappedPage(e);
             }
         }
-    }
-
-    private IOException lostMappedPage(InternalError e) {
-        return new IOException(
-                String.format(
-                        "Lookup in table '%s' (%s) failed: a memory-mapped file changed in"
-                                + " place while it was read (%s). Publish files by rename"
-                                + " or in new directories, or set 'local-files.mmap' ="
-                                + " 'false'.",
-                        config.tableName(), config.path(), e.getMessage()),
-                e);
-    }
-
-    private IOException failedAfter(int attempt, Throwable e) {
-        return new IOException(
-                String.format(
-                        "Lookup in table '%s' (%s) failed after %d attempt%s: %s",
-                        config.tableName(),
-                        config.path(),
-                        attempt + 1,
-                        attempt == 0 ? "" : "s",
-                        e.getMessage()),
-                e);
     }
 
     private List<RowData> convert(List<Object[]> found, Object[] residual) {
@@ -333,7 +298,7 @@ public final class LookupRuntime implements Closeable {
                         }
                         return;
                     }
-                    failedAttempt(key, residual, attempt, unwrap(failure), result);
+                    failedAttempt(key, residual, attempt, LookupFailures.unwrap(failure), result);
                 });
     }
 
@@ -343,9 +308,9 @@ public final class LookupRuntime implements Closeable {
             int attempt,
             Throwable e,
             CompletableFuture<List<RowData>> result) {
-        if (e instanceof InternalError internal && isLostMappedPage(internal)) {
+        if (e instanceof InternalError internal && LookupFailures.isLostMappedPage(internal)) {
             metrics.recordFailure();
-            result.completeExceptionally(lostMappedPage(internal));
+            result.completeExceptionally(failures.lostMappedPage(internal));
             return;
         }
         if (!(e instanceof IOException) && !(e instanceof UncheckedIOException)) {
@@ -355,7 +320,7 @@ public final class LookupRuntime implements Closeable {
         }
         if (attempt >= config.maxRetries() || closed) {
             metrics.recordFailure();
-            result.completeExceptionally(failedAfter(attempt, e));
+            result.completeExceptionally(failures.failedAfter(attempt, e));
             return;
         }
         LOG.warn(
@@ -365,15 +330,8 @@ public final class LookupRuntime implements Closeable {
                 config.maxRetries() + 1,
                 e.toString());
         CompletableFuture.delayedExecutor(
-                        RETRY_BACKOFF_MILLIS << Math.min(attempt, 6), TimeUnit.MILLISECONDS)
+                        LookupFailures.backoffMillis(attempt), TimeUnit.MILLISECONDS)
                 .execute(() -> attemptAsync(key, residual, attempt + 1, result));
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     private RejectedExecutionException closedError() {
@@ -390,21 +348,6 @@ public final class LookupRuntime implements Closeable {
 
     public LookupSpec spec() {
         return spec;
-    }
-
-    /** The JVM's report of a fault in a memory-mapped buffer (SIGBUS). */
-    static boolean isLostMappedPage(InternalError e) {
-        String message = e.getMessage();
-        return message != null && message.contains("unsafe memory access");
-    }
-
-    private static void backoff(int attempt) throws InterruptedIOException {
-        try {
-            Thread.sleep(RETRY_BACKOFF_MILLIS << Math.min(attempt, 6));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting to retry a lookup");
-        }
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.parquetlookup.flink.table;
 import dev.parquetlookup.flink.lookup.KeyRangePartitioner;
 import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.flink.lookup.TableFiles;
 
 import org.apache.flink.table.connector.source.LookupTableSource.LookupContext;
 import org.apache.flink.table.connector.source.abilities.SupportsLookupCustomShuffle;

@@ -5,6 +5,7 @@ import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.engine.TableWarmup;
 import dev.parquetlookup.flink.lookup.DiskTierConfig;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.flink.lookup.TableFiles;
 import dev.parquetlookup.metadata.LookupFileException;
 
 import org.apache.flink.configuration.ConfigOption;

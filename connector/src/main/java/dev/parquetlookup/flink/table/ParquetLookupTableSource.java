@@ -4,6 +4,7 @@ import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetAsyncLookupFunction;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 import dev.parquetlookup.flink.lookup.ParquetLookupFunction;
+import dev.parquetlookup.flink.lookup.TableFiles;
 
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
@@ -104,7 +105,7 @@ public final class ParquetLookupTableSource
                                 names,
                                 fieldTypes(),
                                 keyNames,
-                                SchemaValidator.enginePrefix(
+                                LookupSpec.enginePrefix(
                                         config.tableName(),
                                         files.description(),
                                         keyNames,
@@ -114,7 +115,7 @@ public final class ParquetLookupTableSource
                     InputFormatProvider.of(scanFormat(), 1), fullCacheReloadTrigger);
         }
         List<String> prefix =
-                SchemaValidator.enginePrefix(
+                LookupSpec.enginePrefix(
                         config.tableName(), files.description(), keyNames, files.sortKey());
         LookupSpec spec = LookupSpec.of(names, fieldTypes(), keyNames, prefix);
         shuffle.prepare(context, config, spec);

@@ -89,41 +89,4 @@ public final class SchemaValidator {
                 declared.asSummaryString(),
                 fix);
     }
-
-    /**
-     * Splits lookup key columns into the engine's key (the longest leading prefix of the sort key
-     * they contain) and the rest, which are compared on the returned rows.
-     *
-     * @throws ValidationException if the keys do not contain the first sort-key column
-     */
-    public static List<String> enginePrefix(
-            String tableName, String filesDescription, List<String> keys, List<String> sortKey) {
-        List<String> prefix = new ArrayList<>();
-        for (String column : sortKey) {
-            if (!keys.contains(column)) {
-                break;
-            }
-            prefix.add(column);
-        }
-        if (prefix.isEmpty()) {
-            throw new ValidationException(
-                    String.format(
-                            "Lookup join on table '%s' uses the key %s, but the files (%s) are"
-                                    + " sorted by %s: a lookup join must give the sort key or a"
-                                    + " leading prefix of it, i.e. an equality condition on '%s'"
-                                    + " at least. Fix: join on %s, or rewrite the files sorted by"
-                                    + " %s (e.g. with the 'prepare' tool); if the files are"
-                                    + " already sorted that way but do not declare it, set"
-                                    + " 'sort-key' = '%s'.",
-                            tableName,
-                            keys,
-                            filesDescription,
-                            sortKey,
-                            sortKey.isEmpty() ? "?" : sortKey.get(0),
-                            sortKey,
-                            keys,
-                            String.join(",", keys)));
-        }
-        return prefix;
-    }
 }

@@ -1,6 +1,7 @@
 package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.ColumnSchema;
+import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
 
@@ -108,17 +109,15 @@ class SchemaValidatorTest {
 
     @Test
     void joinKeysMustStartWithTheSortKey() {
-        assertThat(
-                        SchemaValidator.enginePrefix(
-                                "t", "f", List.of("name", "g"), List.of("g", "name")))
+        assertThat(LookupSpec.enginePrefix("t", "f", List.of("name", "g"), List.of("g", "name")))
                 .containsExactly("g", "name");
-        assertThat(SchemaValidator.enginePrefix("t", "f", List.of("g"), List.of("g", "name")))
+        assertThat(LookupSpec.enginePrefix("t", "f", List.of("g"), List.of("g", "name")))
                 .containsExactly("g");
-        assertThat(SchemaValidator.enginePrefix("t", "f", List.of("g", "v"), List.of("g", "name")))
+        assertThat(LookupSpec.enginePrefix("t", "f", List.of("g", "v"), List.of("g", "name")))
                 .containsExactly("g");
         assertThatThrownBy(
                         () ->
-                                SchemaValidator.enginePrefix(
+                                LookupSpec.enginePrefix(
                                         "cat.db.t",
                                         "file:/d",
                                         List.of("name"),

@@ -12,29 +12,17 @@ import javax.annotation.Nullable;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.stream.Stream;
-import java.util.zip.CRC32C;
 
 /**
  * The local disk tier of remote files: byte ranges fetched from an object store (pages, or runs of
@@ -51,8 +39,8 @@ import java.util.zip.CRC32C;
  *   <li>Bounded: the bytes written to live segments never exceed {@code maxBytes}; when a range
  *       does not fit, the least recently used segment is evicted (segments whose ranges all left
  *       the index first).
- *   <li>Checked: every {@value #BLOCK}-byte block has a CRC32C, verified for the blocks each read
- *       touches; a mismatch drops the range, which is fetched again, and is logged once.
+ *   <li>Checked: every {@value FileExtents#BLOCK}-byte block has a CRC32C, verified for the blocks
+ *       each read touches; a mismatch drops the range, which is fetched again, and is logged once.
  *   <li>Faults of the disk (full, a segment file deleted by a tmp cleaner) are counted, logged
  *       once, and the range is read from the store: the tier is a cache, never the source of truth.
  *   <li>Released: when the last source of a file version closes (a refresh dropped the file, the
@@ -69,13 +57,8 @@ public final class DiskTier implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DiskTier.class);
 
-    /** Bytes covered by one checksum. */
-    static final int BLOCK = 8192;
-
     /** Name prefix of tier directories below the base directory. */
-    static final String DIRECTORY_PREFIX = "parquet-lookup-cache-";
-
-    private static final String LOCK_FILE = ".lock";
+    static final String DIRECTORY_PREFIX = TierDirectory.PREFIX;
 
     /** Largest segment, hence largest range stored. */
     static final long MAX_SEGMENT_BYTES = 64L << 20;
@@ -87,14 +70,13 @@ public final class DiskTier implements Closeable {
 
     private static final long CHECK_FILES_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    private final TierDirectory home;
     private final Path directory;
     private final long maxBytes;
     private final long segmentBytes;
     private final DiskWrites writes;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
 
-    private final ConcurrentHashMap<FileId, FileEntry> files = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<FileId, FileExtents> files = new ConcurrentHashMap<>();
 
     /** Warm-up fetches in flight, so tables warming the same file fetch each range once. */
     final ConcurrentHashMap<WarmKey, CompletableFuture<Boolean>> warming =
@@ -115,24 +97,7 @@ public final class DiskTier implements Closeable {
     private volatile long lastFilesCheckNanos = System.nanoTime();
     private volatile boolean closed;
 
-    private final LongAdder hits = new LongAdder();
-    private final LongAdder misses = new LongAdder();
-    private final LongAdder bytesServed = new LongAdder();
-    private final LongAdder bytesWritten = new LongAdder();
-    private final LongAdder writeFailures = new LongAdder();
-    private final LongAdder droppedWrites = new LongAdder();
-    private final LongAdder checksumFailures = new LongAdder();
-    private final LongAdder lostFiles = new LongAdder();
-    private final LongAdder evictedBytes = new LongAdder();
-    private final AtomicBoolean writeFailureLogged = new AtomicBoolean();
-    private final AtomicBoolean checksumFailureLogged = new AtomicBoolean();
-    private final AtomicBoolean lostFileLogged = new AtomicBoolean();
-
-    /** The ranges held of one file version, and how many open sources use it. */
-    private static final class FileEntry {
-        final ConcurrentSkipListMap<Long, Extent> extents = new ConcurrentSkipListMap<>();
-        int references; // changed only inside files.compute
-    }
+    private final TierCounters counters = new TierCounters();
 
     /**
      * Counters of the tier, summed since it was created.
@@ -162,21 +127,15 @@ public final class DiskTier implements Closeable {
             long lostFiles,
             long evictedBytes) {}
 
-    private DiskTier(
-            Path directory,
-            long maxBytes,
-            DiskWrites writes,
-            FileChannel lockChannel,
-            FileLock lock) {
-        this.directory = directory;
+    private DiskTier(TierDirectory home, long maxBytes, DiskWrites writes) {
+        this.home = home;
+        this.directory = home.path;
         this.maxBytes = maxBytes;
         this.segmentBytes =
                 Math.min(
                         maxBytes,
                         Math.max(MIN_SEGMENT_BYTES, Math.min(MAX_SEGMENT_BYTES, maxBytes / 8)));
         this.writes = writes;
-        this.lockChannel = lockChannel;
-        this.lock = lock;
         this.writer =
                 new ThreadPoolExecutor(
                         1,
@@ -205,73 +164,12 @@ public final class DiskTier implements Closeable {
             throw new IllegalArgumentException(
                     "local-cache.max-bytes must be positive: " + maxBytes);
         }
-        Files.createDirectories(baseDirectory);
-        removeStaleDirectories(baseDirectory);
-        Path directory = Files.createTempDirectory(baseDirectory, DIRECTORY_PREFIX);
-        FileChannel lockChannel =
-                FileChannel.open(
-                        directory.resolve(LOCK_FILE),
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.WRITE);
-        FileLock lock = lockChannel.lock();
+        TierDirectory home = TierDirectory.create(baseDirectory);
         LOG.info(
                 "Created the local disk tier for remote files in {}, at most {} bytes",
-                directory,
+                home.path,
                 maxBytes);
-        return new DiskTier(directory, maxBytes, writes, lockChannel, lock);
-    }
-
-    /**
-     * Removes tier directories whose lock no process holds: the operating system releases a
-     * process's file locks when it ends, however it ends, so a live tier (of this or another
-     * TaskManager sharing the disk) is never touched.
-     */
-    private static void removeStaleDirectories(Path base) {
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(base, DIRECTORY_PREFIX + "*")) {
-            for (Path dir : dirs) {
-                if (!Files.isDirectory(dir)) {
-                    continue;
-                }
-                boolean stale = false;
-                try (FileChannel channel =
-                        FileChannel.open(
-                                dir.resolve(LOCK_FILE),
-                                StandardOpenOption.CREATE,
-                                StandardOpenOption.WRITE)) {
-                    FileLock held = channel.tryLock();
-                    if (held != null) {
-                        stale = true;
-                        held.release();
-                    }
-                } catch (OverlappingFileLockException e) {
-                    // a live tier of this JVM
-                } catch (IOException e) {
-                    LOG.debug("Cannot check {}: {}", dir, e.toString());
-                }
-                if (stale) {
-                    LOG.info("Removing the disk tier directory of an ended process: {}", dir);
-                    deleteRecursively(dir);
-                }
-            }
-        } catch (IOException e) {
-            LOG.warn("Cannot list {} for old disk tier directories: {}", base, e.toString());
-        }
-    }
-
-    private static void deleteRecursively(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder())
-                    .forEach(
-                            p -> {
-                                try {
-                                    Files.deleteIfExists(p);
-                                } catch (IOException e) {
-                                    LOG.debug("Cannot delete {}: {}", p, e.toString());
-                                }
-                            });
-        } catch (IOException e) {
-            LOG.debug("Cannot delete {}: {}", dir, e.toString());
-        }
+        return new DiskTier(home, maxBytes, writes);
     }
 
     /**
@@ -301,18 +199,7 @@ public final class DiskTier implements Closeable {
         synchronized (allocation) {
             bytes = usedBytes;
         }
-        return new Stats(
-                bytes,
-                maxBytes,
-                hits.sum(),
-                misses.sum(),
-                bytesServed.sum(),
-                bytesWritten.sum(),
-                writeFailures.sum(),
-                droppedWrites.sum(),
-                checksumFailures.sum(),
-                lostFiles.sum(),
-                evictedBytes.sum());
+        return counters.stats(bytes, maxBytes);
     }
 
     /** Completes once every range handed to the writer before this call is written or dropped. */
@@ -330,7 +217,7 @@ public final class DiskTier implements Closeable {
         files.compute(
                 file,
                 (k, entry) -> {
-                    FileEntry e = entry == null ? new FileEntry() : entry;
+                    FileExtents e = entry == null ? new FileExtents() : entry;
                     e.references++;
                     return e;
                 });
@@ -338,7 +225,7 @@ public final class DiskTier implements Closeable {
 
     /** Drops one reference; the last one removes the file's ranges. */
     void release(FileId file) {
-        FileEntry[] removed = new FileEntry[1];
+        FileExtents[] removed = new FileExtents[1];
         files.computeIfPresent(
                 file,
                 (k, entry) -> {
@@ -349,24 +236,22 @@ public final class DiskTier implements Closeable {
                     return null;
                 });
         if (removed[0] != null) {
-            for (Extent x : removed[0].extents.values()) {
-                unindex(removed[0], x);
-            }
+            removed[0].unindexAll();
             reclaimEmptySegments();
         }
     }
 
     /** Number of ranges held of {@code file}; for tests. */
     int extentCount(FileId file) {
-        FileEntry entry = files.get(file);
+        FileExtents entry = files.get(file);
         return entry == null ? 0 : entry.extents.size();
     }
 
     // ------------------------------------------------------------------ reading
 
     boolean covers(FileId file, FileRange range) {
-        FileEntry entry = files.get(file);
-        return entry != null && find(entry, range.offset(), range.length()) != null;
+        FileExtents entry = files.get(file);
+        return entry != null && entry.find(range.offset(), range.length()) != null;
     }
 
     /** The range's bytes from disk, or null when they are not held (or failed their checksum). */
@@ -378,23 +263,24 @@ public final class DiskTier implements Closeable {
 
     /** Copies the range from disk into {@code buffer}; false when it is not held. */
     boolean read(FileId file, long position, byte[] buffer, int offset, int length) {
-        FileEntry entry = files.get(file);
-        Extent x = entry == null || length == 0 ? null : find(entry, position, length);
+        FileExtents entry = files.get(file);
+        Extent x = entry == null || length == 0 ? null : entry.find(position, length);
         if (x == null) {
-            misses.increment();
+            counters.misses.increment();
             return false;
         }
         Segment segment = x.segment();
         if (!segment.acquire()) {
-            unindex(entry, x); // evicted meanwhile
-            misses.increment();
+            entry.unindex(x); // evicted meanwhile
+            counters.misses.increment();
             return false;
         }
         try {
             int relative = (int) (position - x.fileOffset());
-            if (!verify(x, relative, length)) {
-                checksumFailure(entry, x);
-                misses.increment();
+            if (!FileExtents.verify(x, relative, length)) {
+                entry.unindex(x);
+                counters.checksumFailure(x);
+                counters.misses.increment();
                 return false;
             }
             segment.map.get((int) (x.segmentPosition() + relative), buffer, offset, length);
@@ -405,42 +291,14 @@ public final class DiskTier implements Closeable {
         } catch (InternalError e) {
             // A mapped page was lost: the segment file was truncated from outside.
             lostSegment(segment, e.toString());
-            misses.increment();
+            counters.misses.increment();
             return false;
         } finally {
             segment.release();
         }
-        hits.increment();
-        bytesServed.add(length);
+        counters.hits.increment();
+        counters.bytesServed.add(length);
         return true;
-    }
-
-    private static boolean verify(Extent x, int relative, int length) {
-        CRC32C crc = new CRC32C();
-        int first = relative / BLOCK;
-        int last = (relative + length - 1) / BLOCK;
-        for (int b = first; b <= last; b++) {
-            int start = b * BLOCK;
-            int n = Math.min(BLOCK, x.length() - start);
-            crc.reset();
-            crc.update(x.segment().map.slice((int) (x.segmentPosition() + start), n));
-            if ((int) crc.getValue() != x.blockChecksums()[b]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    @Nullable
-    private static Extent find(FileEntry entry, long offset, int length) {
-        Map.Entry<Long, Extent> e = entry.extents.floorEntry(offset);
-        for (int steps = 0; e != null && steps < 8; steps++) {
-            if (e.getValue().contains(offset, length)) {
-                return e.getValue();
-            }
-            e = entry.extents.lowerEntry(e.getKey());
-        }
-        return null;
     }
 
     // ------------------------------------------------------------------ writing
@@ -456,7 +314,7 @@ public final class DiskTier implements Closeable {
         }
         if (pendingWriteBytes.addAndGet(length) > MAX_PENDING_WRITE_BYTES) {
             pendingWriteBytes.addAndGet(-length);
-            droppedWrites.increment();
+            counters.droppedWrites.increment();
             return;
         }
         try {
@@ -478,15 +336,15 @@ public final class DiskTier implements Closeable {
     /** Writes the range now (warm-up); returns whether it is held afterwards. */
     boolean store(FileId file, long offset, byte[] bytes) {
         int length = bytes.length;
-        FileEntry entry = files.get(file);
+        FileExtents entry = files.get(file);
         if (closed || length == 0 || length > segmentBytes || entry == null) {
             return false;
         }
-        if (find(entry, offset, length) != null) {
+        if (entry.find(offset, length) != null) {
             return true;
         }
         maybeCheckFiles();
-        int[] checksums = checksums(bytes);
+        int[] checksums = FileExtents.checksums(bytes);
         Segment segment;
         long position;
         // Allocation and write under one lock: a failed write (a full disk) then always gives its
@@ -526,7 +384,7 @@ public final class DiskTier implements Closeable {
             segment.writePosition += length;
             usedBytes += length;
         }
-        bytesWritten.add(length);
+        counters.bytesWritten.add(length);
         Extent x = new Extent(file, offset, length, segment, position, checksums);
         segment.extents.add(x);
         segment.lastAccessNanos = System.nanoTime();
@@ -534,48 +392,11 @@ public final class DiskTier implements Closeable {
         files.computeIfPresent(
                 file,
                 (k, e) -> {
-                    indexed[0] = index(e, x);
+                    e.index(x);
+                    indexed[0] = true;
                     return e;
                 });
         return indexed[0];
-    }
-
-    /** Adds {@code x} unless a held range contains it; ranges inside it leave. */
-    private static boolean index(FileEntry entry, Extent x) {
-        if (find(entry, x.fileOffset(), x.length()) != null) {
-            return true;
-        }
-        for (Extent inside :
-                entry.extents.subMap(x.fileOffset(), true, x.fileEnd(), false).values()) {
-            if (x.contains(inside.fileOffset(), inside.length())) {
-                unindex(entry, inside);
-            }
-        }
-        x.segment().liveBytes.addAndGet(x.length());
-        Extent previous = entry.extents.put(x.fileOffset(), x);
-        if (previous != null) {
-            previous.segment().liveBytes.addAndGet(-previous.length());
-        }
-        return true;
-    }
-
-    private static boolean unindex(FileEntry entry, Extent x) {
-        if (entry.extents.remove(x.fileOffset(), x)) {
-            x.segment().liveBytes.addAndGet(-x.length());
-            return true;
-        }
-        return false;
-    }
-
-    private static int[] checksums(byte[] bytes) {
-        int[] result = new int[(bytes.length + BLOCK - 1) / BLOCK];
-        CRC32C crc = new CRC32C();
-        for (int b = 0; b < result.length; b++) {
-            crc.reset();
-            crc.update(bytes, b * BLOCK, Math.min(BLOCK, bytes.length - b * BLOCK));
-            result[b] = (int) crc.getValue();
-        }
-        return result;
     }
 
     // ------------------------------------------------------------------ segments (under
@@ -609,14 +430,14 @@ public final class DiskTier implements Closeable {
     private void evict(Segment victim) {
         segments.remove(victim);
         usedBytes -= victim.writePosition;
-        evictedBytes.add(victim.liveBytes.get());
+        counters.evictedBytes.add(victim.liveBytes.get());
         if (victim == active) {
             active = null;
         }
         for (Extent x : victim.extents) {
-            FileEntry entry = files.get(x.file());
+            FileExtents entry = files.get(x.file());
             if (entry != null) {
-                unindex(entry, x);
+                entry.unindex(x);
             }
         }
         victim.drop();
@@ -674,46 +495,11 @@ public final class DiskTier implements Closeable {
             }
             evict(segment);
         }
-        lostFiles.increment();
-        String message =
-                "Disk tier: cache file {} was lost ({}); its ranges are fetched again from the"
-                        + " store. Point 'local-cache.dir' at a directory no cleaner touches."
-                        + " Further losses are counted in localCacheLostFiles.";
-        if (lostFileLogged.compareAndSet(false, true)) {
-            LOG.warn(message, segment.path, why);
-        } else {
-            LOG.debug(message, segment.path, why);
-        }
-    }
-
-    private void checksumFailure(FileEntry entry, Extent x) {
-        checksumFailures.increment();
-        unindex(entry, x);
-        String message =
-                "Disk tier: bytes [{}, {}) of {} in cache file {} do not match their checksum (the"
-                        + " file was changed from outside or the disk is failing); they are fetched"
-                        + " again from the store. Further mismatches are counted in"
-                        + " localCacheChecksumFailures.";
-        Object[] args = {x.fileOffset(), x.fileEnd(), x.file(), x.segment().path};
-        if (checksumFailureLogged.compareAndSet(false, true)) {
-            LOG.warn(message, args);
-        } else {
-            LOG.debug(message, args);
-        }
+        counters.lostSegment(segment.path, why);
     }
 
     private void writeFailed(FileId file, IOException e) {
-        writeFailures.increment();
-        String message =
-                "Disk tier: cannot write a range of {} to {} ({}); lookups read it from the store."
-                        + " Free disk space, lower 'local-cache.max-bytes' or point"
-                        + " 'local-cache.dir' elsewhere. Further failures are counted in"
-                        + " localCacheWriteFailures.";
-        if (writeFailureLogged.compareAndSet(false, true)) {
-            LOG.warn(message, file, directory, e.toString());
-        } else {
-            LOG.debug(message, file, directory, e.toString());
-        }
+        counters.writeFailed(file, directory, e);
     }
 
     /** Stops the writer, releases every mapping and deletes the directory. */
@@ -738,13 +524,7 @@ public final class DiskTier implements Closeable {
             usedBytes = 0;
         }
         files.clear();
-        try {
-            lock.release();
-            lockChannel.close();
-        } catch (IOException e) {
-            LOG.debug("Releasing the lock of {}: {}", directory, e.toString());
-        }
-        deleteRecursively(directory);
+        home.close();
         LOG.info("Closed the local disk tier in {}", directory);
     }
 

@@ -1,11 +1,7 @@
-package dev.parquetlookup.flink.table;
+package dev.parquetlookup.flink.lookup;
 
 import dev.parquetlookup.engine.ColumnSchema;
 import dev.parquetlookup.engine.RefreshingTable;
-import dev.parquetlookup.flink.lookup.KeyOrder;
-import dev.parquetlookup.flink.lookup.KeySampler;
-import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
-import dev.parquetlookup.flink.lookup.SharedCaches;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.metadata.LookupFileException;
 

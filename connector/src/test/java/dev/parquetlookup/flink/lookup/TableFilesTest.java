@@ -1,8 +1,6 @@
-package dev.parquetlookup.flink.table;
+package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.flink.lookup.KeyOrder;
-import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
-import dev.parquetlookup.flink.lookup.SharedCaches;
+import dev.parquetlookup.flink.table.TestDimension;
 import dev.parquetlookup.metadata.MetadataCache;
 
 import org.junit.jupiter.api.Test;
