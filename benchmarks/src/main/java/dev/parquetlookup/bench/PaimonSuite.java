@@ -55,8 +55,10 @@ import java.util.stream.Stream;
  * as {@link SeedDataset}) is written into a primary-key table ({@code 'bucket' = '2'}) of a
  * filesystem catalog under {@code OUT/paimon/}, by a batch {@code INSERT} from a bounded source,
  * then fully compacted ({@code CALL sys.compact}); the join reads it {@code FOR SYSTEM_TIME AS OF}
- * with Paimon's default lookup options (sync: its async mode serialises calls). Paimon builds a
- * local lookup store from the table's files in the TaskManager's {@code io.tmp.dirs} ({@code
+ * with Paimon's default lookup options (sync: its async mode serialises calls), and as {@code
+ * paimon-shuffle} with the hint {@code LOOKUP('shuffle'='true')} (Flink's custom lookup shuffle,
+ * FLIP-462: each subtask gets the keys of its buckets and builds a store for those). Paimon builds
+ * a local lookup store from the table's files in the TaskManager's {@code io.tmp.dirs} ({@code
  * lookup-<uuid>/}, deleted when the job ends); its size is sampled every 50 ms while each job runs
  * and the peak is reported as {@code disk_bytes}. Our side: the seed Parquet file in the writer's
  * default layout (as the {@code flink} suite), connector defaults, sync and async.
@@ -81,6 +83,7 @@ final class PaimonSuite {
     static final String OURS_SYNC = "parquet-lookup-sync";
     static final String OURS_ASYNC = "parquet-lookup-async";
     static final String PAIMON = "paimon";
+    static final String PAIMON_SHUFFLE = "paimon-shuffle";
     static final String PAIMON_VERSION = "1.4.2";
     static final List<String> MIXES = List.of("uniform", "skewed");
     private static final int BUCKETS = 2;
@@ -175,7 +178,8 @@ final class PaimonSuite {
                         + PAIMON_VERSION
                         + "(pk_table,bucket="
                         + BUCKETS
-                        + ",compacted,lookup_defaults,sync) ours=defaults(sync,async)"
+                        + ",compacted,lookup_defaults,sync;"
+                        + " paimon-shuffle=the_same+LOOKUP('shuffle'='true')) ours=defaults(sync,async)"
                         + " load_start="
                         + loadStart);
 
@@ -259,23 +263,31 @@ final class PaimonSuite {
         int p = options.parallelism();
         DefaultCategoryDataset chart = new DefaultCategoryDataset();
         for (String mix : MIXES) {
-            ResultRow paimon = report.find(SUITE, PAIMON, mix, p);
             ResultRow sync = report.find(SUITE, OURS_SYNC, mix, p);
             ResultRow async = report.find(SUITE, OURS_ASYNC, mix, p);
-            if (paimon == null || sync == null || async == null) {
+            ResultRow paimon = report.find(SUITE, PAIMON, mix, p);
+            ResultRow shuffle = report.find(SUITE, PAIMON_SHUFFLE, mix, p);
+            if (paimon == null || shuffle == null || sync == null || async == null) {
                 throw new IllegalStateException("the paimon child printed no rows for " + mix);
             }
             Map<String, Double> ratios = new LinkedHashMap<>();
-            ratios.put("ours-sync/paimon", sync.opsPerSec() / paimon.opsPerSec());
-            ratios.put("ours-async/paimon", async.opsPerSec() / paimon.opsPerSec());
-            ratios.put(
-                    "ours-sync/paimon_after_first_row",
-                    extra(sync, "after_first_row_per_s") / extra(paimon, "after_first_row_per_s"));
-            ratios.put(
-                    "paimon_first_row/ours-sync_first_row",
-                    extra(paimon, "first_row_ms") / extra(sync, "first_row_ms"));
+            for (ResultRow peer : List.of(paimon, shuffle)) {
+                ratios.put("ours-sync/" + peer.system(), sync.opsPerSec() / peer.opsPerSec());
+                ratios.put("ours-async/" + peer.system(), async.opsPerSec() / peer.opsPerSec());
+            }
+            for (ResultRow peer : List.of(paimon, shuffle)) {
+                ratios.put(
+                        "ours-sync/" + peer.system() + "_after_first_row",
+                        extra(sync, "after_first_row_per_s")
+                                / extra(peer, "after_first_row_per_s"));
+            }
+            for (ResultRow peer : List.of(paimon, shuffle)) {
+                ratios.put(
+                        peer.system() + "_first_row/ours-sync_first_row",
+                        extra(peer, "first_row_ms") / extra(sync, "first_row_ms"));
+            }
             report.ratios(SUITE, mix, p, ratios);
-            for (ResultRow row : List.of(sync, async, paimon)) {
+            for (ResultRow row : List.of(sync, async, paimon, shuffle)) {
                 chart.addValue(row.opsPerSec(), row.system(), mix);
             }
         }
@@ -453,10 +465,13 @@ final class PaimonSuite {
             dims.put(OURS_SYNC, "dim_sync");
             dims.put(OURS_ASYNC, "dim_async");
             dims.put(PAIMON, "paimon.`default`.dim");
+            // Paimon's lookup supports Flink's custom shuffle (FLIP-462): with the hint each
+            // subtask gets the keys of its buckets and builds a local store for those only.
+            dims.put(PAIMON_SHUFFLE, "paimon.`default`.dim");
 
             // Warm-up (class loading, planner, JIT) of both systems, not recorded.
             for (String system : dims.keySet()) {
-                runJob(tables, "uniform", dims.get(system), ioTmp);
+                runJob(tables, "uniform", system, dims.get(system), ioTmp);
             }
             Map<String, List<Job>> jobs = new LinkedHashMap<>();
             for (int rep = 0; rep < options.repetitions(); rep++) {
@@ -472,7 +487,7 @@ final class PaimonSuite {
                 for (String[] step : order) {
                     String system = step[0];
                     String mix = step[1];
-                    Job job = runJob(tables, mix, dims.get(system), ioTmp);
+                    Job job = runJob(tables, mix, system, dims.get(system), ioTmp);
                     long want = expected.get(mix);
                     if (job.rows() != events || job.fingerprint() != want) {
                         throw new IllegalStateException(
@@ -512,7 +527,7 @@ final class PaimonSuite {
             for (String mix : MIXES) {
                 for (String system : dims.keySet()) {
                     Map<String, String> extra = new LinkedHashMap<>();
-                    if (system.equals(PAIMON)) {
+                    if (system.startsWith(PAIMON)) {
                         extra.put("write_ms", ResultRow.fmt0(writeNanos / 1e6));
                         extra.put("compact_ms", ResultRow.fmt0(compactNanos / 1e6));
                         extra.put("table_bytes", Long.toString(tableBytes));
@@ -586,7 +601,8 @@ final class PaimonSuite {
                 extra);
     }
 
-    private Job runJob(StreamTableEnvironment tables, String mix, String dim, Path ioTmp)
+    private Job runJob(
+            StreamTableEnvironment tables, String mix, String system, String dim, Path ioTmp)
             throws Exception {
         FlinkSuite.FingerprintFunction.reset();
         AtomicLong peak = new AtomicLong();
@@ -611,7 +627,11 @@ final class PaimonSuite {
         try {
             TableResult result =
                     tables.executeSql(
-                            "INSERT INTO enriched SELECT fingerprinted(e.id, d.v) FROM events_"
+                            "INSERT INTO enriched SELECT "
+                                    + (system.equals(PAIMON_SHUFFLE)
+                                            ? "/*+ LOOKUP('table'='d', 'shuffle'='true') */ "
+                                            : "")
+                                    + "fingerprinted(e.id, d.v) FROM events_"
                                     + mix
                                     + " AS e LEFT JOIN "
                                     + dim
