@@ -121,6 +121,14 @@ final class PaimonSuite {
                 : options.rows() < 1_000_000 ? 2_000 : 200_000;
     }
 
+    /**
+     * {@code --reps} (at least 3), or 1 without warm-up below 100,000 rows: a smoke size (the test
+     * suite's), where only the code path matters.
+     */
+    static int repetitions(BenchOptions options) {
+        return options.rows() < 100_000 ? 1 : options.repetitions();
+    }
+
     /** {@code target/paimon/lib} beside the jar or the classes folder; {@code -Dpaimon.lib}. */
     static Path libDirBeside(Class<?> anchor) {
         String property = System.getProperty("paimon.lib");
@@ -173,7 +181,7 @@ final class PaimonSuite {
                         + " sink=blackhole minicluster=embedded(child_JVM,-Xmx"
                         + heapMb
                         + "m) reps="
-                        + options.repetitions()
+                        + repetitions(options)
                         + " paimon="
                         + PAIMON_VERSION
                         + "(pk_table,bucket="
@@ -470,11 +478,12 @@ final class PaimonSuite {
             dims.put(PAIMON_SHUFFLE, "paimon.`default`.dim");
 
             // Warm-up (class loading, planner, JIT) of both systems, not recorded.
-            for (String system : dims.keySet()) {
+            int reps = repetitions(options);
+            for (String system : reps > 1 ? dims.keySet() : List.<String>of()) {
                 runJob(tables, "uniform", system, dims.get(system), ioTmp);
             }
             Map<String, List<Job>> jobs = new LinkedHashMap<>();
-            for (int rep = 0; rep < options.repetitions(); rep++) {
+            for (int rep = 0; rep < reps; rep++) {
                 List<String[]> order = new ArrayList<>();
                 for (String mix : MIXES) {
                     for (String system : dims.keySet()) {

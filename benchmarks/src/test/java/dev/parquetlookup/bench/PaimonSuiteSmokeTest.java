@@ -16,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Runs the {@code paimon} suite (not part of {@code all}) at a tiny size so its code path never
  * rots: Paimon's jars beside the classes ({@code target/paimon/lib}), the child JVM, the table
  * write and compaction, both systems' joins with fingerprints, the output contract. Never timings.
+ * At this size the suite runs one repetition without warm-up (8 jobs after the table's 2).
  */
 class PaimonSuiteSmokeTest {
 
@@ -101,5 +102,9 @@ class PaimonSuiteSmokeTest {
         assertThat(PaimonSuite.events(BenchOptions.parse("paimon", "--quick"))).isEqualTo(200_000);
         assertThat(PaimonSuite.events(BenchOptions.parse("paimon", "--events", "5k")))
                 .isEqualTo(5_000);
+        assertThat(PaimonSuite.repetitions(BenchOptions.parse("paimon", "--quick"))).isEqualTo(3);
+        assertThat(PaimonSuite.repetitions(BenchOptions.parse("paimon", "--rows", "5000")))
+                .as("a smoke size: one repetition, no warm-up")
+                .isEqualTo(1);
     }
 }
