@@ -32,6 +32,12 @@ public final class BenchMain {
                 LayoutSuite.gcChild(BenchOptions.parse(rest), out);
                 return 0;
             }
+            if (args.length > 0 && args[0].equals(PaimonSuite.CHILD)) {
+                String[] rest = args.clone();
+                rest[0] = PaimonSuite.SUITE;
+                PaimonSuite.child(BenchOptions.parse(rest), out);
+                return 0;
+            }
             options = BenchOptions.parse(args);
         } catch (IllegalArgumentException e) {
             out.println(e.getMessage());
@@ -54,6 +60,7 @@ public final class BenchMain {
                     case "layout" -> new LayoutSuite(options, report, out).run();
                     case "flink" -> new FlinkSuite(options, report, out).run();
                     case "objectstore" -> new ObjectStoreSuite(options, report, out).run();
+                    case "paimon" -> new PaimonSuite(options, report, out).run();
                     default -> throw new IllegalStateException("no suite " + suite);
                 }
                 out.printf("NOTE suite=%s took %.1f s%n", suite, (System.nanoTime() - t0) / 1e9);

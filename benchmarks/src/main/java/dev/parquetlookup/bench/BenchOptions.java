@@ -22,7 +22,8 @@ import java.util.Map;
  * configured bound on requests in flight for the whole job, for the concurrency bound; default: the
  * most observed) and {@code --option key=value} (repeatable: a connector option added to the
  * dimension tables' {@code WITH} clause, e.g. {@code --option
- * hadoop.fs.s3a.vectored.active.ranged.reads=64}).
+ * hadoop.fs.s3a.vectored.active.ranged.reads=64}). The {@code paimon} suite (not part of {@code
+ * all}) takes {@code --parallelism} and {@code --events} (default 200,000) too.
  *
  * @param suites the suites to run, in order
  * @param quick whether the quick size and short repetitions were asked for
@@ -62,13 +63,16 @@ public record BenchOptions(
                     + " [--events N] [--delays MS,MS] [--window-ms MS] [--inflight-limit L]"
                     + " [--option key=value]...\n"
                     + "  SUITE: reader | layout | flink | pageindex | objectstore | all"
-                    + " (reader-noindex: only the reader suite's files without a page index)\n"
+                    + " (reader-noindex: only the reader suite's files without a page index;"
+                    + " paimon: the lookup join against Apache Paimon's, not in 'all' (it writes"
+                    + " the dataset again into a Paimon table), e.g. 'paimon --quick')\n"
                     + "  --quick   1M rows and short repetitions (default 10M rows)\n"
                     + "  --rows N  dataset rows, e.g. 50000, 10m, 100m\n"
                     + "  --threads N  measure 1 and N threads (default 2)\n"
                     + "  --out DIR    output folder (default target/bench)\n"
                     + "  --parallelism P  flink suite: job parallelism (default 2)\n"
-                    + "  --events N   flink suite: events per job (default 200k, 20k with --quick)\n"
+                    + "  --events N   flink suite: events per job (default 200k, 20k with --quick);"
+                    + " paimon suite: default 200k\n"
                     + "  --delays MS,MS  objectstore suite: first-byte delays (default 0,5,20,50;"
                     + " 0,20 with --quick)\n"
                     + "  --window-ms MS  objectstore suite: cold and warm window (default 5000;"
@@ -94,7 +98,9 @@ public record BenchOptions(
         List<String> suites;
         if (suite.equals("all")) {
             suites = SUITES;
-        } else if (SUITES.contains(suite) || suite.equals("reader-noindex")) {
+        } else if (SUITES.contains(suite)
+                || suite.equals("reader-noindex")
+                || suite.equals(PaimonSuite.SUITE)) {
             suites = List.of(suite);
         } else {
             throw new IllegalArgumentException("unknown suite '" + args[0] + "'\n" + USAGE);
