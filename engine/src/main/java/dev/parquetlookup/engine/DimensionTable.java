@@ -279,18 +279,27 @@ public final class DimensionTable implements Closeable {
                                                     source,
                                                     config.sortKey(),
                                                     pageIndexOptions(config)));
-            return new SortedFile(meta, source, config.pageCache());
+            // The cached metadata is shared; this file reads its lazy page index through its
+            // source.
+            return new SortedFile(
+                    meta.bind(source, config.metadataCache()), source, config.pageCache());
         } catch (IOException | RuntimeException e) {
             source.close();
             throw e;
         }
     }
 
-    /** The page index a file is read with: synthesized when it has none, unless turned off. */
+    /**
+     * The page index a file is read with: its own read lazily, synthesized at open when it has
+     * none, unless turned off.
+     */
     static PageIndexOptions pageIndexOptions(TableConfig config) {
-        return config.synthesizePageIndex()
-                ? PageIndexOptions.synthesized(KeyPageBounds.INSTANCE)
-                : PageIndexOptions.OWN;
+        // A file's own page index is read row group by row group on first use: opening reads
+        // footers only (docs/objectstore-internals.md).
+        return (config.synthesizePageIndex()
+                        ? PageIndexOptions.synthesized(KeyPageBounds.INSTANCE)
+                        : PageIndexOptions.OWN)
+                .lazily();
     }
 
     /** The configured path. */
