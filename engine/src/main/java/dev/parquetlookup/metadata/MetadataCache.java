@@ -10,7 +10,9 @@ import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Parsed footers and page indexes (the files' own or synthesized from page headers), shared by
@@ -117,6 +119,15 @@ public final class MetadataCache {
                                 k instanceof Key f
                                         ? f.file().equals(file)
                                         : ((RowGroupKey) k).file().equals(file));
+    }
+
+    /** The file versions with an entry (footer or row-group index); for tests and tools. */
+    public Set<FileId> files() {
+        Set<FileId> files = new HashSet<>();
+        for (Object k : cache.asMap().keySet()) {
+            files.add(k instanceof Key f ? f.file() : ((RowGroupKey) k).file());
+        }
+        return files;
     }
 
     /** The cached page index of row group {@code rowGroup} of {@code file}, or null. */
