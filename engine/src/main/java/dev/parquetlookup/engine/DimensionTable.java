@@ -51,8 +51,11 @@ public final class DimensionTable implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DimensionTable.class);
 
-    /** Files opened at once by {@link #open}. */
-    static final int OPEN_PARALLELISM = 16;
+    /**
+     * Files opened at once by {@link #open}: opening is one GET per file (the footer's tail), so
+     * 1,000 files at 20 ms cost 1,000 / 64 x 20 ms = 0.3 s of latency (1.3 s at 16).
+     */
+    static final int OPEN_PARALLELISM = 64;
 
     private final TableConfig config;
     private final FileStore store;
