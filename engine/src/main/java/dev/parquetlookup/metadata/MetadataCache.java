@@ -133,7 +133,8 @@ public final class MetadataCache {
     /** The cached page index of row group {@code rowGroup} of {@code file}, or null. */
     @Nullable
     RowGroupInfo rowGroup(FileId file, List<String> sortKey, int rowGroup) {
-        return (RowGroupInfo) cache.getIfPresent(new RowGroupKey(file, sortKey, rowGroup));
+        // Through the map view: no hit or miss recorded, so the statistics count footers parsed.
+        return (RowGroupInfo) cache.asMap().get(new RowGroupKey(file, sortKey, rowGroup));
     }
 
     /** Keeps a row group's page index (it may be evicted at once when it weighs too much). */
@@ -156,7 +157,10 @@ public final class MetadataCache {
         return maxBytes;
     }
 
-    /** Hits, misses, evictions, entries and weighed bytes so far. */
+    /**
+     * Hits and misses of footers, evictions, entries and weighed bytes (footers and row-group
+     * indexes) so far.
+     */
     public Stats stats() {
         // Caffeine updates sizes in its maintenance, which runs asynchronously: settle it first
         // so a reading right after a load or an invalidation is exact.

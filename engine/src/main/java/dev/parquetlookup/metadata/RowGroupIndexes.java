@@ -168,8 +168,13 @@ public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
                         (bytes, failure) -> {
                             try {
                                 if (failure != null) {
+                                    // I/O failures name the row group; others (a lost mapped
+                                    // page's InternalError) pass as they are, for the caller.
+                                    Throwable cause = unwrap(failure);
                                     mine.completeExceptionally(
-                                            readFailure(r, ranges, unwrap(failure)));
+                                            cause instanceof IOException
+                                                    ? readFailure(r, ranges, cause)
+                                                    : cause);
                                 } else {
                                     mine.complete(keep(index.decode(r, bytes)));
                                 }
