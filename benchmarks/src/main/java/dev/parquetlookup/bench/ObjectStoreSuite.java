@@ -165,6 +165,8 @@ final class ObjectStoreSuite {
                 report(jobs, delays, window, ceilingStart, ceilingEnd);
             }
         }
+        // Opening at scale: 1,000 files, and a page index 4x the metadata cache.
+        new OpenScaleCase(options, report, log).run();
         report.note("load suite=objectstore start=" + loadStart + " end=" + loadAverage());
     }
 

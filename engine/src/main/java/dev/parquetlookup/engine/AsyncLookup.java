@@ -2,6 +2,9 @@ package dev.parquetlookup.engine;
 
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RequestLimiter;
+import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.RowGroupIndexes;
+import dev.parquetlookup.metadata.RowGroupInfo;
 
 import javax.annotation.Nullable;
 
@@ -39,6 +42,14 @@ final class AsyncLookup extends LookupContext {
     @Nullable private Map<RangeKey, byte[]> fetched;
 
     private final List<Pending> pending = new ArrayList<>(0);
+
+    /** A row group's page index this lookup asked for. */
+    private record IndexKey(RowGroupIndexes owner, int rowGroup) {}
+
+    /** Page-index reads this lookup waits for or got, by row group; null until the first. */
+    @Nullable private Map<IndexKey, CompletableFuture<RowGroupInfo>> indexReads;
+
+    private final List<CompletableFuture<RowGroupInfo>> indexWaits = new ArrayList<>(0);
     @Nullable private int[] projectedLeaves;
     @Nullable private SortedFile currentFile;
     private int waves;
@@ -78,10 +89,15 @@ final class AsyncLookup extends LookupContext {
         }
         List<Pending> wave = new ArrayList<>(pending);
         pending.clear();
-        CompletableFuture<?>[] futures = new CompletableFuture<?>[wave.size()];
-        for (int i = 0; i < futures.length; i++) {
+        CompletableFuture<?>[] futures = new CompletableFuture<?>[wave.size() + indexWaits.size()];
+        for (int i = 0; i < wave.size(); i++) {
             futures[i] = wave.get(i).bytes();
         }
+        // A failed page-index read fails the lookup when it replays and asks for it again.
+        for (int i = 0; i < indexWaits.size(); i++) {
+            futures[wave.size() + i] = indexWaits.get(i);
+        }
+        indexWaits.clear();
         CompletableFuture.allOf(futures)
                 .whenComplete(
                         (ignored, failure) -> {
@@ -99,6 +115,46 @@ final class AsyncLookup extends LookupContext {
                             }
                             attempt();
                         });
+    }
+
+    /**
+     * A lazily read page index not at hand is read asynchronously, within the limiter, shared with
+     * other lookups that need it; the lookup replays when it is here.
+     */
+    @Override
+    RowGroupInfo rowGroup(FileMetadata meta, PageLoader loader, int r) throws IOException {
+        RowGroupIndexes lazy = meta.rowGroupIndexes();
+        if (lazy == null || loader.source().readsInline()) {
+            return super.rowGroup(meta, loader, r);
+        }
+        RowGroupInfo info = held(lazy, r);
+        if (info != null) {
+            return info;
+        }
+        IndexKey k = new IndexKey(lazy, r);
+        CompletableFuture<RowGroupInfo> read = indexReads == null ? null : indexReads.get(k);
+        if (read == null) {
+            info = lazy.cached(r);
+            if (info != null) {
+                hold(lazy, info);
+                return info;
+            }
+            read = lazy.loadAsync(r, limiter);
+            if (indexReads == null) {
+                indexReads = new HashMap<>();
+            }
+            indexReads.put(k, read);
+        }
+        if (!read.isDone()) {
+            indexWaits.add(read);
+            throw PagesPending.INSTANCE;
+        }
+        if (read.isCompletedExceptionally()) {
+            throw asIOException(unwrap(failure(read)));
+        }
+        info = read.join();
+        hold(lazy, info);
+        return info;
     }
 
     @Override

@@ -1,6 +1,11 @@
 package dev.parquetlookup.engine;
 
 import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.RowGroupIndexes;
+import dev.parquetlookup.metadata.RowGroupInfo;
+
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -16,6 +21,54 @@ class LookupContext {
 
     /** Pages decoded by this lookup in the current file. */
     final List<LoadedPage> loaded = new ArrayList<>(2);
+
+    /** A row group whose lazily read page index this lookup uses. */
+    private record Held(RowGroupIndexes owner, RowGroupInfo info) {}
+
+    /**
+     * Row groups with a lazily read page index this lookup resolved, held (strongly) until it ends
+     * so an eviction from the metadata cache never makes it read one twice; null until the first.
+     */
+    @Nullable private List<Held> held;
+
+    /**
+     * Row group {@code r} of {@code meta} with its page index: read on this thread when it is lazy
+     * and not at hand (one read per row group however many lookups need it).
+     */
+    RowGroupInfo rowGroup(FileMetadata meta, PageLoader loader, int r) throws IOException {
+        RowGroupIndexes lazy = meta.rowGroupIndexes();
+        if (lazy == null) {
+            return meta.rowGroups().get(r);
+        }
+        RowGroupInfo info = held(lazy, r);
+        if (info == null) {
+            info = lazy.cached(r);
+            if (info == null) {
+                info = lazy.load(r);
+            }
+            hold(lazy, info);
+        }
+        return info;
+    }
+
+    @Nullable
+    final RowGroupInfo held(RowGroupIndexes owner, int r) {
+        if (held != null) {
+            for (Held h : held) {
+                if (h.owner() == owner && h.info().ordinal() == r) {
+                    return h.info();
+                }
+            }
+        }
+        return null;
+    }
+
+    final void hold(RowGroupIndexes owner, RowGroupInfo info) {
+        if (held == null) {
+            held = new ArrayList<>(2);
+        }
+        held.add(new Held(owner, info));
+    }
 
     /**
      * The bytes of {@code ranges} of {@code loader}'s file, one array per range; {@code pages} are

@@ -46,8 +46,9 @@ final class PageLocator {
         // wave of requests serves every row group a key run crosses.
         boolean pending = false;
         for (int e = first; e <= last; e++) {
-            RowGroupInfo rg = meta.rowGroups().get(rowGroups.entry(e));
             try {
+                // A lazily read page index comes in here, on the first lookup into the row group.
+                RowGroupInfo rg = ctx.rowGroup(meta, loader, rowGroups.entry(e));
                 findInRowGroup(rg, key, out, ctx);
             } catch (PagesPending p) {
                 pending = true;

@@ -90,8 +90,8 @@ final class SortedFile implements Closeable {
 
     /** Refuses at open a readable column whose pages use a codec we cannot decompress. */
     private void checkCodecs(String column, int leaf) {
-        for (RowGroupInfo rg : meta.rowGroups()) {
-            CompressionCodecName codec = rg.columns()[leaf].codec();
+        for (int r = 0; r < meta.rowGroups().size(); r++) {
+            CompressionCodecName codec = meta.footerRowGroup(r).columns()[leaf].codec();
             if (!Decompression.supports(codec)) {
                 throw new LookupFileException(
                         "File "
@@ -182,7 +182,7 @@ final class SortedFile implements Closeable {
             for (RowSpan span : spans) {
                 requests.add(
                         new PageLoader.PageRequest(
-                                meta.rowGroups().get(span.rowGroup()),
+                                ctx.rowGroup(meta, loader, span.rowGroup()),
                                 leaf,
                                 span.from(),
                                 span.to()));
@@ -246,13 +246,20 @@ final class SortedFile implements Closeable {
             }
             return row;
         } catch (IOException | RuntimeException e) {
-            throw errors.pageError(meta.rowGroups().get(page.rowGroup), leaf, page.pageNumber, e);
+            RowGroupInfo rg;
+            try {
+                rg = ctx.rowGroup(meta, loader, page.rowGroup);
+            } catch (IOException | RuntimeException unreadable) {
+                rg = meta.footerRowGroup(page.rowGroup);
+            }
+            throw errors.pageError(rg, leaf, page.pageNumber, e);
         }
     }
 
     /** Every row of every row group, {@code columns} projected, in file order. */
     void scan(List<String> columns, DimensionTable.RowConsumer consumer) throws IOException {
-        for (RowGroupInfo rg : meta.rowGroups()) {
+        for (int r = 0; r < meta.rowGroups().size(); r++) {
+            RowGroupInfo rg = meta.footerRowGroup(r);
             if (rg.rowCount() == 0) {
                 continue;
             }

@@ -8,6 +8,7 @@ import dev.parquetlookup.io.disk.TieredRangeSource;
 import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.PageLocations;
+import dev.parquetlookup.metadata.RowGroupIndexes;
 import dev.parquetlookup.metadata.RowGroupInfo;
 
 import org.slf4j.Logger;
@@ -204,15 +205,24 @@ public final class TableWarmup implements Closeable {
             for (int leaf : meta.keyLeaves()) {
                 isKey[leaf] = true;
             }
-            for (RowGroupInfo rg : meta.rowGroups()) {
+            RowGroupIndexes lazy = meta.rowGroupIndexes();
+            for (int r = 0; r < meta.rowGroups().size(); r++) {
+                // A lazily read page index is not read for the plan (that would cost a request per
+                // row group before the first lookup): without it, chunks are cut at maxPiece.
+                RowGroupInfo cached = lazy == null ? null : lazy.cached(r);
+                RowGroupInfo rg =
+                        lazy == null
+                                ? meta.rowGroups().get(r)
+                                : cached != null ? cached : meta.footerRowGroup(r);
+                boolean cut = lazy != null;
                 ColumnChunkInfo[] columns = rg.columns();
                 for (int c = 0; c < columns.length; c++) {
                     ColumnChunkInfo chunk = columns[c];
                     dataEnd = Math.max(dataEnd, chunk.startOffset() + chunk.totalCompressedSize());
                     if (isKey[c]) {
-                        addChunk(keys, file, chunk, maxPiece);
+                        addChunk(keys, file, chunk, maxPiece, cut);
                     } else if (mode == Mode.ALL) {
-                        addChunk(others, file, chunk, maxPiece);
+                        addChunk(others, file, chunk, maxPiece, cut);
                     }
                 }
             }
@@ -233,11 +243,27 @@ public final class TableWarmup implements Closeable {
      * so with its dictionary page); the whole chunk when it has no page index.
      */
     static void addChunk(List<Piece> out, FileId file, ColumnChunkInfo chunk, long maxPiece) {
+        addChunk(out, file, chunk, maxPiece, false);
+    }
+
+    /**
+     * Like {@link #addChunk(List, FileId, ColumnChunkInfo, long)}; with {@code cut}, a chunk whose
+     * page locations are not at hand (a lazily read page index) is cut into pieces of {@code
+     * maxPiece} bytes (a page across a cut is read remotely).
+     */
+    static void addChunk(
+            List<Piece> out, FileId file, ColumnChunkInfo chunk, long maxPiece, boolean cut) {
         long start = chunk.startOffset();
         long end = start + chunk.totalCompressedSize();
         PageLocations pages = chunk.pages();
         if (pages == null || pages.pageCount() == 0) {
-            addPiece(out, file, start, end, maxPiece);
+            if (cut) {
+                for (long from = start; from < end; from += maxPiece) {
+                    addPiece(out, file, from, Math.min(end, from + maxPiece), maxPiece);
+                }
+            } else {
+                addPiece(out, file, start, end, maxPiece);
+            }
             return;
         }
         long pieceStart = start;

@@ -1,18 +1,24 @@
 package dev.parquetlookup.metadata;
 
 import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.RangeSource;
 
 import org.apache.parquet.schema.MessageType;
+
+import javax.annotation.Nullable;
 
 import java.util.List;
 
 /**
- * Everything a lookup needs from one file's footer and page index, parsed once and immutable.
+ * Everything a lookup needs from one file's footer and page index, parsed once and immutable. A
+ * file's own complete page index is read lazily ({@link #rowGroupIndexes()}): opening a file reads
+ * its footer only.
  *
  * @param file the file version
  * @param schema the Parquet schema
  * @param rowCount rows in the file
- * @param rowGroups the row groups, in file order
+ * @param rowGroups the row groups, in file order; a {@link RowGroupIndexes} when the page index is
+ *     read lazily, row group by row group on first use
  * @param sortKey the sort-key column names, verified against the statistics
  * @param keyTypes how each sort-key column compares
  * @param keyLeaves the leaf column index of each sort-key column
@@ -55,8 +61,63 @@ public record FileMetadata(
                 origin);
     }
 
-    /** Whether every row group has a page index for the leading key column. */
+    /**
+     * The row groups with a lazily read page index, or null when the page index was read at open
+     * (synthesized, partial or none). Its {@code get} reads a row group's index on first use.
+     */
+    @Nullable
+    public RowGroupIndexes rowGroupIndexes() {
+        return rowGroups instanceof RowGroupIndexes r ? r : null;
+    }
+
+    /** Where the row groups' page index lies when it is read lazily, else null. */
+    @Nullable
+    public LazyPageIndex lazyPageIndex() {
+        RowGroupIndexes r = rowGroupIndexes();
+        return r == null ? null : r.index();
+    }
+
+    /**
+     * Row group {@code r} as far as it is known without reading a lazily read page index: codecs,
+     * offsets, row counts (its page locations and key page bounds may be null).
+     */
+    public RowGroupInfo footerRowGroup(int r) {
+        LazyPageIndex lazy = lazyPageIndex();
+        return lazy == null ? rowGroups.get(r) : lazy.footerRowGroup(r);
+    }
+
+    /**
+     * This metadata reading its lazily read page index through {@code source} into {@code cache}
+     * (each open file binds the shared, cached metadata to its own source); itself otherwise.
+     */
+    public FileMetadata bind(RangeSource source, MetadataCache cache) {
+        RowGroupIndexes r = rowGroupIndexes();
+        if (r == null) {
+            return this;
+        }
+        return new FileMetadata(
+                file,
+                schema,
+                rowCount,
+                r.bind(source, cache),
+                sortKey,
+                keyTypes,
+                keyLeaves,
+                rowGroupKeys,
+                declaredSortKey,
+                createdBy,
+                retainedBytes,
+                pageIndex);
+    }
+
+    /**
+     * Whether every row group has a page index for the leading key column (a lazily read one is
+     * known to be complete from the footer's references).
+     */
     public boolean hasPageIndex() {
+        if (lazyPageIndex() != null) {
+            return true;
+        }
         for (RowGroupInfo rg : rowGroups) {
             if (!rg.hasPageIndex(keyLeaves[0])) {
                 return false;

@@ -6,9 +6,13 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Parsed footers and page indexes (the files' own or synthesized from page headers), shared by
@@ -16,6 +20,11 @@ import java.util.List;
  * FileMetadata#retainedBytes()}, synthesized index included), keyed by path + length + modification
  * time (and the sort key it was verified for, and whether missing page indexes were synthesized) so
  * a rewritten file is never served stale.
+ *
+ * <p>A file's own page index is read row group by row group on first use ({@link RowGroupIndexes}):
+ * each row group's decoded index is an entry of its own, weighed by its bytes and read again after
+ * it was evicted. Footers of open tables stay referenced by the tables; the bound is what the
+ * row-group indexes may take.
  *
  * <p>Example: {@code cache.get(file, List.of("id"), () -> MetadataReader.read(source,
  * List.of("id")))} parses once; later calls for the same file version return the same object.
@@ -29,7 +38,9 @@ public final class MetadataCache {
 
     private final long maxBytes;
     private final FileUses uses = new FileUses();
-    private final Cache<Key, FileMetadata> cache;
+    // Values: FileMetadata (footers) under Key, RowGroupInfo (a row group's lazily read page
+    // index) under RowGroupKey; one bound for both.
+    private final Cache<Object, Object> cache;
 
     public MetadataCache(long maxBytes) {
         if (maxBytes <= 0) {
@@ -40,8 +51,8 @@ public final class MetadataCache {
                 Caffeine.newBuilder()
                         .maximumWeight(maxBytes)
                         .weigher(
-                                (Key k, FileMetadata m) ->
-                                        (int) Math.min(Integer.MAX_VALUE, m.retainedBytes()))
+                                (Object k, Object v) ->
+                                        (int) Math.min(Integer.MAX_VALUE, weight(v)))
                         .recordStats()
                         .build();
     }
@@ -84,23 +95,57 @@ public final class MetadataCache {
             FileId file, List<String> sortKey, boolean synthesizedPageIndex, Loader loader)
             throws IOException {
         try {
-            return cache.get(
-                    new Key(file, List.copyOf(sortKey), synthesizedPageIndex),
-                    k -> {
-                        try {
-                            return loader.load();
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    });
+            return (FileMetadata)
+                    cache.get(
+                            new Key(file, List.copyOf(sortKey), synthesizedPageIndex),
+                            k -> {
+                                try {
+                                    return loader.load();
+                                } catch (IOException e) {
+                                    throw new UncheckedIOException(e);
+                                }
+                            });
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
     }
 
-    /** Drops every entry of a file version (all sort keys). */
+    /** Drops every entry of a file version (all sort keys, footers and row-group indexes). */
     public void invalidate(FileId file) {
-        cache.asMap().keySet().removeIf(k -> k.file().equals(file));
+        cache.asMap()
+                .keySet()
+                .removeIf(
+                        k ->
+                                k instanceof Key f
+                                        ? f.file().equals(file)
+                                        : ((RowGroupKey) k).file().equals(file));
+    }
+
+    /** The file versions with an entry (footer or row-group index); for tests and tools. */
+    public Set<FileId> files() {
+        Set<FileId> files = new HashSet<>();
+        for (Object k : cache.asMap().keySet()) {
+            files.add(k instanceof Key f ? f.file() : ((RowGroupKey) k).file());
+        }
+        return files;
+    }
+
+    /** The cached page index of row group {@code rowGroup} of {@code file}, or null. */
+    @Nullable
+    RowGroupInfo rowGroup(FileId file, List<String> sortKey, int rowGroup) {
+        // Through the map view: no hit or miss recorded, so the statistics count footers parsed.
+        return (RowGroupInfo) cache.asMap().get(new RowGroupKey(file, sortKey, rowGroup));
+    }
+
+    /** Keeps a row group's page index (it may be evicted at once when it weighs too much). */
+    void putRowGroup(FileId file, List<String> sortKey, RowGroupInfo info) {
+        cache.put(new RowGroupKey(file, sortKey, info.ordinal()), info);
+    }
+
+    private static long weight(Object value) {
+        return value instanceof FileMetadata m
+                ? m.retainedBytes()
+                : ((RowGroupInfo) value).retainedBytes();
     }
 
     /** The open snapshots using each file with this cache: its entries leave at the last one. */
@@ -112,7 +157,10 @@ public final class MetadataCache {
         return maxBytes;
     }
 
-    /** Hits, misses, evictions, entries and weighed bytes so far. */
+    /**
+     * Hits and misses of footers, evictions, entries and weighed bytes (footers and row-group
+     * indexes) so far.
+     */
     public Stats stats() {
         // Caffeine updates sizes in its maintenance, which runs asynchronously: settle it first
         // so a reading right after a load or an invalidation is exact.
@@ -127,4 +175,6 @@ public final class MetadataCache {
     public record Stats(long hits, long misses, long evictions, long entries, long bytes) {}
 
     private record Key(FileId file, List<String> sortKey, boolean synthesizedPageIndex) {}
+
+    private record RowGroupKey(FileId file, List<String> sortKey, int rowGroup) {}
 }

@@ -94,6 +94,11 @@ public final class MetadataReader {
         SortKeyResolver.SortKey key =
                 SortKeyResolver.resolve(
                         footer.file(), footer.thrift(), schema, createdBy, configuredSortKey);
+        FileMetadata lazy =
+                pageIndex.lazy() ? readLazily(source, footer, schema, createdBy, key) : null;
+        if (lazy != null) {
+            return lazy;
+        }
         PageIndexReader own = PageIndexReader.read(source, footer, key.leaves());
         PageIndexBuilder builder =
                 pageIndex.synthesize() && keysAreFlat(schema, key)
@@ -141,6 +146,57 @@ public final class MetadataReader {
         return withoutOrigin.withPageIndex(origin);
     }
 
+    /**
+     * The metadata of a file whose footer references a complete own page index, with that index
+     * left to be read row group by row group on first use ({@link RowGroupIndexes}); null for other
+     * files. Reads nothing beyond the footer.
+     */
+    @Nullable
+    private static FileMetadata readLazily(
+            RangeSource source,
+            FooterReader.Footer footer,
+            MessageType schema,
+            String createdBy,
+            SortKeyResolver.SortKey key) {
+        List<BlockMetaData> blocks = footer.metadata().getBlocks();
+        Assembly assembly = new Assembly(footer.file(), schema, key, null, null);
+        List<RowGroupInfo> rowGroups = new ArrayList<>(blocks.size());
+        List<Object> rgMins = new ArrayList<>();
+        List<Object> rgMaxs = new ArrayList<>();
+        long firstRow = 0;
+        for (int r = 0; r < blocks.size(); r++) {
+            BlockMetaData block = blocks.get(r);
+            rowGroups.add(assembly.footerRowGroup(r, firstRow, block));
+            Object[] bounds = assembly.rowGroupBounds(r, block);
+            rgMins.add(bounds[0]);
+            rgMaxs.add(bounds[1]);
+            firstRow += block.getRowCount();
+        }
+        LazyPageIndex index = LazyPageIndex.of(footer.file(), blocks, rowGroups, key).orElse(null);
+        if (index == null) {
+            return null;
+        }
+        KeyRanges rowGroupKeys = KeyRanges.of(key.types().get(0), rgMins, rgMaxs);
+        long retained =
+                256L
+                        + 64L * schema.getColumns().size()
+                        + index.retainedBytes()
+                        + rowGroupKeys.retainedBytes();
+        return new FileMetadata(
+                footer.file(),
+                schema,
+                firstRow,
+                new RowGroupIndexes(index, key.columns(), source, null),
+                key.columns(),
+                key.types(),
+                key.leaves(),
+                rowGroupKeys,
+                key.declared(),
+                createdBy,
+                retained,
+                PageIndexOrigin.own());
+    }
+
     /** Sort-key columns must be flat for their pages to be walked (rows = values). */
     private static boolean keysAreFlat(MessageType schema, SortKeyResolver.SortKey key) {
         for (int leaf : key.leaves()) {
@@ -156,7 +212,7 @@ public final class MetadataReader {
         private final FileId file;
         private final List<ColumnDescriptor> leaves;
         private final SortKeyResolver.SortKey key;
-        private final PageIndexReader own;
+        @Nullable private final PageIndexReader own;
         @Nullable private final PageIndexBuilder builder;
         boolean synthesized;
 
@@ -164,13 +220,42 @@ public final class MetadataReader {
                 FileId file,
                 MessageType schema,
                 SortKeyResolver.SortKey key,
-                PageIndexReader own,
+                @Nullable PageIndexReader own,
                 @Nullable PageIndexBuilder builder) {
             this.file = file;
             this.leaves = schema.getColumns();
             this.key = key;
             this.own = own;
             this.builder = builder;
+        }
+
+        /** Row group {@code r} as its footer describes it, without page locations. */
+        RowGroupInfo footerRowGroup(int r, long firstRow, BlockMetaData block) {
+            List<ColumnChunkMetaData> chunks = block.getColumns();
+            checkChunks(r, chunks);
+            ColumnChunkInfo[] columns = new ColumnChunkInfo[chunks.size()];
+            for (int c = 0; c < chunks.size(); c++) {
+                columns[c] = chunkInfo(chunks.get(c), null, null);
+            }
+            return new RowGroupInfo(
+                    r, firstRow, block.getRowCount(), columns, new KeyRanges[key.leaves().length]);
+        }
+
+        private void checkChunks(int r, List<ColumnChunkMetaData> chunks) {
+            long length = file.length();
+            for (ColumnChunkMetaData chunk : chunks) {
+                long start = chunk.getStartingPos();
+                if (start < 4 || start + chunk.getTotalSize() > length) {
+                    throw corrupt(
+                            file,
+                            "column chunk "
+                                    + chunk.getPath()
+                                    + " of row group "
+                                    + r
+                                    + " lies outside the file",
+                            null);
+                }
+            }
         }
 
         RowGroupInfo rowGroup(int r, long firstRow, BlockMetaData block) throws IOException {

@@ -63,18 +63,37 @@ final class PageIndexReader {
         if (ref == null || region == null) {
             return null;
         }
+        return offsetIndex(
+                file,
+                length,
+                region,
+                regionStart,
+                ref.getOffset(),
+                ref.getLength(),
+                String.valueOf(chunk.getPath()));
+    }
+
+    /**
+     * Decodes and checks the OffsetIndex at {@code [offset, offset + indexLength)} of the file,
+     * found in {@code region} (which starts at file offset {@code regionStart}); null when it lists
+     * no pages.
+     */
+    @Nullable
+    static PageLocations offsetIndex(
+            FileId file,
+            long length,
+            byte[] region,
+            long regionStart,
+            long offset,
+            int indexLength,
+            String column) {
         PageLocations decoded;
         try {
-            decoded =
-                    decodeOffsetIndex(
-                            region, (int) (ref.getOffset() - regionStart), ref.getLength());
+            decoded = decodeOffsetIndex(region, (int) (offset - regionStart), indexLength);
         } catch (IOException | RuntimeException e) {
             throw MetadataReader.corrupt(
                     file,
-                    "the OffsetIndex of column "
-                            + chunk.getPath()
-                            + " cannot be decoded: "
-                            + e.getMessage(),
+                    "the OffsetIndex of column " + column + " cannot be decoded: " + e.getMessage(),
                     e);
         }
         long[] offsets = decoded.offsets();
@@ -88,10 +107,7 @@ final class PageIndexReader {
                     || (i == 0 ? firstRows[i] != 0 : firstRows[i] < firstRows[i - 1])) {
                 throw MetadataReader.corrupt(
                         file,
-                        "the OffsetIndex of column "
-                                + chunk.getPath()
-                                + " has an invalid page "
-                                + i,
+                        "the OffsetIndex of column " + column + " has an invalid page " + i,
                         null);
             }
         }
@@ -108,21 +124,43 @@ final class PageIndexReader {
         if (ref == null || region == null) {
             return null;
         }
+        return columnIndex(
+                file,
+                region,
+                regionStart,
+                ref.getOffset(),
+                ref.getLength(),
+                type,
+                pageCount,
+                "'" + column + "'");
+    }
+
+    /**
+     * Decodes and checks the ColumnIndex at {@code [offset, offset + indexLength)} of the file,
+     * found in {@code region}, as the key bounds of {@code pageCount} pages.
+     *
+     * @param column the column for messages, quoted ({@code "'id'"} or {@code "'id' of row group
+     *     3"})
+     */
+    static KeyRanges columnIndex(
+            FileId file,
+            byte[] region,
+            long regionStart,
+            long offset,
+            int indexLength,
+            KeyType type,
+            int pageCount,
+            String column) {
         ColumnIndex index;
         try {
             index =
                     Util.readColumnIndex(
                             new ByteArrayInputStream(
-                                    region,
-                                    (int) (ref.getOffset() - regionStart),
-                                    ref.getLength()));
+                                    region, (int) (offset - regionStart), indexLength));
         } catch (IOException | RuntimeException e) {
             throw MetadataReader.corrupt(
                     file,
-                    "the ColumnIndex of column '"
-                            + column
-                            + "' cannot be decoded: "
-                            + e.getMessage(),
+                    "the ColumnIndex of column " + column + " cannot be decoded: " + e.getMessage(),
                     e);
         }
         List<Boolean> nullPages = index.getNull_pages();
@@ -131,9 +169,9 @@ final class PageIndexReader {
         if (nullPages.size() != pageCount || mins.size() != pageCount || maxs.size() != pageCount) {
             throw MetadataReader.corrupt(
                     file,
-                    "the ColumnIndex of column '"
+                    "the ColumnIndex of column "
                             + column
-                            + "' describes "
+                            + " describes "
                             + mins.size()
                             + " pages but its OffsetIndex "
                             + pageCount,
@@ -154,9 +192,7 @@ final class PageIndexReader {
         } catch (RuntimeException e) {
             throw MetadataReader.corrupt(
                     file,
-                    "the ColumnIndex of column '"
-                            + column
-                            + "' holds a bound that cannot be decoded",
+                    "the ColumnIndex of column " + column + " holds a bound that cannot be decoded",
                     e);
         }
         return KeyRanges.of(type, minKeys, maxKeys);

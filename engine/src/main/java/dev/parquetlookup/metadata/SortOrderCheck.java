@@ -73,9 +73,19 @@ public final class SortOrderCheck {
                 meta.file(), meta.sortKey().get(0), meta.rowGroupKeys(), meta.rowGroups());
     }
 
-    /** Throws the first violation in {@code meta} as a {@link LookupFileException}. */
+    /**
+     * Throws the first violation in {@code meta} as a {@link LookupFileException}: row groups, and
+     * pages of a page index read at open (a lazily read one is checked as each row group's is
+     * read).
+     */
     public static void verify(FileMetadata meta) {
-        Optional<Violation> v = firstViolation(meta);
+        // A lazily read page index is checked row group by row group when it is read.
+        Optional<Violation> v =
+                firstViolation(
+                        meta.file(),
+                        meta.sortKey().get(0),
+                        meta.rowGroupKeys(),
+                        meta.lazyPageIndex() != null ? List.of() : meta.rowGroups());
         if (v.isPresent()) {
             throw v.get().toException();
         }
@@ -111,33 +121,46 @@ public final class SortOrderCheck {
                                     + type.format(rowGroupKeys.min(bad))));
         }
         for (RowGroupInfo rg : rowGroups) {
-            KeyRanges pages = rg.keyPages()[0];
-            if (pages == null) {
-                continue;
+            Optional<Violation> v = pageViolation(file, column, rg);
+            if (v.isPresent()) {
+                return v;
             }
-            int p = pages.firstUnsorted();
-            if (p >= 0) {
-                KeyType type = pages.type();
-                return Optional.of(
-                        new Violation(
-                                file,
-                                column,
-                                rg.ordinal(),
-                                pages.entry(p),
-                                pages.entry(p - 1),
-                                pages.max(p - 1),
-                                pages.min(p),
-                                "in row group "
-                                        + rg.ordinal()
-                                        + ", page "
-                                        + pages.entry(p - 1)
-                                        + " holds keys up to "
-                                        + type.format(pages.max(p - 1))
-                                        + " but page "
-                                        + pages.entry(p)
-                                        + " starts at "
-                                        + type.format(pages.min(p))));
-            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The first pair of pages of {@code rg} out of order by the leading key's page bounds, if any
+     * (none without a page index). A lazily read page index is checked this way when it is first
+     * read, so disorder between pages is an error at the first lookup into the row group.
+     */
+    public static Optional<Violation> pageViolation(FileId file, String column, RowGroupInfo rg) {
+        KeyRanges pages = rg.keyPages()[0];
+        if (pages == null) {
+            return Optional.empty();
+        }
+        int p = pages.firstUnsorted();
+        if (p >= 0) {
+            KeyType type = pages.type();
+            return Optional.of(
+                    new Violation(
+                            file,
+                            column,
+                            rg.ordinal(),
+                            pages.entry(p),
+                            pages.entry(p - 1),
+                            pages.max(p - 1),
+                            pages.min(p),
+                            "in row group "
+                                    + rg.ordinal()
+                                    + ", page "
+                                    + pages.entry(p - 1)
+                                    + " holds keys up to "
+                                    + type.format(pages.max(p - 1))
+                                    + " but page "
+                                    + pages.entry(p)
+                                    + " starts at "
+                                    + type.format(pages.min(p))));
         }
         return Optional.empty();
     }

@@ -98,13 +98,16 @@ class BadInputTest {
     // ------------------------------------------------------------------ unsorted
 
     @Test
-    void unsortedPagesAreRefusedNamingFilePageAndBothKeys() throws IOException {
+    void unsortedPagesAreRefusedAtTheFirstLookupNamingFilePageAndBothKeys() throws IOException {
         Path file =
                 writeKv(
                         "unsorted-pages.parquet",
                         WriterOptions.defaults().withRowsPerPage(10).withRowsPerRowGroup(1000),
                         concat(range(100, 110), range(0, 10)));
-        assertThatThrownBy(() -> DimensionTable.open(config(file, "k")))
+        // The page index is read on the first lookup into a row group, and checked then.
+        DimensionTable table = DimensionTable.open(config(file, "k"));
+        LookupPlan plan = table.plan(List.of("k"), List.of("v"));
+        assertThatThrownBy(() -> table.lookup(plan, new Object[] {5L}))
                 .isInstanceOf(LookupFileException.class)
                 .hasMessage(
                         "File "
@@ -112,6 +115,7 @@ class BadInputTest {
                                 + " is not sorted by 'k': in row group 0, page 0 holds keys up to"
                                 + " 109 but page 1 starts at 0. Lookups need files sorted by the"
                                 + " key: rewrite it with 'prepare --key k'.");
+        table.close();
     }
 
     @Test

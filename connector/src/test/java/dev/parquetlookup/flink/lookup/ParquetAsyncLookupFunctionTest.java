@@ -199,9 +199,14 @@ class ParquetAsyncLookupFunctionTest {
         ParquetAsyncLookupFunction function = function(store, threads, 0, 1_000_001);
         function.open(new FunctionContext(null));
         try {
-            store.armed = true;
             // Four different existing keys: each needs its own page reads.
             int[] keys = {0, 12, 25, 38};
+            // Their row groups' page indexes first (read once, on the first lookup into a row
+            // group, shared): the armed lookups below then read pages only.
+            for (int g : keys) {
+                function.asyncLookup(GenericRowData.of(g)).get(60, TimeUnit.SECONDS);
+            }
+            store.armed = true;
             List<CompletableFuture<Collection<RowData>>> futures = new ArrayList<>();
             for (int g : keys) {
                 futures.add(function.asyncLookup(GenericRowData.of(g)));

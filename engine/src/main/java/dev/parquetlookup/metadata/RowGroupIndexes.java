@@ -1,0 +1,258 @@
+package dev.parquetlookup.metadata;
+
+import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RequestLimiter;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.lang.ref.WeakReference;
+import java.util.AbstractList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The row groups of one open file whose page index is read lazily ({@link LazyPageIndex}): row
+ * group {@code r} is fetched and decoded on its first use, kept in the bounded {@link
+ * MetadataCache} (weighed by its bytes), and fetched again after it was evicted. As a {@code
+ * List<RowGroupInfo>}, {@link #get(int)} returns a row group with its page index, reading it on the
+ * calling thread when needed; an asynchronous lookup asks {@link #loadAsync} instead, so no thread
+ * waits on the read.
+ *
+ * <p>Single flight: concurrent loads of one row group share one read (synchronous and asynchronous
+ * alike). A failed read leaves nothing behind: the next use reads again.
+ *
+ * <p>A row group a lookup is using stays reachable through a weak reference while the lookup holds
+ * it, so an eviction in the middle of a lookup never reads it twice; without a cache (tools) every
+ * row group read is kept.
+ *
+ * <p>Example: {@code RowGroupIndexes rgs = meta.rowGroupIndexes(); RowGroupInfo rg = rgs.get(3);}
+ * costs one ranged read the first time, none while row group 3 stays cached.
+ */
+public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
+
+    private final LazyPageIndex index;
+    private final List<String> sortKey;
+    private final RangeSource source;
+    @Nullable private final MetadataCache cache;
+    // Per row group: a WeakReference<RowGroupInfo> with a cache, the RowGroupInfo itself without.
+    private final AtomicReferenceArray<Object> recent;
+    private final ConcurrentHashMap<Integer, CompletableFuture<RowGroupInfo>> loading =
+            new ConcurrentHashMap<>();
+    private final AtomicLong reads = new AtomicLong();
+
+    RowGroupIndexes(
+            LazyPageIndex index,
+            List<String> sortKey,
+            RangeSource source,
+            @Nullable MetadataCache cache) {
+        this.index = index;
+        this.sortKey = List.copyOf(sortKey);
+        this.source = source;
+        this.cache = cache;
+        this.recent = new AtomicReferenceArray<>(index.rowGroupCount());
+    }
+
+    /** Where each row group's index lies. */
+    public LazyPageIndex index() {
+        return index;
+    }
+
+    /** These row groups read through {@code source}, kept in {@code cache}. */
+    RowGroupIndexes bind(RangeSource source, MetadataCache cache) {
+        return new RowGroupIndexes(index, sortKey, source, cache);
+    }
+
+    @Override
+    public int size() {
+        return index.rowGroupCount();
+    }
+
+    /**
+     * Row group {@code r} with its page index, read on the calling thread when not at hand.
+     *
+     * @throws java.io.UncheckedIOException if the read fails (its cause names file and row group)
+     * @throws LookupFileException if the index is damaged or its pages are out of order
+     */
+    @Override
+    public RowGroupInfo get(int r) {
+        RowGroupInfo info = cached(r);
+        if (info != null) {
+            return info;
+        }
+        try {
+            return load(r);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Row group {@code r} with its page index if it is at hand without a read, else null. */
+    @Nullable
+    public RowGroupInfo cached(int r) {
+        Object kept = recent.get(r);
+        RowGroupInfo info =
+                kept instanceof WeakReference<?> w ? (RowGroupInfo) w.get() : (RowGroupInfo) kept;
+        if (info != null) {
+            return info;
+        }
+        if (cache != null) {
+            info = cache.rowGroup(index.file(), sortKey, r);
+            if (info != null) {
+                recent.set(r, new WeakReference<>(info));
+            }
+        }
+        return info;
+    }
+
+    /** Row group {@code r} with its page index, read on this thread (one read per row group). */
+    public RowGroupInfo load(int r) throws IOException {
+        CompletableFuture<RowGroupInfo> mine = new CompletableFuture<>();
+        CompletableFuture<RowGroupInfo> other = loading.putIfAbsent(r, mine);
+        if (other != null) {
+            return join(other);
+        }
+        try {
+            RowGroupInfo info = cached(r);
+            if (info == null) {
+                List<FileRange> ranges = index.ranges(r);
+                reads.incrementAndGet();
+                byte[][] bytes;
+                try {
+                    bytes = source.readAll(ranges);
+                } catch (IOException e) {
+                    throw readFailure(r, ranges, e);
+                }
+                info = keep(index.decode(r, bytes));
+            }
+            mine.complete(info);
+            return info;
+        } catch (IOException | RuntimeException | Error e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            loading.remove(r, mine);
+        }
+    }
+
+    /**
+     * Row group {@code r} with its page index: a completed future when at hand, else one read
+     * started within {@code limiter} (or joined, when another lookup started it). The future fails
+     * with an {@link IOException} naming file and row group, or a {@link LookupFileException}.
+     */
+    public CompletableFuture<RowGroupInfo> loadAsync(int r, RequestLimiter limiter) {
+        RowGroupInfo at = cached(r);
+        if (at != null) {
+            return CompletableFuture.completedFuture(at);
+        }
+        CompletableFuture<RowGroupInfo> mine = new CompletableFuture<>();
+        CompletableFuture<RowGroupInfo> other = loading.putIfAbsent(r, mine);
+        if (other != null) {
+            return other;
+        }
+        RowGroupInfo raced = cached(r);
+        if (raced != null) {
+            mine.complete(raced);
+            loading.remove(r, mine);
+            return mine;
+        }
+        List<FileRange> ranges = index.ranges(r);
+        reads.incrementAndGet();
+        limiter.submit(ranges.size(), () -> source.readAllAsync(ranges))
+                .whenComplete(
+                        (bytes, failure) -> {
+                            try {
+                                if (failure != null) {
+                                    // I/O failures name the row group; others (a lost mapped
+                                    // page's InternalError) pass as they are, for the caller.
+                                    Throwable cause = unwrap(failure);
+                                    mine.completeExceptionally(
+                                            cause instanceof IOException
+                                                    ? readFailure(r, ranges, cause)
+                                                    : cause);
+                                } else {
+                                    mine.complete(keep(index.decode(r, bytes)));
+                                }
+                            } catch (RuntimeException | Error e) {
+                                mine.completeExceptionally(e);
+                            } finally {
+                                loading.remove(r, mine);
+                            }
+                        });
+        return mine;
+    }
+
+    /** Reads of row-group indexes started so far (single flight: one per cold row group). */
+    public long reads() {
+        return reads.get();
+    }
+
+    private RowGroupInfo keep(RowGroupInfo info) {
+        if (cache == null) {
+            recent.set(info.ordinal(), info);
+        } else {
+            recent.set(info.ordinal(), new WeakReference<>(info));
+            cache.putRowGroup(index.file(), sortKey, info);
+        }
+        return info;
+    }
+
+    private IOException readFailure(int r, List<FileRange> ranges, Throwable cause) {
+        FileRange first = ranges.get(0);
+        FileRange last = ranges.get(ranges.size() - 1);
+        return new IOException(
+                "Reading the page index of row group "
+                        + r
+                        + " of file "
+                        + index.file()
+                        + " (bytes "
+                        + first.offset()
+                        + "-"
+                        + last.end()
+                        + ") failed: "
+                        + cause.getMessage()
+                        + ". The lookup fails; the next lookup into the row group reads it again.",
+                cause);
+    }
+
+    private static RowGroupInfo join(CompletableFuture<RowGroupInfo> future) throws IOException {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            Throwable cause = unwrap(e);
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IOException(cause);
+        }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    // AbstractList's equals and hashCode would read every row group.
+    @Override
+    public boolean equals(Object o) {
+        return this == o;
+    }
+
+    @Override
+    public int hashCode() {
+        return System.identityHashCode(this);
+    }
+}
