@@ -1,6 +1,7 @@
 package dev.parquetlookup.formats;
 
 import dev.parquetlookup.engine.RefreshOptions;
+import dev.parquetlookup.engine.RefreshResult;
 import dev.parquetlookup.engine.RefreshingTable;
 import dev.parquetlookup.engine.SnapshotSource;
 import dev.parquetlookup.engine.TableConfig;
@@ -97,18 +98,18 @@ public final class DeltaOpenCostMeasurement {
         List<Long> unchanged = new ArrayList<>();
         for (int i = 0; i < REPEATS; i++) {
             long t0 = System.nanoTime();
-            RefreshingTable.RefreshResult r = table.refresh();
+            RefreshResult r = table.refresh();
             unchanged.add((System.nanoTime() - t0) / 1_000);
-            if (r != RefreshingTable.RefreshResult.UNCHANGED) {
+            if (r != RefreshResult.UNCHANGED) {
                 throw new AssertionError(r);
             }
         }
         long from = (long) FILES * ROWS_PER_FILE;
         delta.append(rows("n", "eu", range(from, from + ROWS_PER_FILE, 1)));
         long t0 = System.nanoTime();
-        RefreshingTable.RefreshResult r = table.refresh();
+        RefreshResult r = table.refresh();
         long swap = (System.nanoTime() - t0) / 1_000;
-        if (r != RefreshingTable.RefreshResult.SWAPPED) {
+        if (r != RefreshResult.SWAPPED) {
             throw new AssertionError(r);
         }
         System.out.printf(

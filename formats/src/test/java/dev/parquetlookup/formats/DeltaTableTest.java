@@ -2,8 +2,8 @@ package dev.parquetlookup.formats;
 
 import dev.parquetlookup.engine.LookupPlan;
 import dev.parquetlookup.engine.RefreshOptions;
+import dev.parquetlookup.engine.RefreshResult;
 import dev.parquetlookup.engine.RefreshingTable;
-import dev.parquetlookup.engine.RefreshingTable.RefreshResult;
 import dev.parquetlookup.engine.TableConfig;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
