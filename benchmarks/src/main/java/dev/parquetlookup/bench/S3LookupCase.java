@@ -40,9 +40,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * between coalesced ranges) and bytes through our counting {@code RangeSource}.
  *
  * <p>What the issue asks of object storage, checked here (a violation fails the run, like a
- * fingerprint mismatch): opening a file costs at most two GETs (tail, then the index region if the
- * tail did not hold it) and no HEAD; after warm-up a lookup issues at most one GET per page range
- * it needs (adjacent ranges coalesced, the ranges of one lookup fetched in parallel) and no HEAD.
+ * fingerprint mismatch): opening a file costs at most two GETs (the footer's tail, and a second
+ * only for a footer larger than the tail: page indexes are read on the first lookup into a row
+ * group) and no HEAD; after warm-up a lookup issues at most one GET per page range it needs
+ * (adjacent ranges coalesced, the ranges of one lookup fetched in parallel) and no HEAD.
  *
  * <p>One thread, page cache off, each system with its own metadata cache (so the S3 open really
  * reads the tail). Both systems answer the same keys, in the same order, every repetition.
@@ -150,7 +151,7 @@ final class S3LookupCase {
                         String.format(
                                 "suite=pageindex case=%s: opening %d file(s) on S3 cost %d GETs and"
                                         + " %d HEADs, expected at most 2 GETs per file (tail, then"
-                                        + " index region) and no HEAD",
+                                        + " a larger footer) and no HEAD",
                                 CASE, files, openGets, openHeads));
             }
             Map<String, String> openFields = new LinkedHashMap<>();
