@@ -243,11 +243,12 @@ final class SortedFile implements Closeable {
                 continue;
             }
             List<Object[]> rows = new ArrayList<>((int) rg.rowCount());
-            readRows(
-                    List.of(new RowSpan(rg.ordinal(), 0, rg.rowCount())),
-                    columns,
-                    new LookupContext(),
-                    rows);
+            LookupContext ctx = new LookupContext();
+            try {
+                readRows(List.of(new RowSpan(rg.ordinal(), 0, rg.rowCount())), columns, ctx, rows);
+            } finally {
+                ctx.releaseScratch();
+            }
             for (Object[] row : rows) {
                 consumer.accept(row);
             }
