@@ -211,7 +211,7 @@ final class PageLoader {
         bytes.get(0, head, 0, head.length);
         PageDecoder.Header header;
         try {
-            header = PageDecoder.header(head, 0, head.length);
+            header = PageDecoder.header(head, 0, head.length, length);
         } catch (IOException e) {
             if (head.length == length) {
                 throw e;
@@ -225,7 +225,8 @@ final class PageLoader {
         if (size < 0) {
             throw new IOException("page size " + size + " is negative");
         }
-        byte[] out = whole ? new byte[size] : ctx.scratch(size);
+        // Scratch arrays get slack for the decompressor's 8-byte copies.
+        byte[] out = whole ? new byte[size] : ctx.scratch(size + 16);
         return PagePrefix.decode(bytes, header, codec, leaves[leaf], rows, out, !whole);
     }
 

@@ -36,7 +36,7 @@ public interface RangeSource extends Closeable {
     default <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
         byte[] bytes = new byte[length];
         readFully(position, bytes, 0, length);
-        return reader.read(ByteBuffer.wrap(bytes).asReadOnlyBuffer());
+        return reader.read(ByteBuffer.wrap(bytes));
     }
 
     /** What {@link #readWith} runs over the bytes of a range. */
