@@ -102,7 +102,7 @@ public final class ParquetEnrichment<IN> {
     private int asyncThreads = DEFAULT_ASYNC_THREADS;
     private int maxInFlightRequests = ParquetLookupConfig.DEFAULT_MAX_IN_FLIGHT_REQUESTS;
     private long metadataCacheMaxBytes = DEFAULT_METADATA_CACHE_BYTES;
-    private long pageCacheMaxBytes;
+    private long pageCacheMaxBytes = ParquetLookupConfig.PAGE_CACHE_AUTO;
     private boolean mapLocalFiles = true;
     @Nullable private String localCacheDir;
     private long localCacheMaxBytes = DiskTierConfig.DEFAULT_MAX_BYTES;
@@ -230,7 +230,11 @@ public final class ParquetEnrichment<IN> {
         return this;
     }
 
-    /** Bound of the TaskManager-wide cache of decompressed pages (default 0: off). */
+    /**
+     * Bound of the TaskManager-wide cache of decompressed pages; 0 turns it off. Default: an eighth
+     * of the TaskManager's max heap, at most 1 GiB (pages are cached on their second use, so small
+     * tables end up decoded in memory and uniform keys over large tables do not churn it).
+     */
     public ParquetEnrichment<IN> pageCacheMaxBytes(long bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException(
