@@ -1,5 +1,8 @@
 package dev.parquetlookup.bench;
 
+import dev.parquetlookup.engine.PagePrefix;
+import dev.parquetlookup.engine.PrefixDecompressor;
+
 import org.apache.parquet.format.DataPageHeaderV2;
 import org.apache.parquet.format.PageHeader;
 import org.apache.parquet.format.PageType;
@@ -36,6 +39,15 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>The file is memory-mapped, as the engine maps local files: a page is a slice of the mapping
  * (no system call, no copy), decompressed by aircompressor's block decompressor for the column's
  * codec into a per-thread direct buffer; an uncompressed page is copied there once.
+ *
+ * <p>The partial variant ({@code floor-partial}) decompresses the key page whole (a search needs
+ * all of it) but the value page only up to the end of the key's row, as a lookup that stops early
+ * can: the row's end is {@code (row in page + 1) x bytes per row}, exact for the seed's fixed-width
+ * values. LZ4_RAW, SNAPPY and uncompressed pages stop there (the engine's {@link
+ * PrefixDecompressor}, into a per-thread array) when the prefix holds at most {@link
+ * PagePrefix#MAX_PREFIX_SHARE} of the page's rows, the engine's own rule (beyond it the library's
+ * whole-page decoder is faster); other codecs cannot stop and are decompressed whole as in the
+ * plain floor.
  */
 final class FloorSystem implements LookupSystem {
 
@@ -68,8 +80,19 @@ final class FloorSystem implements LookupSystem {
     private final int maxUncompressed;
     private final LongAdder bytes = new LongAdder();
     private final LongAdder reads = new LongAdder();
+    private final boolean partial;
+    private final long rowsPerRowGroup;
+    private final int rowsPerPage;
 
     FloorSystem(Path path, SeedLayout layout) throws IOException {
+        this(path, layout, false);
+    }
+
+    /** With {@code partial}, value pages are decompressed only up to the key's row. */
+    FloorSystem(Path path, SeedLayout layout, boolean partial) throws IOException {
+        this.partial = partial;
+        this.rowsPerRowGroup = layout.rowsPerRowGroup();
+        this.rowsPerPage = layout.rowsPerPage();
         this.channel = FileChannel.open(path, StandardOpenOption.READ);
         this.rows = layout.rows();
         try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(path))) {
@@ -213,11 +236,15 @@ final class FloorSystem implements LookupSystem {
 
     @Override
     public String name() {
-        return "floor";
+        return partial ? "floor-partial" : "floor";
     }
 
     @Override
     public String config() {
+        if (partial) {
+            return "as floor, but the value page decompressed only up to the end of the key's row"
+                    + " (LZ4_RAW, SNAPPY, uncompressed stop early; the key page whole)";
+        }
         return "memory-mapped slices of the exact key page and value page (OffsetIndex ranges and"
                 + " page headers read once at open) + aircompressor block decompression of both into"
                 + " direct buffers (uncompressed pages copied once); no search, no decoding, no"
@@ -235,6 +262,7 @@ final class FloorSystem implements LookupSystem {
         Decompressor lz4 = new Lz4Decompressor();
         Decompressor snappy = new SnappyDecompressor();
         Decompressor zstd = new ZstdDecompressor();
+        byte[] prefix = new byte[Math.max(1, maxUncompressed)];
         return k -> {
             if (k < 1 || k > rows) {
                 return null;
@@ -250,6 +278,23 @@ final class FloorSystem implements LookupSystem {
                                 pages.size[p] - pages.bodyStart[p]);
                 bytes.add(pages.size[p]);
                 reads.increment();
+                if (partial
+                        && pages == valuePages
+                        && stopsEarly(pages.codec)
+                        && rowShare(row) <= PagePrefix.MAX_PREFIX_SHARE) {
+                    PrefixDecompressor d =
+                            PrefixDecompressor.start(
+                                    pages.codec,
+                                    in,
+                                    0,
+                                    in.limit(),
+                                    prefix,
+                                    0,
+                                    pages.uncompressed[p]);
+                    d.ensure(rowEnd(row, pages.uncompressed[p]));
+                    d.release();
+                    continue;
+                }
                 out.clear().limit(pages.uncompressed[p]);
                 switch (pages.codec) {
                     case UNCOMPRESSED -> out.put(in);
@@ -263,6 +308,33 @@ final class FloorSystem implements LookupSystem {
             }
             return null;
         };
+    }
+
+    private static boolean stopsEarly(CompressionCodecName codec) {
+        return codec == CompressionCodecName.LZ4_RAW
+                || codec == CompressionCodecName.SNAPPY
+                || codec == CompressionCodecName.UNCOMPRESSED;
+    }
+
+    /** The share of its page's rows a prefix up to the key's row holds. */
+    private double rowShare(long row) {
+        long rowGroupStart = row / rowsPerRowGroup * rowsPerRowGroup;
+        long rowGroupRows = Math.min(rowsPerRowGroup, rows - rowGroupStart);
+        long inRowGroup = row - rowGroupStart;
+        long pageStart = inRowGroup / rowsPerPage * rowsPerPage;
+        long pageRows = Math.min(rowsPerPage, rowGroupRows - pageStart);
+        return (double) (inRowGroup - pageStart + 1) / pageRows;
+    }
+
+    /** Where the key's row ends in its decompressed value page (fixed-width values). */
+    private int rowEnd(long row, int pageBytes) {
+        long rowGroupStart = row / rowsPerRowGroup * rowsPerRowGroup;
+        long rowGroupRows = Math.min(rowsPerRowGroup, rows - rowGroupStart);
+        long inRowGroup = row - rowGroupStart;
+        long pageStart = inRowGroup / rowsPerPage * rowsPerPage;
+        long pageRows = Math.min(rowsPerPage, rowGroupRows - pageStart);
+        long rowInPage = inRowGroup - pageStart;
+        return (int) ((rowInPage + 1) * pageBytes / pageRows);
     }
 
     @Override

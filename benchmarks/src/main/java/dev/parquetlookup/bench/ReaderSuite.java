@@ -26,7 +26,13 @@ final class ReaderSuite {
     static final String OURS = "parquet-lookup";
     static final String OURS_CACHED = "parquet-lookup-pagecache";
     static final List<String> PEERS =
-            List.of("duckdb", "parquet-java", "floor", "hashmap", "parquet-java-reader");
+            List.of(
+                    "duckdb",
+                    "parquet-java",
+                    "floor",
+                    "floor-partial",
+                    "hashmap",
+                    "parquet-java-reader");
 
     private final BenchOptions options;
     private final Report report;
@@ -112,6 +118,7 @@ final class ReaderSuite {
                             + " MB (raise -Xmx to include it)");
         }
         open(systems, heap, () -> new FloorSystem(file, layout));
+        open(systems, heap, () -> new FloorSystem(file, layout, true));
     }
 
     private interface Opener {
@@ -293,7 +300,14 @@ final class ReaderSuite {
         }
         int t = options.threads().get(1);
         for (KeyMix mix : KeyMix.values()) {
-            for (String system : List.of(OURS, OURS_CACHED, "floor", "duckdb", "parquet-java")) {
+            for (String system :
+                    List.of(
+                            OURS,
+                            OURS_CACHED,
+                            "floor",
+                            "floor-partial",
+                            "duckdb",
+                            "parquet-java")) {
                 ResultRow one = report.find(SUITE, system, mix.label(), 1);
                 ResultRow many = report.find(SUITE, system, mix.label(), t);
                 if (one != null && many != null && one.opsPerSec() > 0) {

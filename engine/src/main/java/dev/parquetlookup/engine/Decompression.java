@@ -53,36 +53,84 @@ public final class Decompression {
             CompressionCodecName codec, byte[] input, int offset, int length, int uncompressedSize)
             throws IOException {
         byte[] out = new byte[uncompressedSize];
+        decompressInto(codec, input, offset, length, out, 0, uncompressedSize);
+        return out;
+    }
+
+    /**
+     * Decompresses {@code length} bytes at {@code offset} of {@code input} into {@code
+     * out[outOffset, outOffset + uncompressedSize)}, which must be exactly filled.
+     */
+    public static void decompressInto(
+            CompressionCodecName codec,
+            byte[] input,
+            int offset,
+            int length,
+            byte[] out,
+            int outOffset,
+            int uncompressedSize)
+            throws IOException {
         int written;
         try {
             written =
                     switch (codec) {
                         case UNCOMPRESSED -> {
                             System.arraycopy(
-                                    input, offset, out, 0, Math.min(length, uncompressedSize));
+                                    input,
+                                    offset,
+                                    out,
+                                    outOffset,
+                                    Math.min(length, uncompressedSize));
                             yield length;
                         }
                         case LZ4_RAW ->
-                                LZ4.decompress(input, offset, length, out, 0, uncompressedSize);
+                                LZ4.decompress(
+                                        input, offset, length, out, outOffset, uncompressedSize);
                         case SNAPPY ->
-                                SNAPPY.decompress(input, offset, length, out, 0, uncompressedSize);
+                                SNAPPY.decompress(
+                                        input, offset, length, out, outOffset, uncompressedSize);
                         case ZSTD ->
                                 (int)
                                         Zstd.decompressByteArray(
-                                                out, 0, uncompressedSize, input, offset, length);
+                                                out,
+                                                outOffset,
+                                                uncompressedSize,
+                                                input,
+                                                offset,
+                                                length);
                         case GZIP ->
                                 readFully(
                                         new GZIPInputStream(
                                                 new ByteArrayInputStream(input, offset, length),
                                                 8192),
-                                        out);
+                                        out,
+                                        outOffset,
+                                        uncompressedSize);
                         case BROTLI ->
                                 readFully(
                                         new BrotliInputStream(
                                                 new ByteArrayInputStream(input, offset, length)),
-                                        out);
-                        case LZ4 -> hadoopBlocks(LZ4, input, offset, length, out);
-                        case LZO -> hadoopBlocks(LZO, input, offset, length, out);
+                                        out,
+                                        outOffset,
+                                        uncompressedSize);
+                        case LZ4 ->
+                                hadoopBlocks(
+                                        LZ4,
+                                        input,
+                                        offset,
+                                        length,
+                                        out,
+                                        outOffset,
+                                        uncompressedSize);
+                        case LZO ->
+                                hadoopBlocks(
+                                        LZO,
+                                        input,
+                                        offset,
+                                        length,
+                                        out,
+                                        outOffset,
+                                        uncompressedSize);
                         default ->
                                 throw new IOException(
                                         "codec "
@@ -102,14 +150,14 @@ public final class Decompression {
                             + " bytes, the header says "
                             + uncompressedSize);
         }
-        return out;
     }
 
-    private static int readFully(InputStream stream, byte[] out) throws IOException {
+    private static int readFully(InputStream stream, byte[] out, int outOffset, int size)
+            throws IOException {
         try (InputStream in = stream) {
             int total = 0;
-            while (total < out.length) {
-                int n = in.read(out, total, out.length - total);
+            while (total < size) {
+                int n = in.read(out, outOffset + total, size - total);
                 if (n < 0) {
                     break;
                 }
@@ -121,11 +169,17 @@ public final class Decompression {
 
     /** Hadoop's block framing, as its BlockCompressorStream writes it (LZ4, hadoop-lzo's LZO). */
     private static int hadoopBlocks(
-            Decompressor blocks, byte[] input, int offset, int length, byte[] out) {
+            Decompressor blocks,
+            byte[] input,
+            int offset,
+            int length,
+            byte[] out,
+            int outOffset,
+            int size) {
         int in = offset;
         int end = offset + length;
         int written = 0;
-        while (in + 8 <= end && written < out.length) {
+        while (in + 8 <= end && written < size) {
             int blockUncompressed = readIntBigEndian(input, in);
             in += 4;
             int blockEnd = written + blockUncompressed;
@@ -134,7 +188,7 @@ public final class Decompression {
                 in += 4;
                 written +=
                         blocks.decompress(
-                                input, in, compressed, out, written, out.length - written);
+                                input, in, compressed, out, outOffset + written, size - written);
                 in += compressed;
             }
         }

@@ -571,6 +571,8 @@ public final class DimensionTable implements Closeable {
             } catch (PagesPending p) {
                 // An asynchronous lookup asks for the pages of every file in the same wave.
                 pending = true;
+            } finally {
+                ctx.releaseScratch(); // the rows are copied out: the pages are no longer read
             }
         }
         if (pending) {

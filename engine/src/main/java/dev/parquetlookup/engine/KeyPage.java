@@ -13,8 +13,9 @@ import org.apache.parquet.schema.PrimitiveType;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
@@ -30,13 +31,38 @@ final class KeyPage {
 
     @Nullable private final long[] longs;
     @Nullable private final Object[] objects;
+
+    /**
+     * Required PLAIN INT32/INT64 keys are searched in the page's bytes (little-endian) instead of
+     * being copied into {@link #longs}: a lookup reads about log2(rows) of them.
+     */
+    @Nullable private final byte[] plain;
+
+    private final boolean plainInt32;
     private final int size;
+
+    private static final VarHandle LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INT_LE =
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private KeyPage(KeyType type, @Nullable int[] rows, long[] longs, Object[] objects, int size) {
         this.type = type;
         this.rows = rows;
         this.longs = longs;
         this.objects = objects;
+        this.plain = null;
+        this.plainInt32 = false;
+        this.size = size;
+    }
+
+    private KeyPage(KeyType type, byte[] plain, boolean int32, int size) {
+        this.type = type;
+        this.rows = null;
+        this.longs = null;
+        this.objects = null;
+        this.plain = plain;
+        this.plainInt32 = int32;
         this.size = size;
     }
 
@@ -54,7 +80,7 @@ final class KeyPage {
             int keyIndex)
             throws IOException {
         DataPage page = loaded.page;
-        int n = page.valueCount();
+        int n = page.rowsAvailable(); // a prefix when the rows after it are not asked for
         boolean int32 =
                 column.getPrimitiveType().getPrimitiveTypeName()
                         == PrimitiveType.PrimitiveTypeName.INT32;
@@ -96,26 +122,56 @@ final class KeyPage {
         return new KeyPage(type, rows, longs, objects, size);
     }
 
-    /** Required PLAIN INT32/INT64 keys: read straight from the page bytes. */
+    /**
+     * Required PLAIN INT32/INT64 keys: searched straight in the page bytes, after one pass that
+     * checks the leading key's order (no copy).
+     */
     private static KeyPage plainLongs(
             LoadedPage loaded,
             KeyType type,
             boolean int32,
             FileErrors errors,
             RowGroupInfo rg,
-            int keyIndex) {
+            int keyIndex)
+            throws IOException {
         DataPage page = loaded.page;
-        int n = page.valueCount();
-        ByteBuffer data = ByteBuffer.wrap(page.data()).order(ByteOrder.LITTLE_ENDIAN);
-        long[] longs = new long[n];
-        for (int r = 0; r < n; r++) {
-            long v = int32 ? data.getInt(r << 2) : data.getLong(r << 3);
-            if (keyIndex == 0 && r > 0 && v < longs[r - 1]) {
-                throw errors.unsortedPage(rg, keyIndex, loaded.pageNumber, longs[r - 1], v);
-            }
-            longs[r] = v;
+        int n = page.rowsAvailable();
+        byte[] data = page.data();
+        if ((long) n << (int32 ? 2 : 3) > page.length()) {
+            throw new IOException(
+                    "PLAIN page of " + page.length() + " bytes is too short for " + n + " keys");
         }
-        return new KeyPage(type, null, longs, null, n);
+        if (keyIndex == 0 && n > 1) {
+            long previous = read(data, int32, 0);
+            for (int r = 1; r < n; r++) {
+                long v = read(data, int32, r);
+                if (v < previous) {
+                    throw errors.unsortedPage(rg, keyIndex, loaded.pageNumber, previous, v);
+                }
+                previous = v;
+            }
+        }
+        return new KeyPage(type, data, int32, n);
+    }
+
+    private static long read(byte[] data, boolean int32, int i) {
+        return int32 ? (int) INT_LE.get(data, i << 2) : (long) LONG_LE.get(data, i << 3);
+    }
+
+    /** Like {@link KeySearch#firstAbove(long[], int, long, boolean)} over the page bytes. */
+    private int plainFirstAbove(long key, boolean strict) {
+        int lo = 0;
+        int hi = size;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            long v = read(plain, plainInt32, mid);
+            if (v < key || (strict && v == key)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     int size() {
@@ -127,11 +183,17 @@ final class KeyPage {
     }
 
     Object key(int i) {
+        if (plain != null) {
+            return read(plain, plainInt32, i);
+        }
         return longs != null ? (Object) longs[i] : objects[i];
     }
 
     /** First index whose key is at least {@code key}. */
     int lowerBound(Object key) {
+        if (plain != null) {
+            return plainFirstAbove((Long) key, false);
+        }
         return longs != null
                 ? KeySearch.firstAbove(longs, size, (Long) key, false)
                 : KeySearch.firstAbove(objects, size, key, false, type);
@@ -139,6 +201,9 @@ final class KeyPage {
 
     /** First index whose key is above {@code key}. */
     int upperBound(Object key) {
+        if (plain != null) {
+            return plainFirstAbove((Long) key, true);
+        }
         return longs != null
                 ? KeySearch.firstAbove(longs, size, (Long) key, true)
                 : KeySearch.firstAbove(objects, size, key, true, type);

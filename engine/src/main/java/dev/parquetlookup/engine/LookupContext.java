@@ -22,6 +22,11 @@ class LookupContext {
     /** Pages decoded by this lookup in the current file. */
     final List<LoadedPage> loaded = new ArrayList<>(2);
 
+    /** Arrays taken from {@link ScratchBuffers} for this lookup's pages. */
+    private byte[][] scratch;
+
+    private int scratchCount;
+
     /** A row group whose lazily read page index this lookup uses. */
     private record Held(RowGroupIndexes owner, RowGroupInfo info) {}
 
@@ -84,8 +89,33 @@ class LookupContext {
         return loader.source().read(range);
     }
 
+    /**
+     * An array of at least {@code size} bytes that this lookup owns until {@link
+     * #releaseScratch()}: pages decoded into it must not outlive the lookup (never cached).
+     */
+    byte[] scratch(int size) {
+        byte[] b = ScratchBuffers.take(size);
+        if (scratch == null) {
+            scratch = new byte[4][];
+        } else if (scratchCount == scratch.length) {
+            scratch = java.util.Arrays.copyOf(scratch, scratchCount * 2);
+        }
+        scratch[scratchCount++] = b;
+        return b;
+    }
+
+    /** Gives the scratch arrays back: the pages decoded into them are no longer read. */
+    void releaseScratch() {
+        for (int i = 0; i < scratchCount; i++) {
+            ScratchBuffers.give(scratch[i]);
+            scratch[i] = null;
+        }
+        scratchCount = 0;
+    }
+
     /** Starts over in the next file. */
     void nextFile(SortedFile file) {
         loaded.clear();
+        releaseScratch();
     }
 }

@@ -9,10 +9,20 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
 
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+
 /**
- * Optional cache of decompressed pages and decoded dictionaries of hot columns, bounded in bytes.
- * Keyed by file version, row group, column and page, so rewritten files never hit stale pages.
- * Share one instance per JVM like the metadata cache.
+ * Cache of decompressed pages and decoded dictionaries of hot columns, bounded in bytes. Keyed by
+ * file version, row group, column and page, so rewritten files never hit stale pages. Share one
+ * instance per JVM like the metadata cache.
+ *
+ * <p>Admission: a data page is cached on its second touch within a window (a doorkeeper bit set,
+ * cleared after about as many touches as the cache holds pages), then Caffeine's W-TinyLFU decides
+ * whom it evicts. Under uniform keys over a table much larger than the cache most pages are touched
+ * once per window, so a miss costs a partial decode into a scratch buffer instead of a whole-page
+ * decode, an allocation and an eviction; hot pages and every page of a small table get in on their
+ * second use.
  *
  * <p>Example: {@code new PageCache(64L << 20)} keeps up to 64 MiB of pages.
  */
@@ -21,6 +31,14 @@ public final class PageCache {
     private final long maxBytes;
     private final FileUses uses = new FileUses();
     private final Cache<Key, Object> cache;
+
+    /** Pages touched once in the current window (one bit per hash). */
+    private final AtomicLongArray seen;
+
+    /** First touches recorded in the current window; at {@link #window} the bits are cleared. */
+    private final AtomicInteger touches = new AtomicInteger();
+
+    private final int window;
 
     public PageCache(long maxBytes) {
         if (maxBytes <= 0) {
@@ -33,6 +51,33 @@ public final class PageCache {
                         .weigher((Key k, Object v) -> weight(v))
                         .recordStats()
                         .build();
+        // About as many first touches per window as the cache holds 32 KiB pages, 8 bits each.
+        this.window = (int) Math.max(1024, Math.min(1 << 24, maxBytes >> 15));
+        this.seen = new AtomicLongArray(Math.max(16, Integer.highestOneBit(window * 8 - 1) >> 5));
+    }
+
+    /**
+     * Whether a data page that missed should be decoded whole and cached: true on its second touch
+     * in the current window.
+     */
+    boolean admit(FileId file, int rowGroup, int leaf, int page) {
+        int h = file.hashCode() * 31 + rowGroup;
+        h = (h * 31 + leaf) * 0x9E3779B9 + page * 0x85EBCA6B;
+        h ^= h >>> 15;
+        int bit = h & (seen.length() * 64 - 1);
+        long mask = 1L << (bit & 63);
+        int word = bit >>> 6;
+        if ((seen.get(word) & mask) != 0) {
+            return true;
+        }
+        seen.getAndUpdate(word, w -> w | mask);
+        if (touches.incrementAndGet() >= window) {
+            touches.set(0);
+            for (int i = 0; i < seen.length(); i++) {
+                seen.set(i, 0);
+            }
+        }
+        return false;
     }
 
     /** The open snapshots using each file with this cache: its entries leave at the last one. */

@@ -25,6 +25,10 @@ import java.nio.ByteBuffer;
 final class PageCursor {
 
     private final int rows;
+
+    /** Rows whose bytes were decompressed: reading past them would read stale bytes. */
+    private final int decodedRows;
+
     private final int maxDefinition;
     private final ValuesReader values;
     @Nullable private final ValuesReader definitionV1;
@@ -34,6 +38,7 @@ final class PageCursor {
     PageCursor(DataPage page, ColumnDescriptor column, @Nullable Dictionary dictionary)
             throws IOException {
         this.rows = page.valueCount();
+        this.decodedRows = page.rowsAvailable();
         this.maxDefinition = column.getMaxDefinitionLevel();
         if (column.getMaxRepetitionLevel() > 0) {
             throw new IOException("column " + column + " is repeated; only flat columns are read");
@@ -64,12 +69,14 @@ final class PageCursor {
                     ByteBuffer.wrap(
                                     page.data(),
                                     page.valuesOffset(),
-                                    page.data().length - page.valuesOffset())
+                                    page.length() - page.valuesOffset())
                             .slice();
             values.initFromPage(rows, ByteBufferInputStream.wrap(valueBytes));
         } else {
             definitionV2 = null;
-            ByteBufferInputStream in = ByteBufferInputStream.wrap(ByteBuffer.wrap(page.data()));
+            ByteBufferInputStream in =
+                    ByteBufferInputStream.wrap(
+                            ByteBuffer.wrap(page.data(), 0, page.length()).slice());
             if (maxDefinition == 0) {
                 definitionV1 = null;
             } else {
@@ -92,6 +99,9 @@ final class PageCursor {
 
     /** Consumes the next row's definition level; true if the row is null. */
     boolean isNextNull() throws IOException {
+        if (position >= decodedRows) {
+            throw beyondPrefix(1);
+        }
         position++;
         if (maxDefinition == 0) {
             return false;
@@ -110,10 +120,24 @@ final class PageCursor {
         return values;
     }
 
+    private IllegalStateException beyondPrefix(int n) {
+        return new IllegalStateException(
+                "reading "
+                        + n
+                        + " rows at row "
+                        + position
+                        + " of a page decoded for its first "
+                        + decodedRows
+                        + " rows");
+    }
+
     /** Skips {@code n} rows. */
     void skipRows(int n) throws IOException {
         if (n <= 0) {
             return;
+        }
+        if (position + n > decodedRows) {
+            throw beyondPrefix(n);
         }
         int nonNull = n;
         if (maxDefinition > 0) {

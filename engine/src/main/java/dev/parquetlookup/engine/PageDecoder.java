@@ -52,6 +52,14 @@ final class PageDecoder {
     }
 
     /**
+     * Parses the header of a page of {@code pageLength} bytes from a probe of its first {@code
+     * length} bytes at {@code offset} of {@code bytes}.
+     */
+    static Header header(byte[] bytes, int offset, int length, int pageLength) throws IOException {
+        return PageHeaderParser.parse(bytes, offset, length, pageLength);
+    }
+
+    /**
      * Decompresses the data page whose header was parsed by {@link #header}.
      *
      * @throws IOException if the page is not a data page or its bytes are damaged

@@ -39,13 +39,22 @@ final class PageHeaderParser {
      * @throws IOException if the bytes are not a complete, valid page header
      */
     static PageDecoder.Header parse(byte[] bytes, int offset, int length) throws IOException {
+        return parse(bytes, offset, length, length);
+    }
+
+    /**
+     * Parses a header from the first {@code length} bytes of a page of {@code pageLength} bytes (a
+     * probe copied out of a mapped page): the payload is checked against the page's length.
+     */
+    static PageDecoder.Header parse(byte[] bytes, int offset, int length, int pageLength)
+            throws IOException {
         ThriftCompactReader in;
         try {
             in = new ThriftCompactReader(bytes, offset, length);
         } catch (IOException e) {
             throw new IOException("page header range outside the buffer", e);
         }
-        int end = offset + length;
+        int end = offset + pageLength;
         int type = -1;
         int uncompressed = -1;
         int compressed = -1;

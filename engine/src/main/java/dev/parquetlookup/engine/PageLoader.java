@@ -12,10 +12,12 @@ import dev.parquetlookup.metadata.RowGroupInfo;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.format.PageType;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -79,6 +81,12 @@ final class PageLoader {
                 loadPages(List.of(new PageRequest(rg, leaf, from, to)), ctx).get(0);
         for (LoadedPage page : pages) {
             if (!ctx.loaded.contains(page)) {
+                // A page decoded again for more rows replaces the earlier prefix.
+                ctx.loaded.removeIf(
+                        p ->
+                                p.rowGroup == page.rowGroup
+                                        && p.leaf == page.leaf
+                                        && p.pageNumber == page.pageNumber);
                 ctx.loaded.add(page);
             }
         }
@@ -95,6 +103,7 @@ final class PageLoader {
         List<List<LoadedPage>> result = new ArrayList<>(requests.size());
         List<FileRange> ranges = new ArrayList<>();
         List<LoadedPage> missing = new ArrayList<>(); // placeholders, one per range
+        int[] rowsNeeded = new int[4]; // per missing page: its leading rows the requests read
         List<LoadedPage> walkedHere = new ArrayList<>();
         for (PageRequest request : requests) {
             RowGroupInfo rg = request.rowGroup();
@@ -115,25 +124,34 @@ final class PageLoader {
             int lastPage = locations.pageOfRow(request.to() - 1);
             List<LoadedPage> pages = new ArrayList<>(lastPage - firstPage + 1);
             for (int p = firstPage; p <= lastPage; p++) {
+                long firstRow = locations.firstRows()[p];
+                int rows =
+                        (int)
+                                (Math.min(request.to(), locations.endRow(p, rg.rowCount()))
+                                        - firstRow);
                 LoadedPage page = find(ctx.loaded, rg.ordinal(), request.leaf(), p);
+                if (page != null && page.page != null && page.page.rowsAvailable() < rows) {
+                    page = null; // decoded for fewer rows by an earlier step: decode again
+                }
                 if (page == null) {
                     page = find(missing, rg.ordinal(), request.leaf(), p);
+                    if (page != null) {
+                        int i = missing.indexOf(page);
+                        rowsNeeded[i] = Math.max(rowsNeeded[i], rows);
+                    }
                 }
                 if (page == null) {
                     DataPage cached =
                             pageCache == null
                                     ? null
                                     : pageCache.page(file(), rg.ordinal(), request.leaf(), p);
-                    page =
-                            new LoadedPage(
-                                    rg.ordinal(),
-                                    request.leaf(),
-                                    p,
-                                    locations.firstRows()[p],
-                                    cached,
-                                    null);
+                    page = new LoadedPage(rg.ordinal(), request.leaf(), p, firstRow, cached, null);
                     if (cached == null) {
                         ranges.add(locations.range(p));
+                        if (missing.size() == rowsNeeded.length) {
+                            rowsNeeded = java.util.Arrays.copyOf(rowsNeeded, 2 * missing.size());
+                        }
+                        rowsNeeded[missing.size()] = rows;
                         missing.add(page);
                     }
                 }
@@ -142,9 +160,74 @@ final class PageLoader {
             result.add(pages);
         }
         if (!ranges.isEmpty()) {
-            decode(ctx.read(this, ranges, missing), missing);
+            if (source.readsInline()) {
+                decodeInPlace(ranges, missing, rowsNeeded, ctx);
+            } else {
+                decode(ctx.read(this, ranges, missing), missing);
+            }
         }
         return result;
+    }
+
+    /**
+     * Local files (memory-mapped or read inline): each page is decompressed straight from the
+     * source's bytes, only as far as the rows asked for, into the lookup's scratch arrays. A page
+     * the cache admits is decoded whole into its own array and cached instead.
+     */
+    private void decodeInPlace(
+            List<FileRange> ranges, List<LoadedPage> missing, int[] rowsNeeded, LookupContext ctx)
+            throws IOException {
+        for (int i = 0; i < ranges.size(); i++) {
+            LoadedPage page = missing.get(i);
+            RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
+            boolean cache =
+                    pageCache != null
+                            && pageCache.admit(file(), page.rowGroup, page.leaf, page.pageNumber);
+            int rows = cache ? Integer.MAX_VALUE : rowsNeeded[i];
+            FileRange range = ranges.get(i);
+            try {
+                page.page =
+                        source.readWith(
+                                range.offset(),
+                                range.length(),
+                                bytes -> decodePage(bytes, rg, page.leaf, rows, cache, ctx));
+            } catch (IOException | RuntimeException e) {
+                throw errors.pageError(rg, page.leaf, page.pageNumber, e);
+            }
+            if (cache) {
+                pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
+            }
+        }
+    }
+
+    /** Header bytes copied out of a page for parsing; larger headers are copied whole. */
+    private static final int HEADER_PROBE = 256;
+
+    private DataPage decodePage(
+            ByteBuffer bytes, RowGroupInfo rg, int leaf, int rows, boolean whole, LookupContext ctx)
+            throws IOException {
+        int length = bytes.limit();
+        byte[] head = new byte[Math.min(length, HEADER_PROBE)];
+        bytes.get(0, head, 0, head.length);
+        PageDecoder.Header header;
+        try {
+            header = PageDecoder.header(head, 0, head.length, length);
+        } catch (IOException e) {
+            if (head.length == length) {
+                throw e;
+            }
+            head = new byte[length];
+            bytes.get(0, head, 0, length);
+            header = PageDecoder.header(head, 0, length);
+        }
+        CompressionCodecName codec = rg.columns()[leaf].codec();
+        int size = PagePrefix.decodedSize(header, codec);
+        if (size < 0) {
+            throw new IOException("page size " + size + " is negative");
+        }
+        // Scratch arrays get slack for the decompressor's 8-byte copies.
+        byte[] out = whole ? new byte[size] : ctx.scratch(size + 16);
+        return PagePrefix.decode(bytes, header, codec, leaves[leaf], rows, out, !whole);
     }
 
     private void decode(byte[][] bytes, List<LoadedPage> missing) {
@@ -157,7 +240,8 @@ final class PageLoader {
             } catch (IOException | RuntimeException e) {
                 throw errors.pageError(rg, page.leaf, page.pageNumber, e);
             }
-            if (pageCache != null) {
+            if (pageCache != null
+                    && pageCache.admit(file(), page.rowGroup, page.leaf, page.pageNumber)) {
                 pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
             }
         }

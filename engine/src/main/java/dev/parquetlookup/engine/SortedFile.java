@@ -267,7 +267,12 @@ final class SortedFile implements Closeable {
             List<RowSpan> spans = new ArrayList<>();
             spans.add(new RowSpan(rg.ordinal(), 0, rg.rowCount()));
             deleted.removeFrom(spans, 0, meta.rowGroups());
-            readRows(spans, columns, new LookupContext(), rows);
+            LookupContext ctx = new LookupContext();
+            try {
+                readRows(spans, columns, ctx, rows);
+            } finally {
+                ctx.releaseScratch();
+            }
             for (Object[] row : rows) {
                 consumer.accept(row);
             }

@@ -27,6 +27,13 @@ public final class CountingRangeSource implements RangeSource {
     }
 
     @Override
+    public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
+        T result = delegate.readWith(position, length, reader);
+        statistics.record(length, 1);
+        return result;
+    }
+
+    @Override
     public byte[][] readAll(List<FileRange> ranges) throws IOException {
         byte[][] result = delegate.readAll(ranges);
         long total = 0;

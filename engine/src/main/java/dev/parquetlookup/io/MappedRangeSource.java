@@ -116,8 +116,29 @@ final class MappedRangeSource implements RangeSource {
         return true;
     }
 
+    /**
+     * Hands the reader a read-only view of the mapping, held by the reader count until the reader
+     * returns (a close meanwhile unmaps only after it). A range across two mappings is copied.
+     */
     @Override
-    public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+    public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
+        checkRange(position, length);
+        MappedByteBuffer segment = segments[(int) (position / segmentSize)];
+        int inSegment = (int) (position % segmentSize);
+        if (length > segment.capacity() - inSegment) {
+            return RangeSource.super.readWith(position, length, reader);
+        }
+        acquire();
+        try {
+            return reader.read(segment.slice(inSegment, length).asReadOnlyBuffer());
+        } catch (InternalError e) {
+            throw truncated(position, length, e);
+        } finally {
+            release();
+        }
+    }
+
+    private void checkRange(long position, int length) throws EOFException {
         if (position < 0 || length < 0 || position + length > file.length()) {
             throw new EOFException(
                     String.format(
@@ -125,6 +146,21 @@ final class MappedRangeSource implements RangeSource {
                                     + " truncated or was rewritten",
                             length, position, file.path(), file.length()));
         }
+    }
+
+    private IOException truncated(long position, int length, InternalError e) {
+        return new IOException(
+                String.format(
+                        "read of %d bytes at %d of %s failed: the file was truncated or"
+                                + " rewritten in place while mapped. Publish new files under a"
+                                + " new name or directory.",
+                        length, position, file.path()),
+                e);
+    }
+
+    @Override
+    public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+        checkRange(position, length);
         acquire();
         try {
             long at = position;
@@ -140,13 +176,7 @@ final class MappedRangeSource implements RangeSource {
             }
         } catch (InternalError e) {
             // SIGBUS: the mapped file shrank underneath us (when the JVM reports it right here).
-            throw new IOException(
-                    String.format(
-                            "read of %d bytes at %d of %s failed: the file was truncated or"
-                                    + " rewritten in place while mapped. Publish new files under a"
-                                    + " new name or directory.",
-                            length, position, file.path()),
-                    e);
+            throw truncated(position, length, e);
         } finally {
             release();
         }

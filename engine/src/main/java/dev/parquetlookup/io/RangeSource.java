@@ -2,6 +2,7 @@ package dev.parquetlookup.io;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -19,6 +20,30 @@ public interface RangeSource extends Closeable {
 
     /** Reads {@code length} bytes at {@code position} into {@code buffer} at {@code offset}. */
     void readFully(long position, byte[] buffer, int offset, int length) throws IOException;
+
+    /**
+     * Consumes the bytes of one range where they lie, without a copy where the source allows: the
+     * reader gets a read-only buffer holding exactly the range at indexes {@code [0, length)}
+     * (absolute gets; its position and order are the reader's), valid only while the call runs. The
+     * reader must not keep the buffer or a view of it: a memory-mapped source may release the
+     * mapping once the call returns.
+     *
+     * <p>The default copies the range into a new array ({@link #readFully}); a memory-mapped source
+     * hands out a view of the mapping and keeps the mapping alive until the reader returns.
+     *
+     * <p>Example: {@code int first = source.readWith(pos, 4, b -> b.getInt(0));}
+     */
+    default <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
+        byte[] bytes = new byte[length];
+        readFully(position, bytes, 0, length);
+        return reader.read(ByteBuffer.wrap(bytes));
+    }
+
+    /** What {@link #readWith} runs over the bytes of a range. */
+    @FunctionalInterface
+    interface RangeReader<T> {
+        T read(ByteBuffer bytes) throws IOException;
+    }
 
     /** Reads one range into a new array. */
     default byte[] read(FileRange range) throws IOException {

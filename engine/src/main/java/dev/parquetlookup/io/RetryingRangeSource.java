@@ -70,6 +70,19 @@ public final class RetryingRangeSource implements RangeSource {
                 () -> describe(position, length));
     }
 
+    /**
+     * Sources that read inline (memory-mapped files) have no transient failures: their view is
+     * handed through; others copy through {@link #readFully}, with its retries.
+     */
+    @Override
+    public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
+        checkInFile(position, length);
+        if (delegate.readsInline()) {
+            return delegate.readWith(position, length, reader);
+        }
+        return RangeSource.super.readWith(position, length, reader);
+    }
+
     @Override
     public byte[][] readAll(List<FileRange> ranges) throws IOException {
         for (FileRange range : ranges) {

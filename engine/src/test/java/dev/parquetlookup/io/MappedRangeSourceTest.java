@@ -51,6 +51,54 @@ class MappedRangeSourceTest {
     }
 
     @Test
+    void readWithSeesTheBytesInPlaceAndAcrossSegments() throws IOException {
+        byte[] content = randomBytes(10_000);
+        Path file = write("data.bin", content);
+        SplittableRandom random = new SplittableRandom(SEED);
+        try (MappedRangeSource source =
+                MappedRangeSource.tryOpen(id(file, content.length), file.toFile(), 1_000)) {
+            for (int i = 0; i < 2_000; i++) {
+                int length = random.nextInt(2_500);
+                int position = random.nextInt(content.length - length + 1);
+                byte[] read =
+                        source.readWith(
+                                position,
+                                length,
+                                b -> {
+                                    byte[] copy = new byte[b.limit()];
+                                    b.get(0, copy);
+                                    return copy;
+                                });
+                assertThat(read)
+                        .as("range %d+%d (seed %d)", position, length, SEED)
+                        .isEqualTo(Arrays.copyOfRange(content, position, position + length));
+            }
+        }
+    }
+
+    @Test
+    void aMappingClosedUnderAReaderStaysUntilTheReaderReturns() throws IOException {
+        byte[] content = randomBytes(4_000);
+        Path file = write("data.bin", content);
+        MappedRangeSource source =
+                MappedRangeSource.tryOpen(id(file, content.length), file.toFile(), 1_000);
+        byte[] seen =
+                source.readWith(
+                        100,
+                        500,
+                        b -> {
+                            source.close(); // e.g. a refresh releasing the file meanwhile
+                            byte[] copy = new byte[500];
+                            b.get(0, copy); // still mapped: the reader holds it
+                            return copy;
+                        });
+        assertThat(seen).isEqualTo(Arrays.copyOfRange(content, 100, 600));
+        assertThatThrownBy(() -> source.readWith(0, 10, b -> b.get(0)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("is closed");
+    }
+
+    @Test
     void aReadPastTheEndIsRefused() throws IOException {
         Path file = write("data.bin", randomBytes(100));
         try (MappedRangeSource source =

@@ -216,7 +216,11 @@ public final class ParquetEnrichment<IN> {
         return this;
     }
 
-    /** Bound of the TaskManager-wide cache of decompressed pages (default 0: off). */
+    /**
+     * Bound of the TaskManager-wide cache of decompressed pages; 0 turns it off. Default: an eighth
+     * of the TaskManager's max heap, at most 1 GiB (pages are cached on their second use, so small
+     * tables end up decoded in memory and uniform keys over large tables do not churn it).
+     */
     public ParquetEnrichment<IN> pageCacheMaxBytes(long bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException(

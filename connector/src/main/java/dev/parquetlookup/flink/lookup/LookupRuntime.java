@@ -106,7 +106,8 @@ public final class LookupRuntime implements Closeable {
             TableOpener opener)
             throws IOException {
         SharedCaches.Lease caches =
-                SharedCaches.acquire(config.metadataCacheMaxBytes(), config.pageCacheMaxBytes());
+                SharedCaches.acquire(
+                        config.metadataCacheMaxBytes(), config.resolvedPageCacheMaxBytes());
         SharedCaches.StoreLease store =
                 SharedCaches.fileStore(config.hadoopOptions(), config.mapLocalFiles());
         RefreshingTable table = null;

@@ -33,7 +33,8 @@ import java.util.TreeMap;
  * @param async whether to offer an asynchronous lookup function
  * @param asyncThreads threads per subtask for asynchronous lookups
  * @param metadataCacheMaxBytes bound of the shared metadata cache
- * @param pageCacheMaxBytes bound of the shared page cache, 0 for none
+ * @param pageCacheMaxBytes bound of the shared page cache, 0 for none, {@link #PAGE_CACHE_AUTO}
+ *     (the default) for a share of the TaskManager's heap ({@link #resolvedPageCacheMaxBytes()})
  * @param maxRetries retries of a lookup that failed with an I/O error
  * @param refreshInterval how often the path is listed again for new files ({@code
  *     refresh.interval}), or {@code null} to serve the files found at start for the job's lifetime
@@ -78,6 +79,19 @@ public record ParquetLookupConfig(
     /** Default of {@code metadata-cache.max-bytes}: 256 MiB. */
     public static final long DEFAULT_METADATA_CACHE_BYTES = 256L << 20;
 
+    /**
+     * {@code page-cache.max-bytes} not set: the page cache takes {@link
+     * #AUTO_PAGE_CACHE_HEAP_SHARE} of the heap of the JVM that runs the lookups (the TaskManager's,
+     * resolved there), at most {@link #AUTO_PAGE_CACHE_MAX_BYTES}.
+     */
+    public static final long PAGE_CACHE_AUTO = -1;
+
+    /** Share of the TaskManager's max heap the page cache takes by default: one eighth. */
+    public static final int AUTO_PAGE_CACHE_HEAP_SHARE = 8;
+
+    /** Cap of the default page cache: 1 GiB. */
+    public static final long AUTO_PAGE_CACHE_MAX_BYTES = 1L << 30;
+
     /** Default of {@code lookup.max-retries}. */
     public static final int DEFAULT_MAX_RETRIES = 3;
 
@@ -95,7 +109,7 @@ public record ParquetLookupConfig(
             throw new IllegalArgumentException(
                     "metadata-cache.max-bytes must be positive, got " + metadataCacheMaxBytes);
         }
-        if (pageCacheMaxBytes < 0) {
+        if (pageCacheMaxBytes < 0 && pageCacheMaxBytes != PAGE_CACHE_AUTO) {
             throw new IllegalArgumentException(
                     "page-cache.max-bytes must not be negative, got " + pageCacheMaxBytes);
         }
@@ -159,6 +173,23 @@ public record ParquetLookupConfig(
         return new RefreshOptions(refreshInterval, snapshotMode, RetryPolicy.defaults(), format);
     }
 
+    /**
+     * The page cache's bound in this JVM: the configured one, or by default ({@link
+     * #PAGE_CACHE_AUTO}) an eighth of the max heap, at most 1 GiB, rounded down to MiB. Call it
+     * where the lookups run (the TaskManager), not where the job is planned.
+     */
+    public long resolvedPageCacheMaxBytes() {
+        return pageCacheMaxBytes == PAGE_CACHE_AUTO
+                ? autoPageCacheBytes(Runtime.getRuntime().maxMemory())
+                : pageCacheMaxBytes;
+    }
+
+    /** The default bound for a JVM of {@code maxHeap} bytes. */
+    static long autoPageCacheBytes(long maxHeap) {
+        long bytes = Math.min(AUTO_PAGE_CACHE_MAX_BYTES, maxHeap / AUTO_PAGE_CACHE_HEAP_SHARE);
+        return Math.max(0, bytes >> 20 << 20);
+    }
+
     /** The engine configuration of this table using the given (shared) caches. */
     public TableConfig toTableConfig(MetadataCache metadataCache, @Nullable PageCache pageCache) {
         return TableConfig.builder(path)
@@ -183,7 +214,7 @@ public record ParquetLookupConfig(
         private boolean async = true;
         private int asyncThreads = DEFAULT_ASYNC_THREADS;
         private long metadataCacheMaxBytes = DEFAULT_METADATA_CACHE_BYTES;
-        private long pageCacheMaxBytes;
+        private long pageCacheMaxBytes = PAGE_CACHE_AUTO;
         private int maxRetries = DEFAULT_MAX_RETRIES;
         @Nullable private Duration refreshInterval;
         private SnapshotMode snapshotMode = SnapshotMode.ALL_FILES;
@@ -234,7 +265,10 @@ public record ParquetLookupConfig(
             return this;
         }
 
-        /** {@code page-cache.max-bytes} (default 0: off). */
+        /**
+         * {@code page-cache.max-bytes}: 0 turns the page cache off; the default ({@link
+         * #PAGE_CACHE_AUTO}) is an eighth of the TaskManager's max heap, at most 1 GiB.
+         */
         public Builder pageCacheMaxBytes(long bytes) {
             this.pageCacheMaxBytes = bytes;
             return this;

@@ -9,6 +9,7 @@ import dev.parquetlookup.flink.lookup.TableFiles;
 import dev.parquetlookup.metadata.LookupFileException;
 
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.source.DynamicTableSource;
@@ -193,7 +194,9 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 .asyncThreads(threads)
                 .metadataCacheMaxBytes(metadataBytes)
                 .pageCacheMaxBytes(
-                        options.get(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES).getBytes())
+                        options.getOptional(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES)
+                                .map(MemorySize::getBytes)
+                                .orElse(ParquetLookupConfig.PAGE_CACHE_AUTO))
                 .maxRetries(retries)
                 .refreshInterval(refresh)
                 .snapshotMode(snapshotMode)

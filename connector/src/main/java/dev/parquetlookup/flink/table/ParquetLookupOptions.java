@@ -160,10 +160,13 @@ public final class ParquetLookupOptions {
     public static final ConfigOption<MemorySize> PAGE_CACHE_MAX_BYTES =
             ConfigOptions.key("page-cache.max-bytes")
                     .memoryType()
-                    .defaultValue(MemorySize.ZERO)
+                    .noDefaultValue()
                     .withDescription(
-                            "Bound of the cache of decompressed hot pages, shared like the"
-                                    + " metadata cache. 0 (the default) disables it.");
+                            "Bound of the cache of decompressed pages, shared like the metadata"
+                                    + " cache. Not set (the default): an eighth of the"
+                                    + " TaskManager's max heap, at most 1 GiB, so small tables end"
+                                    + " up decoded in memory. A page is cached on its second use;"
+                                    + " 0 disables the cache.");
 
     // ------------------------------------------------------------------ reading
 

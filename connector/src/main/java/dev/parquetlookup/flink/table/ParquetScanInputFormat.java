@@ -79,7 +79,9 @@ public final class ParquetScanInputFormat extends RichInputFormat<RowData, Input
 
     @Override
     public void open(InputSplit split) throws IOException {
-        caches = SharedCaches.acquire(config.metadataCacheMaxBytes(), config.pageCacheMaxBytes());
+        caches =
+                SharedCaches.acquire(
+                        config.metadataCacheMaxBytes(), config.resolvedPageCacheMaxBytes());
         LookupPlan plan;
         try {
             // One snapshot (the latest complete one in 'latest-success' mode); Flink's full-cache

@@ -52,7 +52,11 @@ class ParquetLookupDynamicTableFactoryTest {
         assertThat(config.async()).isTrue();
         assertThat(config.asyncThreads()).isEqualTo(16);
         assertThat(config.metadataCacheMaxBytes()).isEqualTo(256L << 20);
-        assertThat(config.pageCacheMaxBytes()).isZero();
+        // On by default: a share of the TaskManager's heap, resolved where the lookups run.
+        assertThat(config.pageCacheMaxBytes()).isEqualTo(ParquetLookupConfig.PAGE_CACHE_AUTO);
+        assertThat(config.resolvedPageCacheMaxBytes())
+                .isPositive()
+                .isLessThanOrEqualTo(Math.min(1L << 30, Runtime.getRuntime().maxMemory() / 8));
         assertThat(config.maxRetries()).isEqualTo(3);
         assertThat(config.mapLocalFiles()).isTrue();
         assertThat(config.toTableConfig(new MetadataCache(1 << 20), null).mapLocalFiles()).isTrue();

@@ -1,0 +1,336 @@
+package dev.parquetlookup.engine;
+
+import org.apache.parquet.bytes.BytesUtils;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
+import org.apache.parquet.format.PageType;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.schema.PrimitiveType;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Decodes a data page only as far as its first rows need: it walks the decompressed bytes
+ * (definition levels, then PLAIN values or the runs of dictionary ids) and asks the {@link
+ * PrefixDecompressor} for just the bytes the walk reaches. Encodings whose readers need the whole
+ * page (delta encodings, booleans, v1 bit-packed levels) are decompressed whole.
+ *
+ * <p>Example: a PLAIN BINARY page of 1,024 strings read for row 10: the levels, then 11 length
+ * prefixes and strings are decompressed, the rest of the page is not. {@link
+ * DataPage#rowsAvailable} says how many rows the result holds, and {@link PageCursor} refuses to
+ * read past them.
+ */
+public final class PagePrefix {
+
+    /**
+     * A prefix is decoded when it needs at most this share of the rows: the libraries' whole-page
+     * decoders (aircompressor) are about twice as fast per byte as {@link PrefixDecompressor}'s
+     * early-stopping loop, so for longer prefixes the whole page is cheaper.
+     */
+    public static final double MAX_PREFIX_SHARE = 0.45;
+
+    /** Bytes decompressed ahead of a walk over PLAIN BINARY values. */
+    private static final int WALK_STEP = 1024;
+
+    private static final java.lang.invoke.VarHandle INT_LE =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+                    int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    private PagePrefix() {}
+
+    /** Bytes the decoded page needs in its buffer. */
+    static int decodedSize(PageDecoder.Header header, CompressionCodecName codec) {
+        if (header.type() == PageType.DATA_PAGE_V2
+                && !(header.compressed() && codec != CompressionCodecName.UNCOMPRESSED)) {
+            return header.compressedSize();
+        }
+        return header.uncompressedSize();
+    }
+
+    /**
+     * Decodes the page whose header was parsed from {@code in} (absolute indexes) into {@code out},
+     * at least its first {@code rows} rows ({@code rows >= valueCount} for the whole page).
+     */
+    static DataPage decode(
+            ByteBuffer in,
+            PageDecoder.Header header,
+            CompressionCodecName codec,
+            ColumnDescriptor column,
+            int rows,
+            byte[] out,
+            boolean scratch)
+            throws IOException {
+        int offset = header.payloadOffset();
+        int compressed = header.compressedSize();
+        int valueCount = header.valueCount();
+        int wanted = Math.min(Math.max(rows, 0), valueCount);
+        int maxDefinition = column.getMaxDefinitionLevel();
+        if (header.type() == PageType.DATA_PAGE) {
+            int size = header.uncompressedSize();
+            PrefixDecompressor d =
+                    PrefixDecompressor.start(codec, in, offset, compressed, out, 0, size);
+            try {
+                return v1(d, header, column, wanted, out, scratch);
+            } finally {
+                d.release();
+            }
+        }
+        if (header.type() == PageType.DATA_PAGE_V2) {
+            return v2(in, header, codec, column, wanted, out, scratch);
+        }
+        throw new IOException("expected a data page, found a " + header.type() + " page");
+    }
+
+    private static DataPage v1(
+            PrefixDecompressor d,
+            PageDecoder.Header header,
+            ColumnDescriptor column,
+            int wanted,
+            byte[] out,
+            boolean scratch)
+            throws IOException {
+        int size = header.uncompressedSize();
+        int valueCount = header.valueCount();
+        int maxDefinition = column.getMaxDefinitionLevel();
+        {
+            int valuesStart = 0;
+            int nonNull = wanted;
+            boolean prefix = worthAPrefix(wanted, valueCount);
+            if (prefix && maxDefinition > 0) {
+                if (header.definitionEncoding() != Encoding.RLE) {
+                    prefix = false;
+                } else {
+                    d.ensure(4);
+                    int levels = BytesUtils.readIntLittleEndian(out, 0);
+                    if (levels < 0 || levels > size - 4) {
+                        throw new IOException(
+                                "definition levels of " + levels + " bytes exceed the page");
+                    }
+                    d.ensure(4 + levels);
+                    valuesStart = 4 + levels;
+                    nonNull = nonNullCount(out, 4, levels, maxDefinition, wanted);
+                }
+            }
+            int end = prefix ? valuesEnd(d, out, valuesStart, nonNull, header, column) : -1;
+            if (end < 0) {
+                d.ensure(size);
+                wanted = valueCount;
+            } else if (d.complete()) {
+                wanted = valueCount;
+            }
+            return new DataPage(
+                    valueCount,
+                    false,
+                    header.encoding(),
+                    header.definitionEncoding(),
+                    out,
+                    0,
+                    0,
+                    0,
+                    d.available(),
+                    wanted,
+                    scratch);
+        }
+    }
+
+    private static DataPage v2(
+            ByteBuffer in,
+            PageDecoder.Header header,
+            CompressionCodecName codec,
+            ColumnDescriptor column,
+            int wanted,
+            byte[] out,
+            boolean scratch)
+            throws IOException {
+        int offset = header.payloadOffset();
+        int compressed = header.compressedSize();
+        int valueCount = header.valueCount();
+        int maxDefinition = column.getMaxDefinitionLevel();
+        {
+            int levels = header.repetitionLength() + header.definitionLength();
+            if (header.repetitionLength() < 0
+                    || header.definitionLength() < 0
+                    || levels > compressed) {
+                throw new IOException(
+                        "level lengths " + levels + " exceed the page of " + compressed + " bytes");
+            }
+            if (offset + compressed > in.limit()) {
+                throw new IOException("page runs past the bytes read");
+            }
+            in.get(offset, out, 0, levels);
+            boolean decompress = header.compressed() && codec != CompressionCodecName.UNCOMPRESSED;
+            int valuesSize = decompress ? header.uncompressedSize() - levels : compressed - levels;
+            PrefixDecompressor d =
+                    PrefixDecompressor.start(
+                            decompress ? codec : CompressionCodecName.UNCOMPRESSED,
+                            in,
+                            offset + levels,
+                            compressed - levels,
+                            out,
+                            levels,
+                            valuesSize);
+            try {
+                return v2Values(d, header, column, wanted, out, scratch, levels, valuesSize);
+            } finally {
+                d.release();
+            }
+        }
+    }
+
+    private static DataPage v2Values(
+            PrefixDecompressor d,
+            PageDecoder.Header header,
+            ColumnDescriptor column,
+            int wanted,
+            byte[] out,
+            boolean scratch,
+            int levels,
+            int valuesSize)
+            throws IOException {
+        int valueCount = header.valueCount();
+        int maxDefinition = column.getMaxDefinitionLevel();
+        {
+            int nonNull =
+                    maxDefinition == 0
+                            ? wanted
+                            : nonNullCount(
+                                    out,
+                                    header.repetitionLength(),
+                                    header.definitionLength(),
+                                    maxDefinition,
+                                    wanted);
+            int end =
+                    worthAPrefix(wanted, valueCount)
+                            ? valuesEnd(d, out, levels, nonNull, header, column)
+                            : -1;
+            if (end < 0) {
+                d.ensure(levels + valuesSize);
+                wanted = valueCount;
+            } else if (d.complete()) {
+                wanted = valueCount;
+            }
+            return new DataPage(
+                    valueCount,
+                    true,
+                    header.encoding(),
+                    Encoding.RLE,
+                    out,
+                    header.repetitionLength(),
+                    header.definitionLength(),
+                    levels,
+                    d.available(),
+                    wanted,
+                    scratch);
+        }
+    }
+
+    /** Whether decoding only {@code wanted} of {@code valueCount} rows beats the whole page. */
+    static boolean worthAPrefix(int wanted, int valueCount) {
+        return wanted < valueCount && wanted <= MAX_PREFIX_SHARE * valueCount;
+    }
+
+    /** Non-null values among the first {@code rows} rows (RLE/bit-packed hybrid levels). */
+    private static int nonNullCount(
+            byte[] data, int offset, int length, int maxDefinition, int rows) throws IOException {
+        RunLengthBitPackingHybridDecoder levels =
+                new RunLengthBitPackingHybridDecoder(
+                        BytesUtils.getWidthFromMaxInt(maxDefinition),
+                        new ByteArrayInputStream(data, offset, length));
+        int nonNull = 0;
+        for (int i = 0; i < rows; i++) {
+            if (levels.readInt() == maxDefinition) {
+                nonNull++;
+            }
+        }
+        return nonNull;
+    }
+
+    /**
+     * Decompresses the first {@code nonNull} values starting at {@code start} and returns where
+     * they end, or -1 when the encoding must be read whole.
+     */
+    private static int valuesEnd(
+            PrefixDecompressor d,
+            byte[] out,
+            int start,
+            int nonNull,
+            PageDecoder.Header header,
+            ColumnDescriptor column)
+            throws IOException {
+        Encoding encoding = header.encoding();
+        if (encoding == Encoding.PLAIN) {
+            PrimitiveType type = column.getPrimitiveType();
+            int width =
+                    switch (type.getPrimitiveTypeName()) {
+                        case INT32, FLOAT -> 4;
+                        case INT64, DOUBLE -> 8;
+                        case INT96 -> 12;
+                        case FIXED_LEN_BYTE_ARRAY -> type.getTypeLength();
+                        case BINARY -> 0;
+                        default -> -1; // BOOLEAN: bit-packed, read whole
+                    };
+            if (width < 0) {
+                return -1;
+            }
+            if (width > 0) {
+                int end = start + nonNull * width;
+                d.ensure(end);
+                return end;
+            }
+            int p = start;
+            int available = d.available();
+            for (int i = 0; i < nonNull; i++) {
+                if (p + 4 > available) {
+                    // Ahead in steps, so the decompressor runs in a few calls, not one per value.
+                    available = d.ensure(p + 4 + WALK_STEP);
+                    if (p + 4 > available) {
+                        throw new IOException("PLAIN value " + i + " runs past the page");
+                    }
+                }
+                int length = (int) INT_LE.get(out, p);
+                if (length < 0) {
+                    throw new IOException("PLAIN value " + i + " has length " + length);
+                }
+                p += 4 + length;
+            }
+            d.ensure(p);
+            return p;
+        }
+        if (encoding == Encoding.RLE_DICTIONARY || encoding == Encoding.PLAIN_DICTIONARY) {
+            // [bit width][runs]: an RLE run is a varint header and one value, a bit-packed run a
+            // header and groups of 8 values.
+            d.ensure(start + 1);
+            int bitWidth = out[start] & 0xff;
+            int p = start + 1;
+            int count = 0;
+            while (count < nonNull) {
+                d.ensure(p + 5);
+                int runHeader = 0;
+                int shift = 0;
+                int b;
+                do {
+                    if (p >= d.available() || shift > 28) {
+                        throw new IOException("dictionary ids run past the page");
+                    }
+                    b = out[p++] & 0xff;
+                    runHeader |= (b & 0x7f) << shift;
+                    shift += 7;
+                } while ((b & 0x80) != 0);
+                if ((runHeader & 1) == 0) {
+                    count += runHeader >>> 1;
+                    p += (bitWidth + 7) / 8;
+                } else {
+                    int groups = runHeader >>> 1;
+                    count += groups * 8;
+                    p += groups * bitWidth;
+                }
+                d.ensure(p);
+            }
+            return p;
+        }
+        return -1;
+    }
+}
