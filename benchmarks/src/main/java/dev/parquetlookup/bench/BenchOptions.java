@@ -62,7 +62,8 @@ public record BenchOptions(
                     + " [--events N] [--delays MS,MS] [--window-ms MS] [--inflight-limit L]"
                     + " [--option key=value]...\n"
                     + "  SUITE: reader | layout | flink | pageindex | objectstore | all"
-                    + " (reader-noindex: only the reader suite's files without a page index)\n"
+                    + " (reader-noindex: only the reader suite's files without a page index;"
+                    + " prepare: prepare vs DuckDB's sorted COPY, not part of all)\n"
                     + "  --quick   1M rows and short repetitions (default 10M rows)\n"
                     + "  --rows N  dataset rows, e.g. 50000, 10m, 100m\n"
                     + "  --threads N  measure 1 and N threads (default 2)\n"
@@ -94,7 +95,9 @@ public record BenchOptions(
         List<String> suites;
         if (suite.equals("all")) {
             suites = SUITES;
-        } else if (SUITES.contains(suite) || suite.equals("reader-noindex")) {
+        } else if (SUITES.contains(suite)
+                || suite.equals("reader-noindex")
+                || suite.equals("prepare")) {
             suites = List.of(suite);
         } else {
             throw new IllegalArgumentException("unknown suite '" + args[0] + "'\n" + USAGE);
