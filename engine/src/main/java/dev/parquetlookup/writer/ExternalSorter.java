@@ -116,13 +116,17 @@ final class ExternalSorter implements Closeable {
     }
 
     /**
-     * Sorts the buffer on every core: {@link Arrays#parallelSort} is a stable merge sort (equal
-     * keys keep their input order), and the comparator is pure. On 2 cores it halves the sort's
-     * time.
+     * Sorts the buffer, stably (equal keys keep their input order): by a radix sort of the key for
+     * a single integer key column ({@link LongKeySort}), else with {@link Arrays#parallelSort} (a
+     * stable merge sort, parallel where the common pool has more than one thread; the comparator is
+     * pure).
      */
     private void sortBuffer() {
         Object[][] rows = buffer.toArray(new Object[0][]);
-        Arrays.parallelSort(rows, order);
+        int[] keys = layout.keyIndexes();
+        if (keys.length != 1 || !LongKeySort.sort(rows, keys[0])) {
+            Arrays.parallelSort(rows, order);
+        }
         buffer = Arrays.asList(rows);
     }
 
