@@ -49,7 +49,7 @@ final class PrepareCase {
                 SeedDataset.get(
                         report.out(), SeedLayout.lookupDefault(rows).withSorted(false), log);
         Path work = report.out().resolve("prepare-work");
-        int reps = options.quick() ? 3 : 3;
+        int reps = options.repetitions();
         report.conditions(
                 SUITE,
                 "rows="
