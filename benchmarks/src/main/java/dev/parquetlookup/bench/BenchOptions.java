@@ -66,7 +66,8 @@ public record BenchOptions(
                     + " (reader-noindex: only the reader suite's files without a page index;"
                     + " paimon: the lookup join against Apache Paimon's, not in 'all' (it writes"
                     + " the dataset again into a Paimon table), e.g. 'paimon --quick';"
-                    + " objectstore-open: only the objectstore suite's opening case)\n"
+                    + " objectstore-open: only the objectstore suite's opening case;"
+                    + " prepare: prepare vs DuckDB's sorted COPY, not part of all)\n"
                     + "  --quick   1M rows and short repetitions (default 10M rows)\n"
                     + "  --rows N  dataset rows, e.g. 50000, 10m, 100m\n"
                     + "  --threads N  measure 1 and N threads (default 2)\n"
@@ -102,7 +103,8 @@ public record BenchOptions(
         } else if (SUITES.contains(suite)
                 || suite.equals("reader-noindex")
                 || suite.equals(PaimonSuite.SUITE)
-                || suite.equals("objectstore-open")) {
+                || suite.equals("objectstore-open")
+                || suite.equals("prepare")) {
             suites = List.of(suite);
         } else {
             throw new IllegalArgumentException("unknown suite '" + args[0] + "'\n" + USAGE);

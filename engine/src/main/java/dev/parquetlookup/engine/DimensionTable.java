@@ -15,6 +15,7 @@ import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.RowGroupInfo;
 import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.Widening;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -160,6 +161,9 @@ public final class DimensionTable implements Closeable {
             FileMetadata first = opened.get(0).metadata();
             List<ColumnSchema> columns =
                     TableSchema.of(opened.stream().map(SortedFile::metadata).toList());
+            for (SortedFile f : opened) {
+                f.serveAs(columns);
+            }
             LOG.info(
                     "Opened {} file(s) at {} sorted by {}",
                     opened.size(),
@@ -383,6 +387,7 @@ public final class DimensionTable implements Closeable {
      */
     public List<Object> leadingKeySamples() {
         KeyType lead = keyTypes.get(0);
+        ValueType leadType = column(sortKey.get(0)).type();
         List<Object> samples = new ArrayList<>();
         for (SortedFile file : files) {
             FileMetadata meta = file.metadata();
@@ -390,7 +395,9 @@ public final class DimensionTable implements Closeable {
                 KeyRanges pages = rg.keyPages()[0];
                 if (pages != null) {
                     for (int i = 0; i < pages.size(); i++) {
-                        samples.add(KeyValues.engineValue(lead, pages.min(i)));
+                        samples.add(
+                                Widening.widen(
+                                        KeyValues.engineValue(lead, pages.min(i)), leadType));
                     }
                 }
             }
@@ -398,7 +405,9 @@ public final class DimensionTable implements Closeable {
             for (int i = 0; i < rowGroups.size(); i++) {
                 RowGroupInfo rg = meta.rowGroups().get(rowGroups.entry(i));
                 if (rg.keyPages()[0] == null) {
-                    samples.add(KeyValues.engineValue(lead, rowGroups.min(i)));
+                    samples.add(
+                            Widening.widen(
+                                    KeyValues.engineValue(lead, rowGroups.min(i)), leadType));
                 }
             }
         }

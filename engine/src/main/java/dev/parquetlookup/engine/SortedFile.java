@@ -8,6 +8,7 @@ import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.RowGroupInfo;
 import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.Widening;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -47,6 +48,9 @@ final class SortedFile implements Closeable {
     private final PageLoader loader;
     private final PageLocator locator;
     private final DeletedRows deleted;
+    // Columns this file stores narrower than the table serves them (INT32 in a BIGINT column):
+    // set once at open, before the table is shared; usually empty.
+    private Map<String, ValueType> conversions = Map.of();
     // Boxed once: every lookup compares against them.
     @Nullable private final Object minKey;
     @Nullable private final Object maxKey;
@@ -108,6 +112,11 @@ final class SortedFile implements Closeable {
 
     FileMetadata metadata() {
         return meta;
+    }
+
+    /** Serves this file's values as the table's column types (see {@link TableSchema}). */
+    void serveAs(List<ColumnSchema> tableColumns) {
+        this.conversions = TableSchema.conversions(meta.schema(), tableColumns);
     }
 
     FileId file() {
@@ -216,8 +225,23 @@ final class SortedFile implements Closeable {
         if (pending) {
             throw PagesPending.INSTANCE;
         }
+        if (!conversions.isEmpty()) {
+            widen(columns, rows);
+        }
         for (Object[] r : rows) {
             out.add(r);
+        }
+    }
+
+    /** Converts the values of narrower columns to the table's types (Integer to Long, ...). */
+    private void widen(List<String> columns, Object[][] rows) {
+        for (int c = 0; c < columns.size(); c++) {
+            ValueType to = conversions.get(columns.get(c));
+            if (to != null) {
+                for (Object[] row : rows) {
+                    row[c] = Widening.widen(row[c], to);
+                }
+            }
         }
     }
 

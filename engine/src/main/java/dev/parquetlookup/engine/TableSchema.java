@@ -5,6 +5,7 @@ import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.Widening;
 
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
@@ -31,12 +32,17 @@ import java.util.Objects;
  *       parquet-java and DuckDB write); the table's column is nullable if any file's is;
  *   <li>the physical type when the logical type agrees: {@code DECIMAL(10,2)} stored as {@code
  *       INT64} in one file and as {@code FIXED_LEN_BYTE_ARRAY} in another;
- *   <li>for sort-key columns, additionally, keys must compare alike (see {@link KeyType}): an
- *       {@code INT64} decimal key and a {@code FIXED} decimal key do not, and are refused.
+ *   <li>lossless widening ({@link Widening}): {@code int32 id} in one file and {@code int64 id} in
+ *       another is a BIGINT column; FLOAT and DOUBLE a DOUBLE column; the values of the narrower
+ *       files are converted when rows are assembled ({@link #conversions});
+ *   <li>for sort-key columns, additionally, keys must compare alike (see {@link KeyType}): INT32
+ *       and INT64 keys do (both as {@code long}); an {@code INT64} decimal key and a {@code FIXED}
+ *       decimal key do not, and are refused.
  * </ul>
  *
- * Columns missing from some files, and columns read as different types ({@code INT} in one file,
- * {@code STRING} in another), are refused, naming the files on each side.
+ * Columns missing from some files, and columns read as types no type holds without loss ({@code
+ * INT} in one file, {@code STRING} or {@code DOUBLE} in another), are refused, naming the files on
+ * each side.
  */
 public final class TableSchema {
 
@@ -93,9 +99,10 @@ public final class TableSchema {
             throw new LookupFileException(
                     differences.get(0).description()
                             + ". Files of one table must have the same columns, read as the same"
-                            + " types (nullability and the physical storage of one logical type"
-                            + " may differ): rewrite the odd files, or move them out of the"
-                            + " table's path.");
+                            + " types (nullability, the physical storage of one logical type and"
+                            + " lossless widening such as INT32 to INT64 or FLOAT to DOUBLE may"
+                            + " differ): rewrite the odd files with that column's type, or move"
+                            + " them out of the table's path.");
         }
         return merged(schemas);
     }
@@ -107,6 +114,20 @@ public final class TableSchema {
      */
     public static List<Difference> differences(
             List<FileId> files, List<MessageType> schemas, List<String> sortKey) {
+        return differences(files, schemas, sortKey, true);
+    }
+
+    /**
+     * Like {@link #differences(List, List, List)}, with widening refused: for readers that copy
+     * values as they are ({@code prepare} writes one Parquet type per column).
+     */
+    public static List<Difference> differencesWithoutWidening(
+            List<FileId> files, List<MessageType> schemas, List<String> sortKey) {
+        return differences(files, schemas, sortKey, false);
+    }
+
+    private static List<Difference> differences(
+            List<FileId> files, List<MessageType> schemas, List<String> sortKey, boolean widen) {
         Map<String, List<Integer>> present = new LinkedHashMap<>();
         for (MessageType schema : schemas) {
             for (Type field : schema.getFields()) {
@@ -139,7 +160,8 @@ public final class TableSchema {
                                         + names(files, byType.values().iterator().next())
                                         + " but not in "
                                         + names(files, missing)));
-            } else if (byType.size() > 1) {
+            } else if (byType.size() > 1
+                    && !(widen && widens(column, byType.values(), schemas, sortKey))) {
                 List<String> sides = new ArrayList<>();
                 for (List<Integer> group : byType.values()) {
                     Type field = schemas.get(group.get(0)).getType(column);
@@ -180,6 +202,53 @@ public final class TableSchema {
         return null;
     }
 
+    /**
+     * Whether one type holds every group's values without loss and, for a sort-key column, every
+     * group's keys compare alike.
+     */
+    private static boolean widens(
+            String column,
+            Iterable<List<Integer>> groups,
+            List<MessageType> schemas,
+            List<String> sortKey) {
+        ValueType common = null;
+        KeyType.Kind keyKind = null;
+        for (List<Integer> group : groups) {
+            Type field = schemas.get(group.get(0)).getType(column);
+            ValueType type = ColumnTypes.valueType(field);
+            common = common == null ? type : Widening.common(common, type);
+            if (common == null) {
+                return false;
+            }
+            if (sortKey.contains(column)) {
+                KeyType key = field.isPrimitive() ? KeyType.of(field.asPrimitiveType()) : null;
+                if (key == null || (keyKind != null && keyKind != key.kind())) {
+                    return false;
+                }
+                keyKind = key.kind();
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The columns of a file whose values change representation when served as the table's type (an
+     * INT32 file's {@code Integer}s in a BIGINT column), with that type; usually empty.
+     */
+    public static Map<String, ValueType> conversions(
+            MessageType fileSchema, List<ColumnSchema> tableColumns) {
+        Map<String, ValueType> result = new LinkedHashMap<>();
+        for (ColumnSchema column : tableColumns) {
+            if (fileSchema.containsField(column.name())) {
+                ValueType read = ColumnTypes.valueType(fileSchema.getType(column.name()));
+                if (Widening.changesValues(read, column.type())) {
+                    result.put(column.name(), column.type());
+                }
+            }
+        }
+        return result;
+    }
+
     /** The engine type of a column, plus how its keys compare when it is a sort-key column. */
     private static String readAs(Type field, boolean key) {
         ValueType type = ColumnTypes.valueType(field);
@@ -190,21 +259,34 @@ public final class TableSchema {
         return type + "/" + (keyType == null ? "none" : keyType.kind());
     }
 
-    /** The first file's columns, nullable where any file's column is. */
+    /**
+     * The first file's columns, nullable where any file's column is, of the type holding every
+     * file's values (the wider one where files differ).
+     */
     private static List<ColumnSchema> merged(List<MessageType> schemas) {
         List<ColumnSchema> first = columnsOf(schemas.get(0));
         List<ColumnSchema> result = new ArrayList<>(first.size());
         for (ColumnSchema column : first) {
             boolean nullable = column.nullable();
+            ValueType type = column.type();
             String parquetType = column.parquetType();
             for (MessageType schema : schemas) {
                 Type field = schema.getType(column.name());
+                ValueType read = ColumnTypes.valueType(field);
+                if (!read.equals(type)) {
+                    // differences() found a common type for every pair.
+                    ValueType common = Widening.common(type, read);
+                    if (common != null && !common.equals(type)) {
+                        type = common;
+                        parquetType = field.toString().trim();
+                    }
+                }
                 if (!field.isRepetition(Type.Repetition.REQUIRED) && !nullable) {
                     nullable = true;
                     parquetType = field.toString().trim();
                 }
             }
-            result.add(new ColumnSchema(column.name(), column.type(), nullable, parquetType));
+            result.add(new ColumnSchema(column.name(), type, nullable, parquetType));
         }
         return Collections.unmodifiableList(result);
     }

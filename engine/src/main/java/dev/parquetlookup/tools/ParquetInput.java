@@ -125,7 +125,7 @@ final class ParquetInput {
         }
         // The engine's own check: nullability and the storage of one logical type may differ.
         List<TableSchema.Difference> differences =
-                TableSchema.differences(files, projections, List.of());
+                TableSchema.differencesWithoutWidening(files, projections, List.of());
         if (!differences.isEmpty()) {
             throw new IllegalArgumentException(
                     differences.get(0).description()

@@ -137,7 +137,7 @@ final class PrepareCommand implements Callable<Integer> {
             paramLabel = "N",
             description =
                     "Rows sorted in memory before a run is spilled to disk"
-                            + " (default: ${DEFAULT-VALUE}).")
+                            + " (default: no bound; --sort-memory governs).")
     int sortBufferRows = WriterOptions.DEFAULT_SORT_BUFFER_ROWS;
 
     @Option(

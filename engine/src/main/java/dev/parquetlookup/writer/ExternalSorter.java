@@ -16,6 +16,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -94,7 +95,7 @@ final class ExternalSorter implements Closeable {
         if (buffer.isEmpty()) {
             return;
         }
-        buffer.sort(order);
+        sortBuffer();
         if (tempDir == null) {
             Files.createDirectories(tempParent);
             tempDir = Files.createTempDirectory(tempParent, "parquet-lookup-sort-");
@@ -114,10 +115,25 @@ final class ExternalSorter implements Closeable {
         bufferBytes = 0;
     }
 
+    /**
+     * Sorts the buffer, stably (equal keys keep their input order): by a radix sort of the key for
+     * a single integer key column ({@link LongKeySort}), else with {@link Arrays#parallelSort} (a
+     * stable merge sort, parallel where the common pool has more than one thread; the comparator is
+     * pure).
+     */
+    private void sortBuffer() {
+        Object[][] rows = buffer.toArray(new Object[0][]);
+        int[] keys = layout.keyIndexes();
+        if (keys.length != 1 || !LongKeySort.sort(rows, keys[0])) {
+            Arrays.parallelSort(rows, order);
+        }
+        buffer = Arrays.asList(rows);
+    }
+
     /** Sorts what was added and returns the rows in key order. Call once. */
     SortedRows finish() throws IOException {
         if (runs.isEmpty()) {
-            buffer.sort(order);
+            sortBuffer();
             List<Object[]> rows = buffer;
             buffer = new ArrayList<>();
             return new SortedRows() {

@@ -47,7 +47,8 @@ import java.util.Set;
  *     INT64, FIXED_LEN_BYTE_ARRAY)
  * @param sortInput sort the rows by the sort key before writing (an external sort that spills to
  *     disk); when false, unsorted input is refused
- * @param sortBufferRows rows held in memory by the external sort before a run is spilled
+ * @param sortBufferRows rows held in memory by the external sort before a run is spilled (default:
+ *     no bound besides {@code sortBufferBytes})
  * @param sortBufferBytes estimated bytes of rows held in memory by the external sort before a run
  *     is spilled
  * @param sortTempDir directory for spilled runs, or null for {@code java.io.tmpdir}
@@ -79,7 +80,13 @@ public record WriterOptions(
     public static final int DEFAULT_ROW_GROUP_ROWS = 131_072;
     public static final int DEFAULT_PAGE_ROWS = 256;
     public static final int DEFAULT_PAGE_BYTES = 64 << 20;
-    public static final int DEFAULT_SORT_BUFFER_ROWS = 1_000_000;
+
+    /**
+     * No row bound of its own: the byte budget governs (a fixed 1M-row bound made a 1M-row input
+     * spill and merge from disk however much memory was given).
+     */
+    public static final int DEFAULT_SORT_BUFFER_ROWS = Integer.MAX_VALUE - 8;
+
     public static final long DEFAULT_SORT_BUFFER_BYTES = 128L << 20;
 
     /** Compression codecs. */

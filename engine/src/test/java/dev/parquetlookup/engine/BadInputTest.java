@@ -385,9 +385,10 @@ class BadInputTest {
                                 + " but required binary k (STRING) in "
                                 + uri(b)
                                 + ". Files of one table must have the same columns, read as the"
-                                + " same types (nullability and the physical storage of one"
-                                + " logical type may differ): rewrite the odd files, or move them"
-                                + " out of the table's path.");
+                                + " same types (nullability, the physical storage of one logical"
+                                + " type and lossless widening such as INT32 to INT64 or FLOAT to"
+                                + " DOUBLE may differ): rewrite the odd files with that column's"
+                                + " type, or move them out of the table's path.");
     }
 
     @Test
