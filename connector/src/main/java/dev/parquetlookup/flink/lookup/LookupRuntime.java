@@ -229,9 +229,8 @@ public final class LookupRuntime implements Closeable {
     private List<RowData> convert(List<Object[]> found, Object[] residual) {
         List<RowData> rows = new ArrayList<>(found.size());
         for (Object[] values : found) {
-            RowData row = converter.toRowData(values);
-            if (spec.matchesResidual(residual, row)) {
-                rows.add(row);
+            if (spec.matchesResidual(residual, values)) {
+                rows.add(converter.toRowData(values));
             }
         }
         return rows;

@@ -1,6 +1,7 @@
 package dev.parquetlookup.flink.lookup;
 
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.LogicalType;
 
@@ -101,15 +102,26 @@ public record LookupSpec(
         return values;
     }
 
-    /** Whether a returned row equals {@link #residualValues} on every residual key. */
-    public boolean matchesResidual(Object[] residualValues, RowData result) {
+    /**
+     * Whether an engine row, before it is converted, equals {@link #residualValues} on every
+     * residual key. Only the residual columns are converted (to the declared type and back, so they
+     * compare as SQL compares them: a {@code TIMESTAMP(3)} column ignores the file's microseconds);
+     * a row that does not match is never converted whole.
+     */
+    public boolean matchesResidual(Object[] residualValues, Object[] engineRow) {
+        if (residualValues.length == 0) {
+            return true;
+        }
+        GenericRowData field = new GenericRowData(1);
         for (int i = 0; i < residualValues.length; i++) {
             int r = residualResultPositions[i];
-            if (result.isNullAt(r)) {
+            Object value = engineRow[r];
+            if (value == null) {
                 return false;
             }
-            Object actual = KeyNormalizer.toEngine(result, r, projectedTypes.get(r));
-            if (!sqlEquals(residualValues[i], actual)) {
+            LogicalType type = projectedTypes.get(r);
+            field.setField(0, RowDataConverter.toFlink(value, type));
+            if (!sqlEquals(residualValues[i], KeyNormalizer.toEngine(field, 0, type))) {
                 return false;
             }
         }

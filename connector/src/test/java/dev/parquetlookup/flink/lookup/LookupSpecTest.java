@@ -1,15 +1,20 @@
 package dev.parquetlookup.flink.lookup;
 
+import dev.parquetlookup.types.TimestampValue;
+
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.DoubleType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.util.InstantiationUtil;
 
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -74,8 +79,30 @@ class LookupSpecTest {
                 .containsExactly(3L);
     }
 
-    private static GenericRowData row(long id, String country, Double score) {
-        return GenericRowData.of(
-                id, country == null ? null : StringData.fromString(country), score);
+    /** A row as the engine returns it (strings as UTF-8 bytes), before conversion. */
+    private static Object[] row(long id, String country, Double score) {
+        return new Object[] {
+            id, country == null ? null : country.getBytes(StandardCharsets.UTF_8), score
+        };
+    }
+
+    @Test
+    void residualKeysCompareAsTheDeclaredTypes() {
+        // A TIMESTAMP(3) residual key: the file's microseconds are not part of the SQL value.
+        List<String> names = List.of("id", "at");
+        List<LogicalType> types = List.of(new BigIntType(), new TimestampType(3));
+        LookupSpec spec = LookupSpec.of(names, types, List.of("id", "at"), List.of("id"));
+        Object[] residual =
+                spec.residualValues(
+                        GenericRowData.of(1L, TimestampData.fromEpochMillis(1_700_000_000_123L)));
+
+        assertThat(spec.matchesResidual(residual, new Object[] {1L, micros(123_456)})).isTrue();
+        assertThat(spec.matchesResidual(residual, new Object[] {1L, micros(124_000)})).isFalse();
+        assertThat(spec.matchesResidual(residual, new Object[] {1L, null})).isFalse();
+    }
+
+    private static TimestampValue micros(int microsOfSecond) {
+        return new TimestampValue(
+                1_700_000_000_000L + microsOfSecond / 1000, (microsOfSecond % 1000) * 1000);
     }
 }
