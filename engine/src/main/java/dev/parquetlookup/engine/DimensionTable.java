@@ -1,18 +1,14 @@
 package dev.parquetlookup.engine;
 
-import dev.parquetlookup.io.CountingRangeSource;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;
-import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyRanges;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.LookupFileException;
-import dev.parquetlookup.metadata.MetadataReader;
-import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.RowGroupInfo;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.Widening;
@@ -25,15 +21,10 @@ import javax.annotation.Nullable;
 import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An immutable snapshot of a set of sorted Parquet files that answers point lookups: "every row
@@ -53,11 +44,8 @@ public final class DimensionTable implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DimensionTable.class);
 
-    /**
-     * Files opened at once by {@link #open}: opening is one GET per file (the footer's tail), so
-     * 1,000 files at 20 ms cost 1,000 / 64 x 20 ms = 0.3 s of latency (1.3 s at 16).
-     */
-    static final int OPEN_PARALLELISM = 64;
+    /** Files opened at once by {@link #open}: see {@link FileOpener#PARALLELISM}. */
+    static final int OPEN_PARALLELISM = FileOpener.PARALLELISM;
 
     private final TableConfig config;
     private final FileStore store;
@@ -157,7 +145,7 @@ public final class DimensionTable implements Closeable {
                                 + " holds no Parquet files (hidden and '_' files are"
                                 + " skipped). Check the table's 'path'.");
             }
-            opened.addAll(openFiles(config, store, statistics, ids, deletedRows));
+            opened.addAll(FileOpener.openAll(config, store, statistics, ids, deletedRows));
             FileMetadata first = opened.get(0).metadata();
             List<ColumnSchema> columns =
                     TableSchema.of(opened.stream().map(SortedFile::metadata).toList());
@@ -188,157 +176,6 @@ public final class DimensionTable implements Closeable {
             store.close();
             throw e;
         }
-    }
-
-    /**
-     * Opens every file, up to {@link #OPEN_PARALLELISM} at a time: on an object store each open is
-     * one or two GETs of tens of milliseconds, and the first lookup waits for all of them. Returns
-     * the files in {@code ids}' order; on a failure every file opened is closed and the failure of
-     * the first failing file (in {@code ids}' order) is thrown, the others suppressed in it.
-     */
-    private static List<SortedFile> openFiles(
-            TableConfig config,
-            FileStore store,
-            ReadStatistics statistics,
-            List<FileId> ids,
-            Map<FileId, DeletedRows> deletedRows)
-            throws IOException {
-        if (ids.size() == 1) {
-            return List.of(openFile(config, store, statistics, ids.get(0), deletedRows));
-        }
-        int threads = Math.min(OPEN_PARALLELISM, ids.size());
-        AtomicInteger counter = new AtomicInteger();
-        ExecutorService pool =
-                Executors.newFixedThreadPool(
-                        threads,
-                        r -> {
-                            Thread t =
-                                    new Thread(
-                                            r, "parquet-lookup-open-" + counter.incrementAndGet());
-                            t.setDaemon(true);
-                            return t;
-                        });
-        SortedFile[] files = new SortedFile[ids.size()];
-        Throwable[] failures = new Throwable[ids.size()];
-        try {
-            for (int i = 0; i < ids.size(); i++) {
-                int index = i;
-                pool.execute(
-                        () -> {
-                            try {
-                                files[index] =
-                                        openFile(
-                                                config,
-                                                store,
-                                                statistics,
-                                                ids.get(index),
-                                                deletedRows);
-                            } catch (Throwable t) {
-                                failures[index] = t;
-                            }
-                        });
-            }
-        } finally {
-            // Every task runs to its end, so each opened file is seen below and closed on failure.
-            pool.shutdown();
-        }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                if (pool.awaitTermination(1, TimeUnit.MINUTES)) {
-                    break;
-                }
-            } catch (InterruptedException e) {
-                // Cancelled: stop the opens (they fail fast when interrupted), then clean up.
-                interrupted = true;
-                pool.shutdownNow();
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        Throwable failure = null;
-        for (Throwable t : failures) {
-            if (t == null) {
-                continue;
-            }
-            if (failure == null) {
-                failure = t;
-            } else {
-                failure.addSuppressed(t);
-            }
-        }
-        if (failure == null && interrupted) {
-            failure = new InterruptedIOException("interrupted while opening " + config.path());
-        }
-        if (failure != null) {
-            for (SortedFile f : files) {
-                if (f != null) {
-                    try {
-                        f.close();
-                    } catch (IOException e) {
-                        failure.addSuppressed(e);
-                    }
-                }
-            }
-            if (failure instanceof IOException io) {
-                throw io;
-            }
-            if (failure instanceof RuntimeException re) {
-                throw re;
-            }
-            if (failure instanceof Error error) {
-                throw error;
-            }
-            throw new IOException(failure);
-        }
-        return List.of(files);
-    }
-
-    private static SortedFile openFile(
-            TableConfig config,
-            FileStore store,
-            ReadStatistics statistics,
-            FileId id,
-            Map<FileId, DeletedRows> deletedRows)
-            throws IOException {
-        RangeSource source = new CountingRangeSource(store.open(id), statistics);
-        try {
-            FileMetadata meta =
-                    config.metadataCache()
-                            .get(
-                                    id,
-                                    config.sortKey(),
-                                    config.synthesizePageIndex(),
-                                    () ->
-                                            MetadataReader.read(
-                                                    source,
-                                                    config.sortKey(),
-                                                    pageIndexOptions(config)));
-            // The cached metadata is shared; this file reads its lazy page index through its
-            // source.
-            return new SortedFile(
-                    meta.bind(source, config.metadataCache()),
-                    source,
-                    config.pageCache(),
-                    deletedRows.getOrDefault(id, DeletedRows.NONE));
-        } catch (IOException | RuntimeException e) {
-            source.close();
-            throw e;
-        }
-    }
-
-    /**
-     * The page index a file is read with: its own read lazily, synthesized at open when it has
-     * none, unless turned off.
-     */
-    static PageIndexOptions pageIndexOptions(TableConfig config) {
-        // A file's own page index is read row group by row group on first use: opening reads
-        // footers only (docs/objectstore-internals.md).
-        return (config.synthesizePageIndex()
-                        ? PageIndexOptions.synthesized(KeyPageBounds.INSTANCE)
-                        : PageIndexOptions.OWN)
-                .lazily();
     }
 
     /** The configured path. */
