@@ -88,6 +88,19 @@ final class FileOpener {
             // Every task runs to its end, so each opened file is seen below and closed on failure.
             pool.shutdown();
         }
+        boolean interrupted = awaitAll(pool);
+        Throwable failure = firstFailure(failures);
+        if (failure == null && interrupted) {
+            failure = new InterruptedIOException("interrupted while opening " + config.path());
+        }
+        if (failure != null) {
+            throw closeAll(files, failure);
+        }
+        return List.of(files);
+    }
+
+    /** Waits for every open to end; an interrupt stops the others. Returns whether interrupted. */
+    private static boolean awaitAll(ExecutorService pool) {
         boolean interrupted = false;
         while (true) {
             try {
@@ -103,6 +116,11 @@ final class FileOpener {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+        return interrupted;
+    }
+
+    /** The first failure with the others suppressed, or null. */
+    private static Throwable firstFailure(Throwable[] failures) {
         Throwable failure = null;
         for (Throwable t : failures) {
             if (t == null) {
@@ -114,31 +132,30 @@ final class FileOpener {
                 failure.addSuppressed(t);
             }
         }
-        if (failure == null && interrupted) {
-            failure = new InterruptedIOException("interrupted while opening " + config.path());
-        }
-        if (failure != null) {
-            for (SortedFile f : files) {
-                if (f != null) {
-                    try {
-                        f.close();
-                    } catch (IOException e) {
-                        failure.addSuppressed(e);
-                    }
+        return failure;
+    }
+
+    /** Closes the files that did open and returns {@code failure} as something to throw. */
+    private static IOException closeAll(SortedFile[] files, Throwable failure) {
+        for (SortedFile f : files) {
+            if (f != null) {
+                try {
+                    f.close();
+                } catch (IOException e) {
+                    failure.addSuppressed(e);
                 }
             }
-            if (failure instanceof IOException io) {
-                throw io;
-            }
-            if (failure instanceof RuntimeException re) {
-                throw re;
-            }
-            if (failure instanceof Error error) {
-                throw error;
-            }
-            throw new IOException(failure);
         }
-        return List.of(files);
+        if (failure instanceof IOException io) {
+            return io;
+        }
+        if (failure instanceof RuntimeException re) {
+            throw re;
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        return new IOException(failure);
     }
 
     private static SortedFile openFile(

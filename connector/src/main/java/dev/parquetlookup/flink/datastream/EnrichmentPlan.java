@@ -50,20 +50,7 @@ record EnrichmentPlan(
             byName.put(column.name(), column);
         }
 
-        List<String> keys;
-        if (keyColumns != null) {
-            keys = new ArrayList<>(keyColumns);
-        } else {
-            if (keyCount > files.sortKey().size()) {
-                throw new IllegalArgumentException(
-                        String.format(
-                                "Table '%s' (%s) is sorted by %s, but %d key functions were given:"
-                                        + " give at most one per sort-key column, or name the"
-                                        + " extra columns with key(column, extractor).",
-                                tableName, files.description(), files.sortKey(), keyCount));
-            }
-            keys = new ArrayList<>(files.sortKey().subList(0, keyCount));
-        }
+        List<String> keys = keys(tableName, files, keyColumns, keyCount);
         List<String> enginePrefix =
                 LookupSpec.enginePrefix(tableName, files.description(), keys, files.sortKey());
 
@@ -129,5 +116,22 @@ record EnrichmentPlan(
                 keyFields,
                 enginePositions,
                 outputNames.size());
+    }
+
+    /** The key columns: the named ones, or the sort key's first {@code keyCount} columns. */
+    private static List<String> keys(
+            String tableName, TableFiles files, @Nullable List<String> keyColumns, int keyCount) {
+        if (keyColumns != null) {
+            return new ArrayList<>(keyColumns);
+        }
+        if (keyCount > files.sortKey().size()) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "Table '%s' (%s) is sorted by %s, but %d key functions were given:"
+                                    + " give at most one per sort-key column, or name the"
+                                    + " extra columns with key(column, extractor).",
+                            tableName, files.description(), files.sortKey(), keyCount));
+        }
+        return new ArrayList<>(files.sortKey().subList(0, keyCount));
     }
 }
