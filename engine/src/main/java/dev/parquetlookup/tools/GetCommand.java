@@ -21,6 +21,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import javax.annotation.Nullable;
+
 import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -95,7 +97,6 @@ final class GetCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        PrintWriter out = spec.commandLine().getOut();
         if (keyValues.isEmpty()) {
             throw new ParameterException(
                     spec.commandLine(),
@@ -108,6 +109,65 @@ final class GetCommand implements Callable<Integer> {
                                             + String.join(",", keyColumns)
                                             + ")"));
         }
+        long openStart = System.nanoTime();
+        try (Opened opened = open()) {
+            long openNanos = System.nanoTime() - openStart;
+            DimensionTable table = opened.table();
+            ReadStatistics stats = table.readStatistics();
+            long openBytes = stats.bytesRead();
+            long openReads = stats.readRequests();
+            List<String> lookupColumns = lookupColumns(table);
+            List<String> skipped = new ArrayList<>();
+            LookupPlan plan = plan(table, lookupColumns, skipped);
+            Object[] key = parseKey(plan, lookupColumns);
+
+            long start = System.nanoTime();
+            List<Object[]> rows = table.lookup(plan, key);
+            long nanos = System.nanoTime() - start;
+
+            PrintWriter out = spec.commandLine().getOut();
+            printRows(out, plan, rows);
+            out.printf(
+                    Locale.ROOT,
+                    "%s row(s) for (%s) = (%s) in %s: %s bytes in %d read(s)%n",
+                    Formats.count(rows.size()),
+                    String.join(", ", lookupColumns),
+                    String.join(", ", keyValues),
+                    Formats.millis(nanos),
+                    Formats.count(stats.bytesRead() - openBytes),
+                    stats.readRequests() - openReads);
+            out.printf(
+                    Locale.ROOT,
+                    "Opening %d file(s) took %s: %s bytes of metadata in %d read(s), cached for"
+                            + " later lookups%n",
+                    table.files().size(),
+                    Formats.millis(openNanos),
+                    Formats.count(openBytes),
+                    openReads);
+            if (opened.version() != null) {
+                out.printf("Table version read: %s of %s%n", opened.version(), path);
+            }
+            if (!skipped.isEmpty()) {
+                out.printf(
+                        "Not printed: column(s) %s, of nested or unsupported types.%n",
+                        String.join(", ", skipped));
+            }
+            out.flush();
+            return rows.isEmpty() ? Main.ExitCode.NOT_FOUND_OR_NOT_SORTED : Main.ExitCode.OK;
+        }
+    }
+
+    /** The table read, what closes it, and the version read (null for plain files). */
+    private record Opened(DimensionTable table, Closeable closer, @Nullable String version)
+            implements Closeable {
+        @Override
+        public void close() throws IOException {
+            closer.close();
+        }
+    }
+
+    /** Plain files directly; a table format's current version through the same code as SQL. */
+    private Opened open() throws IOException {
         boolean files = tableFormat.isFiles(spec);
         if (files) {
             try (FileStore store = HadoopFileStore.create(hadoop.options)) {
@@ -120,13 +180,10 @@ final class GetCommand implements Callable<Integer> {
                         .hadoopOptions(hadoop.options)
                         .metadataCache(new MetadataCache(64L << 20))
                         .build();
-        long openStart = System.nanoTime();
-        DimensionTable table;
-        Closeable opened;
-        String version = null;
         if (files) {
             try {
-                table = DimensionTable.open(config);
+                DimensionTable table = DimensionTable.open(config);
+                return new Opened(table, table, null);
             } catch (LookupFileException e) {
                 if (e.getCause() instanceof FileNotFoundException) {
                     throw new ParameterException(
@@ -134,125 +191,98 @@ final class GetCommand implements Callable<Integer> {
                 }
                 throw e;
             }
-            opened = table;
-        } else {
-            // A table version through the same code as SQL's 'format' option: its files, its
-            // deleted rows left out.
-            RefreshingTable versions =
-                    RefreshingTable.open(
-                            config, RefreshOptions.defaults().withFormat(tableFormat.name(spec)));
-            RefreshingTable.Lease lease = versions.acquire();
-            table = lease.table();
-            version = lease.sourceVersion();
-            opened =
-                    () -> {
-                        lease.close();
-                        versions.close();
-                    };
         }
-        try (opened) {
-            long openNanos = System.nanoTime() - openStart;
-            ReadStatistics stats = table.readStatistics();
-            long openBytes = stats.bytesRead();
-            long openReads = stats.readRequests();
-            List<String> tableKey = table.sortKey();
-            if (keyValues.size() > tableKey.size()) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "got "
-                                + keyValues.size()
-                                + " --value values but the sort key has "
-                                + tableKey.size()
-                                + " column(s): ("
-                                + String.join(", ", tableKey)
-                                + ")");
-            }
-            List<String> names = table.columns().stream().map(ColumnSchema::name).toList();
-            for (String c : columns) {
-                if (!names.contains(c)) {
-                    throw new ParameterException(
-                            spec.commandLine(),
-                            "--columns names '" + c + "', which is not a column: " + names);
-                }
-            }
-            List<String> lookupColumns = tableKey.subList(0, keyValues.size());
-            List<String> skipped = new ArrayList<>();
-            List<String> printed = columns;
-            if (columns.isEmpty()) {
-                printed = new ArrayList<>();
-                for (ColumnSchema c : table.columns()) {
-                    ValueType.Kind kind = c.type().kind();
-                    if (kind == ValueType.Kind.NESTED || kind == ValueType.Kind.UNSUPPORTED) {
-                        skipped.add(c.name());
-                    } else {
-                        printed.add(c.name());
-                    }
-                }
-            }
-            LookupPlan plan;
-            try {
-                plan = table.plan(lookupColumns, printed);
-            } catch (LookupFileException e) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--columns: "
-                                + Main.inFlagTerms(e.getMessage())
-                                        .replace(
-                                                "Leave it out of the table's columns or the query.",
-                                                "Leave it out of --columns."));
-            }
-            Object[] key = new Object[keyValues.size()];
-            for (int i = 0; i < key.length; i++) {
-                ValueType type = plan.keyTypes().get(i);
-                try {
-                    key[i] = TextValues.parse(type, keyValues.get(i));
-                } catch (IllegalArgumentException e) {
-                    throw new ParameterException(
-                            spec.commandLine(),
-                            "--value for column '" + lookupColumns.get(i) + "': " + e.getMessage());
-                }
-            }
-            long start = System.nanoTime();
-            List<Object[]> rows = table.lookup(plan, key);
-            long nanos = System.nanoTime() - start;
-            long bytes = stats.bytesRead() - openBytes;
-            long reads = stats.readRequests() - openReads;
+        // A table version through the same code as SQL's 'format' option: its files, its deleted
+        // rows left out.
+        RefreshingTable versions =
+                RefreshingTable.open(
+                        config, RefreshOptions.defaults().withFormat(tableFormat.name(spec)));
+        RefreshingTable.Lease lease = versions.acquire();
+        return new Opened(
+                lease.table(),
+                () -> {
+                    lease.close();
+                    versions.close();
+                },
+                lease.sourceVersion());
+    }
 
-            out.println(String.join("\t", plan.projectedColumns()));
-            for (Object[] row : rows) {
-                List<String> cells = new ArrayList<>(row.length);
-                for (int i = 0; i < row.length; i++) {
-                    cells.add(Formats.value(plan.projectedTypes().get(i), row[i]));
+    /** The sort key's first columns, one per {@code --value}. */
+    private List<String> lookupColumns(DimensionTable table) {
+        List<String> tableKey = table.sortKey();
+        if (keyValues.size() > tableKey.size()) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "got "
+                            + keyValues.size()
+                            + " --value values but the sort key has "
+                            + tableKey.size()
+                            + " column(s): ("
+                            + String.join(", ", tableKey)
+                            + ")");
+        }
+        return tableKey.subList(0, keyValues.size());
+    }
+
+    /** The plan for {@code --columns}, or every printable column (the others go to skipped). */
+    private LookupPlan plan(
+            DimensionTable table, List<String> lookupColumns, List<String> skipped) {
+        List<String> names = table.columns().stream().map(ColumnSchema::name).toList();
+        for (String c : columns) {
+            if (!names.contains(c)) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--columns names '" + c + "', which is not a column: " + names);
+            }
+        }
+        List<String> printed = columns;
+        if (columns.isEmpty()) {
+            printed = new ArrayList<>();
+            for (ColumnSchema c : table.columns()) {
+                ValueType.Kind kind = c.type().kind();
+                if (kind == ValueType.Kind.NESTED || kind == ValueType.Kind.UNSUPPORTED) {
+                    skipped.add(c.name());
+                } else {
+                    printed.add(c.name());
                 }
-                out.println(String.join("\t", cells));
             }
-            out.printf(
-                    Locale.ROOT,
-                    "%s row(s) for (%s) = (%s) in %s: %s bytes in %d read(s)%n",
-                    Formats.count(rows.size()),
-                    String.join(", ", lookupColumns),
-                    String.join(", ", keyValues),
-                    Formats.millis(nanos),
-                    Formats.count(bytes),
-                    reads);
-            out.printf(
-                    Locale.ROOT,
-                    "Opening %d file(s) took %s: %s bytes of metadata in %d read(s), cached for"
-                            + " later lookups%n",
-                    table.files().size(),
-                    Formats.millis(openNanos),
-                    Formats.count(openBytes),
-                    openReads);
-            if (version != null) {
-                out.printf("Table version read: %s of %s%n", version, path);
+        }
+        try {
+            return table.plan(lookupColumns, printed);
+        } catch (LookupFileException e) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--columns: "
+                            + Main.inFlagTerms(e.getMessage())
+                                    .replace(
+                                            "Leave it out of the table's columns or the query.",
+                                            "Leave it out of --columns."));
+        }
+    }
+
+    private Object[] parseKey(LookupPlan plan, List<String> lookupColumns) {
+        Object[] key = new Object[keyValues.size()];
+        for (int i = 0; i < key.length; i++) {
+            ValueType type = plan.keyTypes().get(i);
+            try {
+                key[i] = TextValues.parse(type, keyValues.get(i));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--value for column '" + lookupColumns.get(i) + "': " + e.getMessage());
             }
-            if (!skipped.isEmpty()) {
-                out.printf(
-                        "Not printed: column(s) %s, of nested or unsupported types.%n",
-                        String.join(", ", skipped));
+        }
+        return key;
+    }
+
+    private static void printRows(PrintWriter out, LookupPlan plan, List<Object[]> rows) {
+        out.println(String.join("\t", plan.projectedColumns()));
+        for (Object[] row : rows) {
+            List<String> cells = new ArrayList<>(row.length);
+            for (int i = 0; i < row.length; i++) {
+                cells.add(Formats.value(plan.projectedTypes().get(i), row[i]));
             }
-            out.flush();
-            return rows.isEmpty() ? Main.ExitCode.NOT_FOUND_OR_NOT_SORTED : Main.ExitCode.OK;
+            out.println(String.join("\t", cells));
         }
     }
 }
