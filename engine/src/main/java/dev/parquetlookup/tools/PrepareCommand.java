@@ -15,6 +15,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import javax.annotation.Nullable;
+
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -180,30 +182,10 @@ final class PrepareCommand implements Callable<Integer> {
         try (FileStore store = HadoopFileStore.create(hadoop.options)) {
             List<FileId> inputs = InputFiles.list(spec, store, "IN", input);
             boolean csv = isCsv(inputs);
-            List<FileId> existing = existingOutput(store);
-            boolean outputExisted = existing != null;
-            existing = existing == null ? List.of() : existing;
-            if (!existing.isEmpty() && !overwrite) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "OUT "
-                                + output
-                                + " already holds "
-                                + existing.size()
-                                + " Parquet file(s): choose an empty directory, or add"
-                                + " --overwrite to replace them");
-            }
-            for (FileId in : inputs) {
-                if (existing.stream().anyMatch(e -> e.path().equals(in.path()))) {
-                    throw new ParameterException(
-                            spec.commandLine(),
-                            "OUT "
-                                    + output
-                                    + " holds the input file "
-                                    + in.path()
-                                    + ": write to another directory");
-                }
-            }
+            List<FileId> existingOrNull = existingOutput(store);
+            boolean outputExisted = existingOrNull != null;
+            List<FileId> existing = existingOrNull == null ? List.of() : existingOrNull;
+            checkOutput(inputs, existing);
 
             List<ColumnSpec> specs;
             ParquetInput parquet = null;
@@ -221,64 +203,16 @@ final class PrepareCommand implements Callable<Integer> {
                 specs = parquet.columns();
                 totalRows = parquet.totalRows();
             }
-            List<String> names = specs.stream().map(ColumnSpec::name).toList();
-            for (String key : keys) {
-                if (!names.contains(key)) {
-                    throw new ParameterException(
-                            spec.commandLine(),
-                            "--key "
-                                    + key
-                                    + ": the input has no such column; its columns are "
-                                    + names);
-                }
-            }
-            for (String column : dictionaryColumns) {
-                if (!names.contains(column)) {
-                    throw new ParameterException(
-                            spec.commandLine(),
-                            "--dictionary " + column + ": the input has no such column " + names);
-                }
-            }
+            checkColumns(specs.stream().map(ColumnSpec::name).toList());
 
-            WriterOptions.Builder options =
-                    WriterOptions.builder()
-                            .rowsPerPage(rowsPerPage)
-                            .rowsPerRowGroup(rowGroupRows)
-                            .codec(codec)
-                            .sortInput(true)
-                            .sortBufferRows(sortBufferRows)
-                            .sortBufferBytes(memory)
-                            .overwrite(true)
-                            .hadoopOptions(hadoop.options);
-            if (tempDir != null) {
-                options.sortTempDir(tempDir);
-            }
-            dictionaryColumns.forEach(c -> options.dictionary(c, true));
             StagedOutput staged = StagedOutput.into(output, outputExisted, hadoop.options);
             LookupDatasetWriter writer =
                     LookupDatasetWriter.open(
-                            staged.stagingDirectory(), specs, keys, options.build(), target);
+                            staged.stagingDirectory(), specs, keys, writerOptions(memory), target);
             List<String> published;
             try {
                 writer.onProgress(rows -> progress.updateRows("writing", rows, writer.rowCount()));
-                CsvInput csvSource = csvInput;
-                long expected = totalRows;
-                ParquetInput.RowSink sink =
-                        row -> {
-                            writer.write(row);
-                            long n = writer.rowCount();
-                            if ((n & 4095) == 0) {
-                                if (csvSource != null) {
-                                    progress.update(
-                                            "reading",
-                                            n,
-                                            (double) csvSource.bytesRead()
-                                                    / Math.max(1, csvSource.totalBytes()));
-                                } else {
-                                    progress.updateRows("reading", n, expected);
-                                }
-                            }
-                        };
+                ParquetInput.RowSink sink = sink(writer, csvInput, totalRows, progress);
                 try {
                     if (csv) {
                         csvInput.read(sink);
@@ -301,53 +235,155 @@ final class PrepareCommand implements Callable<Integer> {
                                         .toList(),
                                 existing);
             } catch (IOException | RuntimeException e) {
-                try {
-                    staged.abandon();
-                    err.println(
-                            "prepare stopped after "
-                                    + Formats.count(writer.rowCount())
-                                    + " row(s): nothing was published, OUT "
-                                    + output
-                                    + " is as it was.");
-                } catch (IOException | RuntimeException cleanup) {
-                    e.addSuppressed(cleanup);
-                    err.println(
-                            "prepare stopped and could not remove its staging directory "
-                                    + staged.stagingDirectory()
-                                    + " ("
-                                    + cleanup.getMessage()
-                                    + "); readers skip it, remove it by hand.");
-                }
-                err.flush();
+                abandon(staged, writer.rowCount(), err, e);
                 throw e;
             }
-            long bytes = 0;
-            for (String f : published) {
-                bytes += store.stat(f).length();
-            }
-            out.printf(
-                    Locale.ROOT,
-                    "Wrote %s rows into %d file(s), %s, in %s: %s sorted by (%s), %s rows per page,"
-                            + " %s rows per row group, %s.%n",
-                    Formats.count(writer.rowCount()),
-                    published.size(),
-                    Formats.bytes(bytes),
-                    Formats.millis(progress.elapsedNanos()),
-                    output,
-                    String.join(", ", keys),
-                    Formats.count(rowsPerPage),
-                    Formats.count(rowGroupRows),
-                    codec);
-            if (writer.sortRuns() > 0) {
-                out.printf(
-                        Locale.ROOT,
-                        "The sort spilled %d run(s) to disk (--sort-memory %s).%n",
-                        writer.sortRuns(),
-                        Formats.bytes(memory));
-            }
+            report(out, store, published, writer, progress.elapsedNanos(), memory);
             out.flush();
         }
         return 0;
+    }
+
+    /** OUT must not hold Parquet files (unless --overwrite) nor any input file. */
+    private void checkOutput(List<FileId> inputs, List<FileId> existing) {
+        if (!existing.isEmpty() && !overwrite) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "OUT "
+                            + output
+                            + " already holds "
+                            + existing.size()
+                            + " Parquet file(s): choose an empty directory, or add"
+                            + " --overwrite to replace them");
+        }
+        for (FileId in : inputs) {
+            if (existing.stream().anyMatch(e -> e.path().equals(in.path()))) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "OUT "
+                                + output
+                                + " holds the input file "
+                                + in.path()
+                                + ": write to another directory");
+            }
+        }
+    }
+
+    /** --key and --dictionary name columns of the input. */
+    private void checkColumns(List<String> names) {
+        for (String key : keys) {
+            if (!names.contains(key)) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--key "
+                                + key
+                                + ": the input has no such column; its columns are "
+                                + names);
+            }
+        }
+        for (String column : dictionaryColumns) {
+            if (!names.contains(column)) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--dictionary " + column + ": the input has no such column " + names);
+            }
+        }
+    }
+
+    private WriterOptions writerOptions(long memory) {
+        WriterOptions.Builder options =
+                WriterOptions.builder()
+                        .rowsPerPage(rowsPerPage)
+                        .rowsPerRowGroup(rowGroupRows)
+                        .codec(codec)
+                        .sortInput(true)
+                        .sortBufferRows(sortBufferRows)
+                        .sortBufferBytes(memory)
+                        .overwrite(true)
+                        .hadoopOptions(hadoop.options);
+        if (tempDir != null) {
+            options.sortTempDir(tempDir);
+        }
+        dictionaryColumns.forEach(c -> options.dictionary(c, true));
+        return options.build();
+    }
+
+    /** Hands each input row to the writer and shows reading progress every 4,096 rows. */
+    private static ParquetInput.RowSink sink(
+            LookupDatasetWriter writer,
+            @Nullable CsvInput csvSource,
+            long expected,
+            Progress progress) {
+        return row -> {
+            writer.write(row);
+            long n = writer.rowCount();
+            if ((n & 4095) == 0) {
+                if (csvSource != null) {
+                    progress.update(
+                            "reading",
+                            n,
+                            (double) csvSource.bytesRead() / Math.max(1, csvSource.totalBytes()));
+                } else {
+                    progress.updateRows("reading", n, expected);
+                }
+            }
+        };
+    }
+
+    /** Removes the staging directory after a failure and says what state OUT is in. */
+    private void abandon(StagedOutput staged, long rows, PrintWriter err, Exception e) {
+        try {
+            staged.abandon();
+            err.println(
+                    "prepare stopped after "
+                            + Formats.count(rows)
+                            + " row(s): nothing was published, OUT "
+                            + output
+                            + " is as it was.");
+        } catch (IOException | RuntimeException cleanup) {
+            e.addSuppressed(cleanup);
+            err.println(
+                    "prepare stopped and could not remove its staging directory "
+                            + staged.stagingDirectory()
+                            + " ("
+                            + cleanup.getMessage()
+                            + "); readers skip it, remove it by hand.");
+        }
+        err.flush();
+    }
+
+    private void report(
+            PrintWriter out,
+            FileStore store,
+            List<String> published,
+            LookupDatasetWriter writer,
+            long elapsedNanos,
+            long memory)
+            throws IOException {
+        long bytes = 0;
+        for (String f : published) {
+            bytes += store.stat(f).length();
+        }
+        out.printf(
+                Locale.ROOT,
+                "Wrote %s rows into %d file(s), %s, in %s: %s sorted by (%s), %s rows per page,"
+                        + " %s rows per row group, %s.%n",
+                Formats.count(writer.rowCount()),
+                published.size(),
+                Formats.bytes(bytes),
+                Formats.millis(elapsedNanos),
+                output,
+                String.join(", ", keys),
+                Formats.count(rowsPerPage),
+                Formats.count(rowGroupRows),
+                codec);
+        if (writer.sortRuns() > 0) {
+            out.printf(
+                    Locale.ROOT,
+                    "The sort spilled %d run(s) to disk (--sort-memory %s).%n",
+                    writer.sortRuns(),
+                    Formats.bytes(memory));
+        }
     }
 
     /** A quarter of the JVM's maximum heap: rows in memory take about twice their estimate. */
