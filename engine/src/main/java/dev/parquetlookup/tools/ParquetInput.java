@@ -32,6 +32,8 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Type;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -228,99 +230,9 @@ final class ParquetInput {
                                     nullable,
                                     null,
                                     TimeUnit.INT96);
-                    case INT32 -> {
-                        if (logical == null) {
-                            yield simple(name, Kind.INT, nullable);
-                        }
-                        if (logical instanceof IntLogicalTypeAnnotation i) {
-                            int bits = i.getBitWidth() + (i.isSigned() ? 0 : 1);
-                            yield simple(
-                                    name,
-                                    bits <= 8
-                                            ? Kind.TINYINT
-                                            : bits <= 16
-                                                    ? Kind.SMALLINT
-                                                    : bits <= 32 ? Kind.INT : Kind.BIGINT,
-                                    nullable);
-                        }
-                        if (logical instanceof DateLogicalTypeAnnotation) {
-                            yield simple(name, Kind.DATE, nullable);
-                        }
-                        if (logical instanceof DecimalLogicalTypeAnnotation d) {
-                            yield decimal(name, d, nullable, DecimalStorage.INT32);
-                        }
-                        if (logical instanceof TimeLogicalTypeAnnotation) {
-                            yield new ColumnSpec(
-                                    name,
-                                    new ValueType(Kind.TIME, 3, 0),
-                                    nullable,
-                                    null,
-                                    TimeUnit.MILLIS);
-                        }
-                        yield null;
-                    }
-                    case INT64 -> {
-                        if (logical == null) {
-                            yield simple(name, Kind.BIGINT, nullable);
-                        }
-                        if (logical instanceof IntLogicalTypeAnnotation i) {
-                            yield i.isSigned() ? simple(name, Kind.BIGINT, nullable) : null;
-                        }
-                        if (logical instanceof DecimalLogicalTypeAnnotation d) {
-                            yield decimal(name, d, nullable, DecimalStorage.INT64);
-                        }
-                        if (logical instanceof TimestampLogicalTypeAnnotation t) {
-                            yield new ColumnSpec(
-                                    name,
-                                    new ValueType(
-                                            t.isAdjustedToUTC()
-                                                    ? Kind.TIMESTAMP_LTZ
-                                                    : Kind.TIMESTAMP,
-                                            digits(t.getUnit()),
-                                            0),
-                                    nullable,
-                                    null,
-                                    unit(t.getUnit()));
-                        }
-                        if (logical instanceof TimeLogicalTypeAnnotation t) {
-                            yield new ColumnSpec(
-                                    name,
-                                    new ValueType(Kind.TIME, digits(t.getUnit()), 0),
-                                    nullable,
-                                    null,
-                                    unit(t.getUnit()));
-                        }
-                        yield null;
-                    }
-                    case BINARY, FIXED_LEN_BYTE_ARRAY -> {
-                        if (logical instanceof DecimalLogicalTypeAnnotation d) {
-                            yield decimal(
-                                    name,
-                                    d,
-                                    nullable,
-                                    p.getPrimitiveTypeName()
-                                                    == PrimitiveType.PrimitiveTypeName.BINARY
-                                            ? DecimalStorage.BINARY
-                                            : DecimalStorage.FIXED_LEN_BYTE_ARRAY);
-                        }
-                        if (logical instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation
-                                || logical
-                                        instanceof LogicalTypeAnnotation.EnumLogicalTypeAnnotation
-                                || logical
-                                        instanceof
-                                        LogicalTypeAnnotation.JsonLogicalTypeAnnotation) {
-                            yield simple(name, Kind.STRING, nullable);
-                        }
-                        if (logical == null
-                                || logical
-                                        instanceof LogicalTypeAnnotation.BsonLogicalTypeAnnotation
-                                || logical
-                                        instanceof
-                                        LogicalTypeAnnotation.UUIDLogicalTypeAnnotation) {
-                            yield simple(name, Kind.BINARY, nullable);
-                        }
-                        yield null;
-                    }
+                    case INT32 -> int32Spec(name, logical, nullable);
+                    case INT64 -> int64Spec(name, logical, nullable);
+                    case BINARY, FIXED_LEN_BYTE_ARRAY -> binarySpec(name, p, logical, nullable);
                 };
         if (spec == null) {
             throw new IllegalArgumentException(
@@ -331,6 +243,96 @@ final class ParquetInput {
                             + ", which lookup files do not support; leave it out with --columns");
         }
         return spec;
+    }
+
+    @Nullable
+    private static ColumnSpec int32Spec(
+            String name, @Nullable LogicalTypeAnnotation logical, boolean nullable) {
+        if (logical == null) {
+            return simple(name, Kind.INT, nullable);
+        }
+        if (logical instanceof IntLogicalTypeAnnotation i) {
+            int bits = i.getBitWidth() + (i.isSigned() ? 0 : 1);
+            return simple(
+                    name,
+                    bits <= 8
+                            ? Kind.TINYINT
+                            : bits <= 16 ? Kind.SMALLINT : bits <= 32 ? Kind.INT : Kind.BIGINT,
+                    nullable);
+        }
+        if (logical instanceof DateLogicalTypeAnnotation) {
+            return simple(name, Kind.DATE, nullable);
+        }
+        if (logical instanceof DecimalLogicalTypeAnnotation d) {
+            return decimal(name, d, nullable, DecimalStorage.INT32);
+        }
+        if (logical instanceof TimeLogicalTypeAnnotation) {
+            return new ColumnSpec(
+                    name, new ValueType(Kind.TIME, 3, 0), nullable, null, TimeUnit.MILLIS);
+        }
+        return null;
+    }
+
+    @Nullable
+    private static ColumnSpec int64Spec(
+            String name, @Nullable LogicalTypeAnnotation logical, boolean nullable) {
+        if (logical == null) {
+            return simple(name, Kind.BIGINT, nullable);
+        }
+        if (logical instanceof IntLogicalTypeAnnotation i) {
+            return i.isSigned() ? simple(name, Kind.BIGINT, nullable) : null;
+        }
+        if (logical instanceof DecimalLogicalTypeAnnotation d) {
+            return decimal(name, d, nullable, DecimalStorage.INT64);
+        }
+        if (logical instanceof TimestampLogicalTypeAnnotation t) {
+            return new ColumnSpec(
+                    name,
+                    new ValueType(
+                            t.isAdjustedToUTC() ? Kind.TIMESTAMP_LTZ : Kind.TIMESTAMP,
+                            digits(t.getUnit()),
+                            0),
+                    nullable,
+                    null,
+                    unit(t.getUnit()));
+        }
+        if (logical instanceof TimeLogicalTypeAnnotation t) {
+            return new ColumnSpec(
+                    name,
+                    new ValueType(Kind.TIME, digits(t.getUnit()), 0),
+                    nullable,
+                    null,
+                    unit(t.getUnit()));
+        }
+        return null;
+    }
+
+    @Nullable
+    private static ColumnSpec binarySpec(
+            String name,
+            PrimitiveType p,
+            @Nullable LogicalTypeAnnotation logical,
+            boolean nullable) {
+        if (logical instanceof DecimalLogicalTypeAnnotation d) {
+            return decimal(
+                    name,
+                    d,
+                    nullable,
+                    p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.BINARY
+                            ? DecimalStorage.BINARY
+                            : DecimalStorage.FIXED_LEN_BYTE_ARRAY);
+        }
+        if (logical instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation
+                || logical instanceof LogicalTypeAnnotation.EnumLogicalTypeAnnotation
+                || logical instanceof LogicalTypeAnnotation.JsonLogicalTypeAnnotation) {
+            return simple(name, Kind.STRING, nullable);
+        }
+        if (logical == null
+                || logical instanceof LogicalTypeAnnotation.BsonLogicalTypeAnnotation
+                || logical instanceof LogicalTypeAnnotation.UUIDLogicalTypeAnnotation) {
+            return simple(name, Kind.BINARY, nullable);
+        }
+        return null;
     }
 
     private static ColumnSpec simple(String name, Kind kind, boolean nullable) {
