@@ -260,22 +260,10 @@ public final class MetadataReader {
 
         RowGroupInfo rowGroup(int r, long firstRow, BlockMetaData block) throws IOException {
             List<ColumnChunkMetaData> chunks = block.getColumns();
-            long length = file.length();
             PageLocations[] pages = new PageLocations[chunks.size()];
+            checkChunks(r, chunks);
             for (int c = 0; c < chunks.size(); c++) {
-                ColumnChunkMetaData chunk = chunks.get(c);
-                pages[c] = own.offsetIndex(chunk);
-                long start = chunk.getStartingPos();
-                if (start < 4 || start + chunk.getTotalSize() > length) {
-                    throw corrupt(
-                            file,
-                            "column chunk "
-                                    + chunk.getPath()
-                                    + " of row group "
-                                    + r
-                                    + " lies outside the file",
-                            null);
-                }
+                pages[c] = own.offsetIndex(chunks.get(c));
             }
             KeyRanges[] keyPages = new KeyRanges[key.leaves().length];
             for (int k = 0; k < keyPages.length; k++) {
