@@ -1,5 +1,6 @@
 package dev.parquetlookup.bench;
 
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -141,14 +142,17 @@ final class FlinkSuite {
         tables.createTemporarySystemFunction("fingerprinted", FingerprintFunction.class);
         tables.executeSql(
                 "CREATE TEMPORARY TABLE enriched (f BIGINT) WITH ('connector' = 'blackhole')");
-        // Events from a FLIP-27 source (the kind a Kafka job has): Flink does not chain an
-        // asynchronous operator after a legacy SourceFunction (SQL's datagen), so with datagen the
-        // async variants would pay a network hop that the sync ones do not.
+        // Events from a FLIP-27 source (the kind a Kafka job has), one equal range per subtask.
+        // Flink does not chain an asynchronous operator after a legacy SourceFunction (SQL's
+        // datagen), so with datagen the async variants would pay a network hop the sync ones do
+        // not.
         tables.createTemporaryView(
                 "events",
                 tables.fromDataStream(
-                        env.fromSequence(1, events)
-                                .name("events")
+                        env.fromSource(
+                                        new BalancedSequenceSource(1, events),
+                                        WatermarkStrategy.noWatermarks(),
+                                        "events")
                                 .map(id -> (RowData) GenericRowData.of(id))
                                 .returns(EVENT_TYPE),
                         Schema.newBuilder()
