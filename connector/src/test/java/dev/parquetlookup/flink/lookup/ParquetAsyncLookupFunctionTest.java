@@ -142,11 +142,15 @@ class ParquetAsyncLookupFunctionTest {
 
     private static ParquetAsyncLookupFunction function(
             HookedStore store, int threads, int retries, long metadataCacheBytes) {
-        // A metadata cache of its own (odd size) so no other test's parsed footers are shared.
+        // A metadata cache of its own (odd size) so no other test's parsed footers are shared,
+        // and no page cache: these tests count reads, and the JVM-wide page cache (on by default,
+        // admitting a page on its second touch) would answer some of them depending on what other
+        // tests touched before.
         ParquetLookupConfig config =
                 ParquetLookupConfig.builder("t", dir.toUri().toString())
                         .asyncThreads(threads)
                         .metadataCacheMaxBytes(metadataCacheBytes)
+                        .pageCacheMaxBytes(0)
                         .maxRetries(retries)
                         .build();
         LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("g"), List.of("g"));
