@@ -16,8 +16,6 @@ import dev.parquetlookup.types.Widening;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import javax.annotation.Nullable;
-
 import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -50,9 +48,7 @@ public final class DimensionTable implements Closeable {
     private final TableConfig config;
     private final FileStore store;
     private final ReadStatistics statistics;
-    private final List<ColumnSchema> columns;
-    private final List<String> sortKey;
-    private final List<KeyType> keyTypes;
+    private final TableColumns schema;
 
     /** Files with keys, ordered by their smallest leading key. */
     private final SortedFile[] files;
@@ -66,16 +62,12 @@ public final class DimensionTable implements Closeable {
             TableConfig config,
             FileStore store,
             ReadStatistics statistics,
-            List<ColumnSchema> columns,
-            List<String> sortKey,
-            List<KeyType> keyTypes,
+            TableColumns schema,
             List<SortedFile> allFiles) {
         this.config = config;
         this.store = store;
         this.statistics = statistics;
-        this.columns = columns;
-        this.sortKey = sortKey;
-        this.keyTypes = keyTypes;
+        this.schema = schema;
         this.allFiles = allFiles;
         List<SortedFile> withKeys = new ArrayList<>();
         for (SortedFile f : allFiles) {
@@ -83,7 +75,7 @@ public final class DimensionTable implements Closeable {
                 withKeys.add(f);
             }
         }
-        KeyType lead = keyTypes.get(0);
+        KeyType lead = schema.keyTypes().get(0);
         withKeys.sort((a, b) -> lead.compare(a.minKey(), b.minKey()));
         this.files = withKeys.toArray(new SortedFile[0]);
         this.maxUpTo = new Object[files.length];
@@ -129,6 +121,22 @@ public final class DimensionTable implements Closeable {
             ReadStatistics statistics,
             Map<FileId, DeletedRows> deletedRows)
             throws IOException {
+        return open(config, store, statistics, deletedRows, Map.of());
+    }
+
+    /**
+     * Like {@link #open(TableConfig, FileStore, ReadStatistics, Map)} for a table version whose
+     * files supply its columns as {@code bindings} says (by file; files absent are read {@link
+     * ColumnBinding#BY_NAME}): columns found by field id or physical name, absent ones read as
+     * NULL, partition values as constants.
+     */
+    public static DimensionTable open(
+            TableConfig config,
+            FileStore store,
+            ReadStatistics statistics,
+            Map<FileId, DeletedRows> deletedRows,
+            Map<FileId, ColumnBinding> bindings)
+            throws IOException {
         List<SortedFile> opened = new ArrayList<>();
         try {
             List<FileId> ids;
@@ -145,10 +153,14 @@ public final class DimensionTable implements Closeable {
                                 + " holds no Parquet files (hidden and '_' files are"
                                 + " skipped). Check the table's 'path'.");
             }
-            opened.addAll(FileOpener.openAll(config, store, statistics, ids, deletedRows));
-            FileMetadata first = opened.get(0).metadata();
+            opened.addAll(
+                    FileOpener.openAll(config, store, statistics, ids, deletedRows, bindings));
+            FileColumns first = opened.get(0).columns();
             List<ColumnSchema> columns =
-                    TableSchema.of(opened.stream().map(SortedFile::metadata).toList());
+                    TableSchema.of(
+                            opened.stream().map(SortedFile::file).toList(),
+                            opened.stream().map(f -> f.columns().view()).toList(),
+                            opened.stream().map(f -> f.columns().sortKey()).toList());
             for (SortedFile f : opened) {
                 f.serveAs(columns);
             }
@@ -161,9 +173,7 @@ public final class DimensionTable implements Closeable {
                     config,
                     store,
                     statistics,
-                    columns,
-                    first.sortKey(),
-                    first.keyTypes(),
+                    new TableColumns(config.path(), columns, first.sortKey(), first.keyTypes()),
                     List.copyOf(opened));
         } catch (IOException | RuntimeException e) {
             for (SortedFile f : opened) {
@@ -185,12 +195,12 @@ public final class DimensionTable implements Closeable {
 
     /** Top-level columns of the files, in file order. */
     public List<ColumnSchema> columns() {
-        return columns;
+        return schema.columns();
     }
 
     /** The sort key the files are verified to be sorted by. */
     public List<String> sortKey() {
-        return sortKey;
+        return schema.sortKey();
     }
 
     /** The files of this snapshot, ordered by their key range. */
@@ -223,10 +233,15 @@ public final class DimensionTable implements Closeable {
      * String bounds may be truncated prefixes of real keys.
      */
     public List<Object> leadingKeySamples() {
-        KeyType lead = keyTypes.get(0);
-        ValueType leadType = column(sortKey.get(0)).type();
+        KeyType lead = schema.keyTypes().get(0);
+        ValueType leadType = schema.column(schema.sortKey().get(0)).type();
         List<Object> samples = new ArrayList<>();
         for (SortedFile file : files) {
+            if (file.columns().leadingIsConstant()) {
+                // A partition value: the file's one leading key.
+                samples.add(Widening.widen(KeyValues.engineValue(lead, file.minKey()), leadType));
+                continue;
+            }
             FileMetadata meta = file.metadata();
             for (RowGroupInfo rg : meta.rowGroups()) {
                 KeyRanges pages = rg.keyPages()[0];
@@ -258,67 +273,7 @@ public final class DimensionTable implements Closeable {
      *     projected column is missing or nested
      */
     public LookupPlan plan(List<String> keyColumns, List<String> projectedColumns) {
-        if (keyColumns.isEmpty()
-                || keyColumns.size() > sortKey.size()
-                || !sortKey.subList(0, keyColumns.size()).equals(keyColumns)) {
-            throw new LookupFileException(
-                    "Lookup key "
-                            + keyColumns
-                            + " is not the sort key of "
-                            + config.path()
-                            + " or a"
-                            + " leading part of it: the files are sorted by "
-                            + sortKey
-                            + ". Look up by "
-                            + sortKey.get(0)
-                            + (sortKey.size() > 1 ? " (or " + sortKey + " in that order)" : "")
-                            + ", or rewrite the files sorted by your key with 'prepare'.");
-        }
-        List<ValueType> keyTypeList = new ArrayList<>();
-        for (String key : keyColumns) {
-            keyTypeList.add(column(key).type());
-        }
-        List<ValueType> projectedTypes = new ArrayList<>();
-        for (String name : projectedColumns) {
-            ColumnSchema column = column(name);
-            if (column.type().kind() == ValueType.Kind.NESTED
-                    || column.type().kind() == ValueType.Kind.UNSUPPORTED) {
-                throw new LookupFileException(
-                        "Column '"
-                                + name
-                                + "' of "
-                                + config.path()
-                                + " is "
-                                + column.parquetType()
-                                + ", which parquet-lookup cannot read ("
-                                + (column.type().kind() == ValueType.Kind.NESTED
-                                        ? "nested types are not supported"
-                                        : "unsupported type")
-                                + "). Leave it out of the table's columns or the query.");
-            }
-            projectedTypes.add(column.type());
-        }
-        return new LookupPlan(keyColumns, keyTypeList, projectedColumns, projectedTypes);
-    }
-
-    private ColumnSchema column(String name) {
-        for (ColumnSchema c : columns) {
-            if (c.name().equals(name)) {
-                return c;
-            }
-        }
-        List<String> names = new ArrayList<>();
-        for (ColumnSchema c : columns) {
-            names.add(c.name());
-        }
-        throw new LookupFileException(
-                "Column '"
-                        + name
-                        + "' does not exist in "
-                        + config.path()
-                        + "; its columns are "
-                        + names
-                        + ". Fix the table's columns or the query's projection.");
+        return schema.plan(keyColumns, projectedColumns);
     }
 
     /**
@@ -327,7 +282,7 @@ public final class DimensionTable implements Closeable {
      * null key component matches nothing. Returns an empty list on a miss.
      */
     public List<Object[]> lookup(LookupPlan plan, Object[] key) throws IOException {
-        Object[] comparable = comparableKey(plan, key);
+        Object[] comparable = schema.comparableKey(plan, key);
         return comparable == null ? List.of() : lookup(plan, comparable, new LookupContext());
     }
 
@@ -342,7 +297,7 @@ public final class DimensionTable implements Closeable {
             LookupPlan plan, Object[] key, RequestLimiter limiter) {
         Object[] comparable;
         try {
-            comparable = comparableKey(plan, key);
+            comparable = schema.comparableKey(plan, key);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -352,37 +307,10 @@ public final class DimensionTable implements Closeable {
         return new AsyncLookup(this, plan, comparable, limiter).run();
     }
 
-    /** The key in comparable form, or null when it cannot match (a null or out-of-range part). */
-    @Nullable
-    private Object[] comparableKey(LookupPlan plan, Object[] key) {
-        int n = plan.keyColumns().size();
-        if (key.length != n) {
-            throw new IllegalArgumentException(
-                    "Lookup on "
-                            + plan.keyColumns()
-                            + " needs "
-                            + n
-                            + " key value(s), got "
-                            + key.length
-                            + ": pass one value per key column, in that order.");
-        }
-        Object[] comparable = new Object[n];
-        for (int i = 0; i < n; i++) {
-            if (key[i] == null) {
-                return null;
-            }
-            comparable[i] = KeyValues.comparable(keyTypes.get(i), sortKey.get(i), key[i]);
-            if (comparable[i] == KeyValues.NO_MATCH) {
-                return null;
-            }
-        }
-        return comparable;
-    }
-
     /** The lookup of a comparable key, reading pages through {@code ctx}. */
     List<Object[]> lookup(LookupPlan plan, Object[] comparable, LookupContext ctx)
             throws IOException {
-        KeyType lead = keyTypes.get(0);
+        KeyType lead = schema.keyTypes().get(0);
         Object k0 = comparable[0];
         // First file whose running maximum reaches the key, then every file starting at or below
         // it.
@@ -480,7 +408,7 @@ public final class DimensionTable implements Closeable {
                 + ", "
                 + allFiles.size()
                 + " files, sort key "
-                + sortKey
+                + schema.sortKey()
                 + "}";
     }
 }

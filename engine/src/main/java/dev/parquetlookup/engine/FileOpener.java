@@ -47,10 +47,11 @@ final class FileOpener {
             FileStore store,
             ReadStatistics statistics,
             List<FileId> ids,
-            Map<FileId, DeletedRows> deletedRows)
+            Map<FileId, DeletedRows> deletedRows,
+            Map<FileId, ColumnBinding> bindings)
             throws IOException {
         if (ids.size() == 1) {
-            return List.of(openFile(config, store, statistics, ids.get(0), deletedRows));
+            return List.of(openFile(config, store, statistics, ids.get(0), deletedRows, bindings));
         }
         int threads = Math.min(PARALLELISM, ids.size());
         AtomicInteger counter = new AtomicInteger();
@@ -78,7 +79,8 @@ final class FileOpener {
                                                 store,
                                                 statistics,
                                                 ids.get(index),
-                                                deletedRows);
+                                                deletedRows,
+                                                bindings);
                             } catch (Throwable t) {
                                 failures[index] = t;
                             }
@@ -163,28 +165,40 @@ final class FileOpener {
             FileStore store,
             ReadStatistics statistics,
             FileId id,
-            Map<FileId, DeletedRows> deletedRows)
+            Map<FileId, DeletedRows> deletedRows,
+            Map<FileId, ColumnBinding> bindings)
             throws IOException {
         RangeSource source = new CountingRangeSource(store.open(id), statistics);
         try {
+            ColumnBinding binding = bindings.getOrDefault(id, ColumnBinding.BY_NAME);
+            List<String> tableKey = config.sortKey();
+            // The file is verified sorted by the table's key in its own names, without the
+            // columns that are constants of the file.
             FileMetadata meta =
                     config.metadataCache()
                             .get(
                                     id,
-                                    config.sortKey(),
+                                    binding.cacheKey(tableKey),
                                     config.synthesizePageIndex(),
                                     () ->
                                             MetadataReader.read(
                                                     source,
-                                                    config.sortKey(),
+                                                    schema ->
+                                                            FileColumns.storedKey(
+                                                                    id,
+                                                                    binding.resolve(id, schema),
+                                                                    tableKey),
                                                     pageIndexOptions(config)));
+            FileColumns columns =
+                    FileColumns.of(meta, binding.resolve(id, meta.schema()), tableKey);
             // The cached metadata is shared; this file reads its lazy page index through its
             // source.
             return new SortedFile(
                     meta.bind(source, config.metadataCache()),
                     source,
                     config.pageCache(),
-                    deletedRows.getOrDefault(id, DeletedRows.NONE));
+                    deletedRows.getOrDefault(id, DeletedRows.NONE),
+                    columns);
         } catch (IOException | RuntimeException e) {
             source.close();
             throw e;

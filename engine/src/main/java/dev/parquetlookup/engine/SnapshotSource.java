@@ -52,18 +52,33 @@ public interface SnapshotSource {
      * @param sortKey the sort key the format's metadata declares (an Iceberg sort order), used when
      *     the table's configuration gives none; empty when the format declares none. The files'
      *     order is verified from their statistics as for a configured key.
+     * @param columns how each file supplies the table's columns (found by field id or physical
+     *     name, absent, or a partition constant); files absent from it are read {@link
+     *     ColumnBinding#BY_NAME}
      */
     record Listing(
             String location,
             List<FileId> files,
             @Nullable String version,
             Map<FileId, DeletedRows> deletedRows,
-            List<String> sortKey) {
+            List<String> sortKey,
+            Map<FileId, ColumnBinding> columns) {
         public Listing {
             Objects.requireNonNull(location, "location");
             files = List.copyOf(files);
             deletedRows = Map.copyOf(deletedRows);
             sortKey = List.copyOf(sortKey);
+            columns = Map.copyOf(columns);
+        }
+
+        /** A version whose files hold the table's columns under the table's names. */
+        public Listing(
+                String location,
+                List<FileId> files,
+                @Nullable String version,
+                Map<FileId, DeletedRows> deletedRows,
+                List<String> sortKey) {
+            this(location, files, version, deletedRows, sortKey, Map.of());
         }
 
         /** A version without a declared sort key. */

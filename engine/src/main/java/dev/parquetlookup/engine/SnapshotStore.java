@@ -44,13 +44,15 @@ final class SnapshotStore extends ForwardingFileStore {
                             snapshotConfig.synthesizePageIndex());
         }
         // Rows the version deleted without rewriting their files (deletion vectors, position
-        // deletes) are never returned.
+        // deletes) are never returned; each file supplies the table's columns as its binding
+        // says (renamed, added and partition columns).
         DimensionTable table =
                 DimensionTable.open(
                         snapshotConfig,
                         new SnapshotStore(store, listing),
                         statistics,
-                        listing.deletedRows());
+                        listing.deletedRows(),
+                        listing.columns());
         return new Snapshot(
                 table,
                 version,

@@ -48,6 +48,8 @@ final class SortedFile implements Closeable {
     private final PageLoader loader;
     private final PageLocator locator;
     private final DeletedRows deleted;
+    // The table's columns in this file: their fields, constants and the key over the file.
+    private final FileColumns columns;
     // Columns this file stores narrower than the table serves them (INT32 in a BIGINT column):
     // set once at open, before the table is shared; usually empty.
     private Map<String, ValueType> conversions = Map.of();
@@ -65,8 +67,27 @@ final class SortedFile implements Closeable {
             RangeSource source,
             @Nullable PageCache pageCache,
             DeletedRows deleted) {
+        this(
+                meta,
+                source,
+                pageCache,
+                deleted,
+                FileColumns.of(
+                        meta,
+                        ColumnBinding.BY_NAME.resolve(meta.file(), meta.schema()),
+                        List.of()));
+    }
+
+    /** A file whose columns the table names and supplies as {@code columns} says. */
+    SortedFile(
+            FileMetadata meta,
+            RangeSource source,
+            @Nullable PageCache pageCache,
+            DeletedRows deleted,
+            FileColumns columns) {
         this.meta = meta;
         this.deleted = deleted;
+        this.columns = columns;
         this.source = source;
         MessageType schema = meta.schema();
         this.leaves = schema.getColumns().toArray(new ColumnDescriptor[0]);
@@ -74,12 +95,15 @@ final class SortedFile implements Closeable {
         this.readers = new HashMap<>();
         int leaf = 0;
         for (Type field : schema.getFields()) {
-            leafOfColumn.put(field.getName(), leaf);
-            if (field.isPrimitive() && !field.isRepetition(Type.Repetition.REPEATED)) {
-                ValueType type = ColumnTypes.valueType(field);
-                if (type.kind() != ValueType.Kind.UNSUPPORTED) {
-                    readers.put(field.getName(), ColumnTypes.reader(field.asPrimitiveType()));
-                    checkCodecs(field.getName(), leaf);
+            String name = columns.tableName(field.getName());
+            if (name != null) {
+                leafOfColumn.put(name, leaf);
+                if (field.isPrimitive() && !field.isRepetition(Type.Repetition.REPEATED)) {
+                    ValueType type = ColumnTypes.valueType(field);
+                    if (type.kind() != ValueType.Kind.UNSUPPORTED) {
+                        readers.put(name, ColumnTypes.reader(field.asPrimitiveType()));
+                        checkCodecs(name, leaf);
+                    }
                 }
             }
             leaf += countLeaves(field);
@@ -88,8 +112,16 @@ final class SortedFile implements Closeable {
         this.loader = new PageLoader(meta, source, pageCache, leaves, errors);
         this.locator = new PageLocator(meta, leaves, loader, errors);
         KeyRanges rg = meta.rowGroupKeys();
-        this.minKey = rg.size() == 0 ? null : rg.min(0);
-        this.maxKey = rg.size() == 0 ? null : rg.max(rg.size() - 1);
+        if (columns.leadingIsConstant()) {
+            // Every row has the constant: the file's range of the table's leading key is one value.
+            this.minKey = meta.rowCount() == 0 ? null : columns.leadingConstant();
+        } else {
+            this.minKey = rg.size() == 0 ? null : rg.min(0);
+        }
+        this.maxKey =
+                columns.leadingIsConstant()
+                        ? minKey
+                        : rg.size() == 0 ? null : rg.max(rg.size() - 1);
     }
 
     /** Refuses at open a readable column whose pages use a codec we cannot decompress. */
@@ -114,9 +146,14 @@ final class SortedFile implements Closeable {
         return meta;
     }
 
+    /** The table's columns in this file (names, constants, the table's key over the file). */
+    FileColumns columns() {
+        return columns;
+    }
+
     /** Serves this file's values as the table's column types (see {@link TableSchema}). */
     void serveAs(List<ColumnSchema> tableColumns) {
-        this.conversions = TableSchema.conversions(meta.schema(), tableColumns);
+        this.conversions = TableSchema.conversions(columns.view(), tableColumns);
     }
 
     FileId file() {
@@ -147,13 +184,16 @@ final class SortedFile implements Closeable {
         return leaf;
     }
 
-    /** The leaves of {@code columns}, for read-ahead. */
+    /** The leaves of {@code columns} the file stores, for read-ahead. */
     int[] leaves(List<String> columns) {
         int[] result = new int[columns.size()];
-        for (int i = 0; i < result.length; i++) {
-            result[i] = leaf(columns.get(i));
+        int n = 0;
+        for (String column : columns) {
+            if (!this.columns.constants().containsKey(column)) {
+                result[n++] = leaf(column);
+            }
         }
-        return result;
+        return n == result.length ? result : java.util.Arrays.copyOf(result, n);
     }
 
     /**
@@ -162,7 +202,21 @@ final class SortedFile implements Closeable {
      */
     void findRows(Object[] key, List<RowSpan> out, LookupContext ctx) throws IOException {
         int before = out.size();
-        locator.findRows(key, out, ctx);
+        Object[] stored = columns.storedKey(key);
+        if (stored == null) {
+            return; // a constant of the file differs from the key: nothing read
+        }
+        if (stored.length == 0) {
+            // The key fixes only constants of the file: every row matches.
+            for (int r = 0; r < meta.rowGroups().size(); r++) {
+                long rows = meta.footerRowGroup(r).rowCount();
+                if (rows > 0) {
+                    out.add(new RowSpan(r, 0, rows));
+                }
+            }
+        } else {
+            locator.findRows(stored, out, ctx);
+        }
         // Deleted rows leave the spans before any value is read (the one place rows are chosen).
         deleted.removeFrom(out, before, meta.rowGroups());
     }
@@ -186,7 +240,11 @@ final class SortedFile implements Closeable {
         }
         // Fetch every page of every column in one request batch where the page index allows.
         List<PageLoader.PageRequest> requests = new ArrayList<>();
+        Map<String, Object> constants = this.columns.constants();
         for (int c = 0; c < columns.size(); c++) {
+            if (!constants.isEmpty() && constants.containsKey(columns.get(c))) {
+                continue;
+            }
             int leaf = leaf(columns.get(c));
             for (RowSpan span : spans) {
                 requests.add(
@@ -201,6 +259,13 @@ final class SortedFile implements Closeable {
         int request = 0;
         boolean pending = false;
         for (int c = 0; c < columns.size(); c++) {
+            if (!constants.isEmpty() && constants.containsKey(columns.get(c))) {
+                Object value = constants.get(columns.get(c));
+                for (Object[] r : rows) {
+                    r[c] = value;
+                }
+                continue;
+            }
             ColumnTypes.ValueReader reader = readers.get(columns.get(c));
             int leaf = leaf(columns.get(c));
             int row = 0;

@@ -77,24 +77,34 @@ public final class TableSchema {
      * @throws LookupFileException naming the files on each side of the first disagreement
      */
     public static List<ColumnSchema> of(List<FileMetadata> files) {
-        FileMetadata first = files.get(0);
-        for (FileMetadata other : files) {
-            if (!first.sortKey().equals(other.sortKey())) {
+        return of(
+                files.stream().map(FileMetadata::file).toList(),
+                files.stream().map(FileMetadata::schema).toList(),
+                files.stream().map(FileMetadata::sortKey).toList());
+    }
+
+    /**
+     * Like {@link #of(List)} for files given by their schemas and sort keys as the table sees them
+     * (a table format's files: renamed columns under the table's names, constant columns added; see
+     * {@link ColumnBinding}).
+     */
+    public static List<ColumnSchema> of(
+            List<FileId> ids, List<MessageType> schemas, List<List<String>> sortKeys) {
+        for (int i = 1; i < ids.size(); i++) {
+            if (!sortKeys.get(0).equals(sortKeys.get(i))) {
                 throw new LookupFileException(
                         "Files of one table must share a sort key: "
-                                + first.file()
+                                + ids.get(0)
                                 + " is sorted by "
-                                + first.sortKey()
+                                + sortKeys.get(0)
                                 + " but "
-                                + other.file()
+                                + ids.get(i)
                                 + " by "
-                                + other.sortKey()
+                                + sortKeys.get(i)
                                 + ". Rewrite them with 'prepare', or set 'sort-key'.");
             }
         }
-        List<FileId> ids = files.stream().map(FileMetadata::file).toList();
-        List<MessageType> schemas = files.stream().map(FileMetadata::schema).toList();
-        List<Difference> differences = differences(ids, schemas, first.sortKey());
+        List<Difference> differences = differences(ids, schemas, sortKeys.get(0));
         if (!differences.isEmpty()) {
             throw new LookupFileException(
                     differences.get(0).description()

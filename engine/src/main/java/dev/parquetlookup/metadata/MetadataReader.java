@@ -18,6 +18,7 @@ import javax.annotation.Nullable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Reads a file's metadata into a {@link FileMetadata}: the footer ({@link FooterReader}), the sort
@@ -58,7 +59,22 @@ public final class MetadataReader {
     public static FileMetadata read(
             RangeSource source, List<String> configuredSortKey, PageIndexOptions pageIndex)
             throws IOException {
-        FileMetadata metadata = readUnverified(source, configuredSortKey, pageIndex);
+        return read(source, schema -> configuredSortKey, pageIndex);
+    }
+
+    /**
+     * Like {@link #read(RangeSource, List, PageIndexOptions)} with the sort key chosen once the
+     * footer's schema is known: a table format that finds its key columns by field id or by a
+     * physical name maps the table's key to the names in this file.
+     *
+     * @param sortKeyOf the configured sort key in the file with that schema (empty: the file's)
+     */
+    public static FileMetadata read(
+            RangeSource source,
+            Function<MessageType, List<String>> sortKeyOf,
+            PageIndexOptions pageIndex)
+            throws IOException {
+        FileMetadata metadata = readUnverified(source, sortKeyOf, pageIndex);
         SortOrderCheck.verify(metadata);
         if (metadata.pageIndex().kind() == PageIndexOrigin.Kind.NONE && metadata.rowCount() > 0) {
             // Logged once per parse, and a file version is parsed once while it stays cached.
@@ -87,13 +103,21 @@ public final class MetadataReader {
     public static FileMetadata readUnverified(
             RangeSource source, List<String> configuredSortKey, PageIndexOptions pageIndex)
             throws IOException {
+        return readUnverified(source, schema -> configuredSortKey, pageIndex);
+    }
+
+    private static FileMetadata readUnverified(
+            RangeSource source,
+            Function<MessageType, List<String>> sortKeyOf,
+            PageIndexOptions pageIndex)
+            throws IOException {
         FooterReader.Footer footer = FooterReader.read(source);
         ParquetMetadata parquet = footer.metadata();
         MessageType schema = parquet.getFileMetaData().getSchema();
         String createdBy = parquet.getFileMetaData().getCreatedBy();
         SortKeyResolver.SortKey key =
                 SortKeyResolver.resolve(
-                        footer.file(), footer.thrift(), schema, createdBy, configuredSortKey);
+                        footer.file(), footer.thrift(), schema, createdBy, sortKeyOf.apply(schema));
         FileMetadata lazy =
                 pageIndex.lazy() ? readLazily(source, footer, schema, createdBy, key) : null;
         if (lazy != null) {
