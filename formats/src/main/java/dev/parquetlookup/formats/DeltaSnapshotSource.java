@@ -1,5 +1,6 @@
 package dev.parquetlookup.formats;
 
+import dev.parquetlookup.engine.ColumnBinding;
 import dev.parquetlookup.engine.DeletedRows;
 import dev.parquetlookup.engine.SnapshotSource;
 import dev.parquetlookup.io.FileId;
@@ -16,7 +17,6 @@ import io.delta.kernel.internal.SnapshotImpl;
 import io.delta.kernel.internal.actions.DeletionVectorDescriptor;
 import io.delta.kernel.internal.deletionvectors.DeletionVectorStoredBitmap;
 import io.delta.kernel.internal.util.ColumnMapping;
-import io.delta.kernel.types.StructField;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
 
@@ -44,10 +44,12 @@ import java.util.Set;
  *   <li>Appends, overwrites, deletes of whole files: served (the version's active files).
  *   <li>Deletion vectors: applied; the deleted rows' positions go with their file ({@link
  *       DeletedRows}), and the engine never returns them.
- *   <li>Column mapping {@code name}: served while every column's physical name is its name (a table
- *       upgraded to column mapping and not renamed since), refused otherwise; mode {@code id} is
- *       refused. The engine finds columns by the names in the files.
- *   <li>Partitioned tables: refused (Delta does not write partition columns into the data files).
+ *   <li>Column mapping {@code name} and {@code id}, renamed and added columns: served ({@link
+ *       DeltaColumns}): columns are found by physical name or field id; added ones read as NULL
+ *       from older files.
+ *   <li>Partitioned tables: served; a partition column (not in the data files) is the file's
+ *       partition value from the log, and a lookup key that fixes it skips the other partitions'
+ *       files without reading them.
  *   <li>Type widening: refused (files written before a widening hold the narrower type).
  * </ul>
  *
@@ -114,6 +116,15 @@ final class DeltaSnapshotSource implements SnapshotSource {
         String root = table.getPath(engine);
         Map<String, FileId> files = new LinkedHashMap<>();
         Map<FileId, DeletedRows> deleted = new HashMap<>();
+        Map<FileId, ColumnBinding> columns = new HashMap<>();
+        DeltaColumns binder =
+                new DeltaColumns(
+                        snapshot.getSchema(),
+                        ColumnMapping.getColumnMappingMode(
+                                snapshot.getMetadata().getConfiguration()),
+                        snapshot.getPartitionColumnNames(),
+                        path,
+                        label);
         try (CloseableIterator<FilteredColumnarBatch> batches =
                 snapshot.getScanBuilder().build().getScanFiles(engine)) {
             while (batches.hasNext()) {
@@ -127,6 +138,7 @@ final class DeltaSnapshotSource implements SnapshotSource {
                                         status.getSize(),
                                         status.getModificationTime());
                         files.put(id.path(), id);
+                        columns.put(id, binder.of(InternalScanFileUtils.getPartitionValues(row)));
                         DeletionVectorDescriptor dv =
                                 InternalScanFileUtils.getDeletionVectorDescriptorFromRow(row);
                         if (dv != null) {
@@ -160,7 +172,7 @@ final class DeltaSnapshotSource implements SnapshotSource {
         }
         List<FileId> sorted = new ArrayList<>(files.values());
         sorted.sort(Comparator.comparing(FileId::path));
-        last = new Listing(root, sorted, label, deleted);
+        last = new Listing(root, sorted, label, deleted, List.of(), columns);
         lastVersion = version;
         return last;
     }
@@ -208,16 +220,6 @@ final class DeltaSnapshotSource implements SnapshotSource {
     }
 
     private void checkServable(SnapshotImpl snapshot, String label) {
-        List<String> partitions = snapshot.getPartitionColumnNames();
-        if (!partitions.isEmpty()) {
-            throw refused(
-                    label,
-                    "it is partitioned by "
-                            + partitions
-                            + ", and Delta does not write partition columns into the data files",
-                    "Rewrite the table unpartitioned (e.g. with liquid clustering or Z-order on"
-                            + " the lookup key instead), or serve a copy written with 'prepare'");
-        }
         Set<String> features = snapshot.getProtocol().getReaderFeatures();
         if (features.contains("typeWidening") || features.contains("typeWidening-preview")) {
             throw refused(
@@ -227,38 +229,7 @@ final class DeltaSnapshotSource implements SnapshotSource {
                     "Rewrite all data files (e.g. REORG TABLE ... APPLY (PURGE)) and drop the"
                             + " feature");
         }
-        Map<String, String> configuration = snapshot.getMetadata().getConfiguration();
-        ColumnMapping.ColumnMappingMode mode = ColumnMapping.getColumnMappingMode(configuration);
-        switch (mode) {
-            case NONE:
-                return;
-            case NAME:
-                for (StructField field : snapshot.getSchema().fields()) {
-                    String physical = ColumnMapping.getPhysicalName(field);
-                    if (!physical.equals(field.getName())) {
-                        throw refused(
-                                label,
-                                "it uses column mapping by name and column '"
-                                        + field.getName()
-                                        + "' is stored as '"
-                                        + physical
-                                        + "' in the data files; the lookup engine finds columns by"
-                                        + " the names in the files",
-                                "Rewrite the table without column mapping (CREATE TABLE ... AS"
-                                        + " SELECT with 'delta.columnMapping.mode' = 'none')");
-                    }
-                }
-                return;
-            default:
-                throw refused(
-                        label,
-                        "it uses column mapping by "
-                                + mode
-                                + " (delta.columnMapping.mode), which the lookup engine does not"
-                                + " support: it finds columns by the names in the files",
-                        "Rewrite the table without column mapping (CREATE TABLE ... AS SELECT"
-                                + " with 'delta.columnMapping.mode' = 'none')");
-        }
+        // Column mapping (none, name, id) and partition columns are served: see DeltaColumns.
     }
 
     private LookupFileException refused(String label, String why, String fix) {

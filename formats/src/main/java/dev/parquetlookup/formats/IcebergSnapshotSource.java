@@ -1,5 +1,6 @@
 package dev.parquetlookup.formats;
 
+import dev.parquetlookup.engine.ColumnBinding;
 import dev.parquetlookup.engine.DeletedRows;
 import dev.parquetlookup.engine.SnapshotSource;
 import dev.parquetlookup.io.FileId;
@@ -10,7 +11,6 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SortDirection;
 import org.apache.iceberg.SortField;
@@ -18,7 +18,6 @@ import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.types.TypeUtil;
 
 import javax.annotation.Nullable;
 
@@ -40,15 +39,18 @@ import java.util.Map;
  *
  * <ul>
  *   <li>Appends, overwrites and deletes of whole files: served (the snapshot's live data files).
- *   <li>Partitioned tables: served; Iceberg writes a partition's source columns into the data
- *       files, so the files hold every column (no partition pruning: files are picked by key
- *       range).
+ *   <li>Partitioned tables: served. A column the file's spec partitions by identity is the file's
+ *       partition value (a constant: a lookup key that fixes it skips the other partitions' files
+ *       without reading them); other transforms (bucket, day, truncate) need nothing, since Iceberg
+ *       writes their source columns into the data files.
  *   <li>Position deletes and deletion vectors (v3): applied; the deleted rows' positions go with
  *       their data file ({@link DeletedRows}), and the engine never returns them.
  *   <li>Equality deletes: refused (a lookup would have to read them all for every key); the message
  *       says to compact the table.
- *   <li>Schema changes (columns added, dropped or renamed): refused while the table's metadata
- *       remembers another schema, since the engine finds columns by name in the files as written.
+ *   <li>Schema changes: served by field id ({@link IcebergColumns}): a renamed column is found
+ *       under its old name in older files, an added one reads as NULL from files written before, a
+ *       dropped one is gone. A refresh whose schema renames or drops a column a running job reads
+ *       is refused by the engine (plans name the columns), as for a directory.
  *   <li>Data files in ORC or Avro: refused.
  * </ul>
  *
@@ -107,12 +109,13 @@ final class IcebergSnapshotSource implements SnapshotSource {
                             + " Commit its data first.");
         }
         String version = "iceberg snapshot " + snapshot.snapshotId();
-        checkColumnNames(table, version);
         if (last != null && lastSnapshotId == snapshot.snapshotId()) {
             return last;
         }
         Map<String, FileId> files = new LinkedHashMap<>();
         Map<FileId, DeletedRows> deleted = new HashMap<>();
+        Map<FileId, ColumnBinding> columns = new HashMap<>();
+        IcebergColumns binder = new IcebergColumns(table.schema(), table.specs(), path, version);
         IcebergDeletes deletes = new IcebergDeletes(path, version, table.io(), tables.getConf());
         try (CloseableIterable<FileScanTask> tasks =
                 table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
@@ -121,7 +124,11 @@ final class IcebergSnapshotSource implements SnapshotSource {
                 checkServable(version, file, task.deletes());
                 String location = file.location();
                 FileId id = new FileId(location, file.fileSizeInBytes(), 0L);
-                if (files.putIfAbsent(location, id) == null && !task.deletes().isEmpty()) {
+                if (files.putIfAbsent(location, id) != null) {
+                    continue;
+                }
+                columns.put(id, binder.of(file.specId(), file.partition()));
+                if (!task.deletes().isEmpty()) {
                     DeletedRows rows = deletes.rowsOf(file, task.deletes());
                     if (!rows.isEmpty()) {
                         deleted.put(id, rows);
@@ -155,7 +162,7 @@ final class IcebergSnapshotSource implements SnapshotSource {
         }
         List<FileId> sorted = new ArrayList<>(files.values());
         sorted.sort(Comparator.comparing(FileId::path));
-        last = new Listing(table.location(), sorted, version, deleted, sortKey(table));
+        last = new Listing(table.location(), sorted, version, deleted, sortKey(table), columns);
         lastSnapshotId = snapshot.snapshotId();
         return last;
     }
@@ -214,79 +221,5 @@ final class IcebergSnapshotSource implements SnapshotSource {
                                 + " ('write.delete.mode' = 'copy-on-write').");
             }
         }
-    }
-
-    /**
-     * The engine finds columns by name and takes them from the files as they are: every schema the
-     * table's metadata remembers must have the current columns (same field ids, same names).
-     * Otherwise a file written under another schema could lack a column (added since), hold one
-     * under its old name (renamed) or a different field under a current name (dropped and
-     * re-added). Conservative: the table stays refused until its metadata forgets the older
-     * schemas.
-     */
-    private void checkColumnNames(Table table, String version) {
-        Schema current = table.schema();
-        Map<Integer, String> now = TypeUtil.indexNameById(current.asStruct());
-        for (Schema earlier : table.schemas().values()) {
-            if (earlier.schemaId() == current.schemaId()) {
-                continue;
-            }
-            Map<Integer, String> then = TypeUtil.indexNameById(earlier.asStruct());
-            for (Map.Entry<Integer, String> e : then.entrySet()) {
-                String currentName = now.get(e.getKey());
-                if (currentName == null) {
-                    throw schemaChange(
-                            version,
-                            "column '"
-                                    + e.getValue()
-                                    + "' (field id "
-                                    + e.getKey()
-                                    + ") of schema "
-                                    + earlier.schemaId()
-                                    + " was dropped");
-                }
-                if (!currentName.equals(e.getValue())) {
-                    throw schemaChange(
-                            version,
-                            "column '"
-                                    + e.getValue()
-                                    + "' (field id "
-                                    + e.getKey()
-                                    + ") of schema "
-                                    + earlier.schemaId()
-                                    + " is now named '"
-                                    + currentName
-                                    + "'");
-                }
-            }
-            for (Map.Entry<Integer, String> e : now.entrySet()) {
-                if (!then.containsKey(e.getKey())) {
-                    throw schemaChange(
-                            version,
-                            "column '"
-                                    + e.getValue()
-                                    + "' (field id "
-                                    + e.getKey()
-                                    + ") is not in schema "
-                                    + earlier.schemaId()
-                                    + " (added since)");
-                }
-            }
-        }
-    }
-
-    private LookupFileException schemaChange(String version, String what) {
-        return new LookupFileException(
-                version
-                        + " of the Iceberg table at "
-                        + path
-                        + ": "
-                        + what
-                        + ". The lookup engine finds columns by name in the files as written, so a"
-                        + " file written under another schema could answer with a missing or wrong"
-                        + " column; schema changes are not supported yet. Rewrite the table into a"
-                        + " new one (CREATE TABLE ... AS SELECT), or rewrite all its data files and"
-                        + " expire the old snapshots so that its metadata keeps only the current"
-                        + " schema.");
     }
 }

@@ -247,41 +247,6 @@ class IcebergTableTest {
     }
 
     @Test
-    void refusesRenamedColumns() throws IOException {
-        IcebergTestTable iceberg =
-                IcebergTestTable.create(location(), PartitionSpec.unpartitioned());
-        iceberg.append(rows("a", "eu", range(0, 100, 1)));
-        long v1 = iceberg.currentSnapshotId();
-        RefreshingTable table = open(location());
-        iceberg.table.updateSchema().renameColumn("name", "label").commit();
-        iceberg.table.refresh();
-        assertThat(table.refresh()).isEqualTo(RefreshResult.FAILED);
-        assertThat(table.status().lastError())
-                .contains("column 'name' (field id 2) of schema 0 is now named 'label'");
-        assertServes(table, iceberg, v1);
-    }
-
-    @Test
-    void anAddedColumnMissingFromOlderFilesIsRefused() throws IOException {
-        IcebergTestTable iceberg =
-                IcebergTestTable.create(location(), PartitionSpec.unpartitioned());
-        iceberg.append(rows("a", "eu", range(0, 100, 1)));
-        long v1 = iceberg.currentSnapshotId();
-        RefreshingTable table = open(location());
-        iceberg.table
-                .updateSchema()
-                .addColumn("score", org.apache.iceberg.types.Types.IntegerType.get())
-                .commit();
-        iceberg.table.refresh();
-        iceberg.append(rows("b", "us", range(100, 200, 1)));
-        assertThat(table.refresh()).isEqualTo(RefreshResult.FAILED);
-        assertThat(table.status().lastError())
-                .contains("column 'score' (field id 4) is not in schema 0 (added since)")
-                .contains("CREATE TABLE ... AS SELECT");
-        assertServes(table, iceberg, v1);
-    }
-
-    @Test
     void aDirectoryThatIsNotATableIsNamed() throws IOException {
         Path plain = Files.createDirectories(dir.resolve("plain"));
         Files.writeString(plain.resolve("x.parquet"), "not parquet");

@@ -136,6 +136,87 @@ final class IcebergTestTable {
         return record;
     }
 
+    /**
+     * Writes rows of the table's current schema (column name to value, Iceberg's representation;
+     * absent columns NULL), sorted by {@code id}, into one data file of the partition of the first
+     * row, not yet committed.
+     */
+    DataFile writeValues(List<Map<String, Object>> rows) throws IOException {
+        table.refresh();
+        List<Map<String, Object>> sorted = new ArrayList<>(rows);
+        sorted.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
+        Schema schema = table.schema();
+        List<Record> records = new ArrayList<>();
+        for (Map<String, Object> values : sorted) {
+            GenericRecord record = GenericRecord.create(schema);
+            values.forEach(record::setField);
+            records.add(record);
+        }
+        PartitionKey partition = null;
+        if (table.spec().isPartitioned()) {
+            partition = new PartitionKey(table.spec(), schema);
+            partition.partition(records.get(0));
+        }
+        OutputFileFactory files =
+                OutputFileFactory.builderFor(table, 1, ++fileCounter)
+                        .format(FileFormat.PARQUET)
+                        .build();
+        DataWriter<Record> writer =
+                new GenericFileWriterFactory.Builder(table)
+                        .dataFileFormat(FileFormat.PARQUET)
+                        .build()
+                        .newDataWriter(
+                                partition == null
+                                        ? files.newOutputFile()
+                                        : files.newOutputFile(partition),
+                                table.spec(),
+                                partition);
+        try (writer) {
+            for (Record r : records) {
+                writer.write(r);
+            }
+        }
+        return writer.toDataFile();
+    }
+
+    /** Appends one data file of {@code rows} (see {@link #writeValues}); returns it. */
+    DataFile appendValues(List<Map<String, Object>> rows) throws IOException {
+        DataFile file = writeValues(rows);
+        table.newAppend().appendFile(file).commit();
+        return file;
+    }
+
+    /**
+     * The independent reading of {@code columns} (current names): every row of snapshot {@code
+     * snapshotId} as Iceberg's generic reader returns it, by id, as {@code "v1|v2|..."} strings.
+     */
+    Map<Long, List<String>> readColumns(long snapshotId, List<String> columns) throws IOException {
+        table.refresh();
+        Map<Long, List<String>> byId = new TreeMap<>();
+        try (CloseableIterable<Record> records =
+                IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
+            for (Record r : records) {
+                List<Object> values = new ArrayList<>();
+                for (String c : columns) {
+                    values.add(r.getField(c));
+                }
+                byId.computeIfAbsent((Long) r.getField("id"), k -> new ArrayList<>())
+                        .add(joined(values.toArray()));
+            }
+        }
+        byId.values().forEach(l -> l.sort(null));
+        return byId;
+    }
+
+    /** Values as text joined by '|', strings decoded from the engine's UTF-8 bytes. */
+    static String joined(Object... values) {
+        List<String> parts = new ArrayList<>();
+        for (Object v : values) {
+            parts.add(String.valueOf(string(v)));
+        }
+        return String.join("|", parts);
+    }
+
     /** Appends one data file of {@code rows}; returns it. */
     DataFile append(List<Row> rows) throws IOException {
         DataFile file = write(rows);
