@@ -185,18 +185,6 @@ class DeltaTableTest {
     }
 
     @Test
-    void columnMappingWithPhysicalNamesIsRefusedWithTheFix() throws IOException {
-        // The kernel (4.0) creates such a table but cannot write data into it: the check comes
-        // before the files are listed, so the empty version shows it.
-        DeltaTestTable.create(location(), Map.of("delta.columnMapping.mode", "name"));
-        assertThatThrownBy(() -> open(location()))
-                .isInstanceOf(LookupFileException.class)
-                .hasMessageContaining("delta version 0 of the Delta table at")
-                .hasMessageContaining("column mapping by name")
-                .hasMessageContaining("'delta.columnMapping.mode' = 'none'");
-    }
-
-    @Test
     void aDirectoryThatIsNotATableAndAnEmptyTableAreNamed() throws IOException {
         Path plain = Files.createDirectories(dir.resolve("plain"));
         Files.writeString(plain.resolve("x.parquet"), "not parquet");

@@ -99,6 +99,279 @@ final class DeltaTestTable {
         return t;
     }
 
+    /**
+     * A new empty table with {@code properties} (e.g. {@code delta.columnMapping.mode}) whose
+     * columns are {@link #SCHEMA}'s, partitioned by {@code partitionColumns}.
+     */
+    static DeltaTestTable create(
+            String location, Map<String, String> properties, List<String> partitionColumns) {
+        DeltaTestTable t = new DeltaTestTable(location);
+        t.table
+                .createTransactionBuilder(t.engine, "parquet-lookup tests", Operation.CREATE_TABLE)
+                .withSchema(t.engine, SCHEMA)
+                .withTableProperties(t.engine, properties)
+                .withPartitionColumns(t.engine, partitionColumns)
+                .build(t.engine)
+                .commit(t.engine, CloseableIterable.emptyIterable());
+        return t;
+    }
+
+    /** The latest version's schema (with its column-mapping metadata). */
+    StructType schema() {
+        return table.getLatestSnapshot(engine).getSchema();
+    }
+
+    /**
+     * Commits {@code schema} as the table's new schema (a rename, an added column), as a writer
+     * with schema evolution does: a commit holding only the new {@code metaData} action (the latest
+     * one with its {@code schemaString} replaced). The kernel (4.0) refuses schema changes
+     * ("Evolution is not currently supported"), so this commit is written here; the kernel then
+     * reads it back for the independent reading.
+     */
+    void evolve(StructType schema) throws IOException {
+        Path log = Paths.get(URI.create(table.getPath(engine) + "/_delta_log/"));
+        long version = version();
+        com.fasterxml.jackson.databind.ObjectMapper json =
+                new com.fasterxml.jackson.databind.ObjectMapper();
+        com.fasterxml.jackson.databind.node.ObjectNode metadata = null;
+        for (long v = version; v >= 0 && metadata == null; v--) {
+            for (String line : Files.readAllLines(log.resolve(String.format("%020d.json", v)))) {
+                com.fasterxml.jackson.databind.JsonNode action = json.readTree(line);
+                if (action.has("metaData")) {
+                    metadata =
+                            (com.fasterxml.jackson.databind.node.ObjectNode) action.get("metaData");
+                }
+            }
+        }
+        metadata.put("schemaString", schema.toJson());
+        long maxId = 0;
+        for (io.delta.kernel.types.StructField f : schema.fields()) {
+            if (f.getMetadata().contains("delta.columnMapping.id")) {
+                maxId = Math.max(maxId, f.getMetadata().getLong("delta.columnMapping.id"));
+            }
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode configuration =
+                (com.fasterxml.jackson.databind.node.ObjectNode) metadata.get("configuration");
+        if (configuration.has("delta.columnMapping.maxColumnId")) {
+            configuration.put("delta.columnMapping.maxColumnId", String.valueOf(maxId));
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode action = json.createObjectNode();
+        action.set("metaData", metadata);
+        Files.writeString(
+                log.resolve(String.format("%020d.json", version + 1)),
+                json.writeValueAsString(action) + "\n",
+                java.nio.file.StandardOpenOption.CREATE_NEW);
+    }
+
+    /**
+     * {@code field} as a column-mapped table's next column: field id {@code maxId + 1} and a
+     * physical name of its own ({@code col-<uuid>}), as a writer adding a column gives it.
+     */
+    static io.delta.kernel.types.StructField mappedColumn(
+            StructType schema, String name, io.delta.kernel.types.DataType type) {
+        long maxId = 0;
+        for (io.delta.kernel.types.StructField f : schema.fields()) {
+            maxId = Math.max(maxId, f.getMetadata().getLong("delta.columnMapping.id"));
+        }
+        return new io.delta.kernel.types.StructField(
+                name,
+                type,
+                true,
+                io.delta.kernel.types.FieldMetadata.builder()
+                        .putLong("delta.columnMapping.id", maxId + 1)
+                        .putString("delta.columnMapping.physicalName", "col-" + UUID.randomUUID())
+                        .build());
+    }
+
+    /**
+     * Appends one data file of rows of the current schema (column name to value; absent columns
+     * NULL), sorted by {@code id}, in the partition of the first row.
+     */
+    void appendValues(List<Map<String, Object>> rows) {
+        Snapshot snapshot = table.getLatestSnapshot(engine);
+        StructType schema = snapshot.getSchema();
+        List<Map<String, Object>> sorted = new ArrayList<>(rows);
+        sorted.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
+        ColumnVector[] vectors = new ColumnVector[schema.length()];
+        for (int c = 0; c < vectors.length; c++) {
+            String name = schema.at(c).getName();
+            List<Object> values = new ArrayList<>();
+            for (Map<String, Object> r : sorted) {
+                values.add(r.get(name));
+            }
+            vectors[c] = DefaultGenericVector.fromList(schema.at(c).getDataType(), values);
+        }
+        Map<String, io.delta.kernel.expressions.Literal> partition = new HashMap<>();
+        for (String column :
+                ((io.delta.kernel.internal.SnapshotImpl) snapshot).getPartitionColumnNames()) {
+            Object v = sorted.get(0).get(column);
+            partition.put(
+                    column,
+                    v instanceof Long l
+                            ? io.delta.kernel.expressions.Literal.ofLong(l)
+                            : v instanceof Integer i
+                                    ? io.delta.kernel.expressions.Literal.ofInt(i)
+                                    : io.delta.kernel.expressions.Literal.ofString((String) v));
+        }
+        Transaction txn = newWrite();
+        ColumnarBatch batch = new DefaultColumnarBatch(sorted.size(), schema, vectors);
+        io.delta.kernel.data.Row state = txn.getTransactionState(engine);
+        CloseableIterator<FilteredColumnarBatch> physical =
+                Transaction.transformLogicalData(
+                        engine,
+                        state,
+                        Utils.singletonCloseableIterator(
+                                new FilteredColumnarBatch(batch, Optional.empty())),
+                        partition);
+        DataWriteContext context = Transaction.getWriteContext(engine, state, partition);
+        List<io.delta.kernel.data.Row> actions = new ArrayList<>();
+        try {
+            CloseableIterator<DataFileStatus> written =
+                    engine.getParquetHandler()
+                            .writeParquetFiles(
+                                    context.getTargetDirectory(),
+                                    physical,
+                                    context.getStatisticsColumns());
+            Transaction.generateAppendActions(engine, state, written, context)
+                    .forEachRemaining(actions::add);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        commit(txn, actions);
+    }
+
+    /**
+     * Like {@link #appendValues} for a table with column mapping, which the kernel (4.0) creates
+     * but does not write data into: the kernel's own Parquet writer writes the file under the
+     * physical schema ({@code ColumnMapping.convertToPhysicalSchema}: physical names, and field ids
+     * in mode {@code id}), without the partition columns, and the add action (partition values
+     * under physical names, as the protocol says) is committed through the kernel.
+     */
+    void appendMapped(List<Map<String, Object>> rows) throws IOException {
+        Snapshot snapshot = table.getLatestSnapshot(engine);
+        io.delta.kernel.internal.SnapshotImpl impl =
+                (io.delta.kernel.internal.SnapshotImpl) snapshot;
+        StructType logical = snapshot.getSchema();
+        List<String> partitions = impl.getPartitionColumnNames();
+        StructType physicalAll =
+                io.delta.kernel.internal.util.ColumnMapping.convertToPhysicalSchema(
+                        logical,
+                        logical,
+                        io.delta.kernel.internal.util.ColumnMapping.getColumnMappingMode(
+                                impl.getMetadata().getConfiguration()));
+        List<Map<String, Object>> sorted = new ArrayList<>(rows);
+        sorted.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
+        StructType physical = new StructType();
+        List<ColumnVector> vectors = new ArrayList<>();
+        Map<String, io.delta.kernel.expressions.Literal> partition = new HashMap<>();
+        for (int c = 0; c < logical.length(); c++) {
+            String name = logical.at(c).getName();
+            if (partitions.contains(name)) {
+                partition.put(
+                        physicalAll.at(c).getName(),
+                        io.delta.kernel.expressions.Literal.ofString(
+                                (String) sorted.get(0).get(name)));
+                continue;
+            }
+            physical = physical.add(physicalAll.at(c));
+            List<Object> values = new ArrayList<>();
+            for (Map<String, Object> r : sorted) {
+                values.add(r.get(name));
+            }
+            vectors.add(DefaultGenericVector.fromList(logical.at(c).getDataType(), values));
+        }
+        ColumnarBatch batch =
+                new DefaultColumnarBatch(
+                        sorted.size(), physical, vectors.toArray(new ColumnVector[0]));
+        String root = table.getPath(engine);
+        List<io.delta.kernel.data.Row> actions = new ArrayList<>();
+        try (CloseableIterator<DataFileStatus> written =
+                engine.getParquetHandler()
+                        .writeParquetFiles(
+                                root,
+                                Utils.singletonCloseableIterator(
+                                        new FilteredColumnarBatch(batch, Optional.empty())),
+                                List.of())) {
+            while (written.hasNext()) {
+                AddFile add =
+                        AddFile.convertDataFileStatus(
+                                physical,
+                                URI.create(root),
+                                written.next(),
+                                partition,
+                                true,
+                                Map.of());
+                actions.add(SingleAction.createAddFileSingleAction(add.toRow()));
+            }
+        }
+        commit(newWrite(), actions);
+    }
+
+    /**
+     * The independent reading of {@code columns} (logical names of {@code version}): every row as
+     * the kernel's reader returns it, by id, as {@code "v1|v2|..."} strings.
+     */
+    Map<Long, List<String>> readColumns(long version, List<String> columns) throws IOException {
+        Map<Long, List<String>> byId = new TreeMap<>();
+        Snapshot snapshot = table.getSnapshotAsOfVersion(engine, version);
+        StructType logical = snapshot.getSchema();
+        Scan scan = snapshot.getScanBuilder().build();
+        io.delta.kernel.data.Row state = scan.getScanState(engine);
+        StructType readSchema = ScanStateRow.getPhysicalDataReadSchema(engine, state);
+        try (CloseableIterator<FilteredColumnarBatch> files = scan.getScanFiles(engine)) {
+            while (files.hasNext()) {
+                try (CloseableIterator<io.delta.kernel.data.Row> scanFiles =
+                        files.next().getRows()) {
+                    while (scanFiles.hasNext()) {
+                        io.delta.kernel.data.Row scanFile = scanFiles.next();
+                        FileStatus status = InternalScanFileUtils.getAddFileStatus(scanFile);
+                        CloseableIterator<ColumnarBatch> physical =
+                                engine.getParquetHandler()
+                                        .readParquetFiles(
+                                                Utils.singletonCloseableIterator(status),
+                                                readSchema,
+                                                Optional.empty());
+                        try (CloseableIterator<FilteredColumnarBatch> data =
+                                Scan.transformPhysicalData(engine, state, scanFile, physical)) {
+                            while (data.hasNext()) {
+                                try (CloseableIterator<io.delta.kernel.data.Row> rows =
+                                        data.next().getRows()) {
+                                    while (rows.hasNext()) {
+                                        io.delta.kernel.data.Row r = rows.next();
+                                        List<Object> values = new ArrayList<>();
+                                        for (String c : columns) {
+                                            values.add(value(r, logical, c));
+                                        }
+                                        long id = r.getLong(logical.indexOf("id"));
+                                        byId.computeIfAbsent(id, k -> new ArrayList<>())
+                                                .add(IcebergTestTable.joined(values.toArray()));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        byId.values().forEach(l -> l.sort(null));
+        return byId;
+    }
+
+    private static Object value(io.delta.kernel.data.Row r, StructType schema, String column) {
+        int i = schema.indexOf(column);
+        if (r.isNullAt(i)) {
+            return null;
+        }
+        io.delta.kernel.types.DataType type = schema.at(i).getDataType();
+        if (type instanceof LongType) {
+            return r.getLong(i);
+        }
+        if (type instanceof io.delta.kernel.types.IntegerType) {
+            return r.getInt(i);
+        }
+        return r.getString(i);
+    }
+
     /** Appends {@code rows} as one data file; returns its add action (to remove it later). */
     io.delta.kernel.data.Row append(List<Row> rows) {
         Transaction txn = newWrite();
