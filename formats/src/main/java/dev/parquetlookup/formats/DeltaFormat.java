@@ -31,9 +31,12 @@ public final class DeltaFormat implements TableFormat {
     @Override
     public SnapshotSource open(String path, Map<String, String> hadoopOptions, FileStore store)
             throws IOException {
-        Configuration conf = new Configuration();
-        hadoopOptions.forEach(conf::set);
-        DeltaSnapshotSource source = new DeltaSnapshotSource(path, DefaultEngine.create(conf));
+        Configuration conf = FormatOptions.hadoop(hadoopOptions);
+        DeltaSnapshotSource source =
+                new DeltaSnapshotSource(
+                        path,
+                        DefaultEngine.create(conf),
+                        FormatOptions.scanVersion(hadoopOptions, path, "a Delta version number"));
         // Fails here (at planning) when the path is not a Delta table or its log is unreadable.
         source.latest();
         return source;

@@ -70,17 +70,24 @@ final class DeltaSnapshotSource implements SnapshotSource {
 
     private long lastVersion = -1;
 
-    DeltaSnapshotSource(String path, Engine engine) {
+    /** The version {@code scan.version} fixes, or null to follow the latest one. */
+    @Nullable private final Long fixed;
+
+    DeltaSnapshotSource(String path, Engine engine, @Nullable Long fixed) {
         this.path = path;
         this.engine = engine;
         this.table = Table.forPath(engine, path);
+        this.fixed = fixed;
     }
 
     /** The table's latest version, checked to be servable. */
     SnapshotImpl latest() {
         Snapshot snapshot;
         try {
-            snapshot = table.getLatestSnapshot(engine);
+            snapshot =
+                    fixed == null
+                            ? table.getLatestSnapshot(engine)
+                            : table.getSnapshotAsOfVersion(engine, fixed);
         } catch (TableNotFoundException e) {
             throw new LookupFileException(
                     "Path "
@@ -90,6 +97,19 @@ final class DeltaSnapshotSource implements SnapshotSource {
                             + " 'files' for a directory of Parquet files.",
                     e);
         } catch (RuntimeException e) {
+            if (fixed != null) {
+                throw new LookupFileException(
+                        "Cannot read version "
+                                + fixed
+                                + " ('scan.version') of the Delta table at "
+                                + path
+                                + ": "
+                                + e
+                                + ". The version does not exist (yet), or its log was cleaned up;"
+                                + " give a version the log still holds, or leave 'scan.version'"
+                                + " out to follow the latest version.",
+                        e);
+            }
             throw new LookupFileException(
                     "Cannot read the log of the Delta table at "
                             + path
@@ -107,6 +127,9 @@ final class DeltaSnapshotSource implements SnapshotSource {
 
     @Override
     public Listing list(@Nullable String servedLocation) throws IOException {
+        if (fixed != null && last != null) {
+            return last; // a fixed version never changes
+        }
         SnapshotImpl snapshot = latest();
         long version = snapshot.getVersion();
         if (last != null && version == lastVersion) {

@@ -14,10 +14,13 @@ import org.apache.iceberg.hadoop.HadoopTables;
 import java.util.Map;
 
 /**
- * {@code 'format' = 'iceberg'}: the table root named by {@code path} is an Iceberg table kept by
- * location (a Hadoop table: {@code metadata/vN.metadata.json} and {@code version-hint.text} under
- * the root), read through iceberg-core; each version is the table's current snapshot (see {@link
- * IcebergSnapshotSource} for what is served and what is refused).
+ * {@code 'format' = 'iceberg'}: the table named by {@code path} is an Iceberg table, read through
+ * iceberg-core; each version is the table's current snapshot (see {@link IcebergSnapshotSource} for
+ * what is served and what is refused), or the fixed snapshot {@code scan.version}. Without catalog
+ * options {@code path} is the table's root, a table kept by location (a Hadoop table: {@code
+ * metadata/vN.metadata.json} and {@code version-hint.text}); with {@code iceberg.catalog.*} options
+ * (e.g. {@code type = jdbc}, {@code uri}) {@code path} is the table's identifier in that catalog
+ * ({@link IcebergCatalogs}).
  *
  * <p>Example: {@code new IcebergFormat().open("file:/warehouse/db/customers", Map.of(), store)}.
  */
@@ -32,9 +35,14 @@ public final class IcebergFormat implements TableFormat {
     }
 
     @Override
-    public SnapshotSource open(String path, Map<String, String> hadoopOptions, FileStore store) {
-        Configuration conf = new Configuration();
-        hadoopOptions.forEach(conf::set);
+    public SnapshotSource open(String path, Map<String, String> options, FileStore store) {
+        Configuration conf = FormatOptions.hadoop(options);
+        Long fixed = FormatOptions.scanVersion(options, path, "an Iceberg snapshot id");
+        Map<String, String> catalogProperties =
+                FormatOptions.withPrefix(options, FormatOptions.ICEBERG_CATALOG);
+        if (!catalogProperties.isEmpty()) {
+            return IcebergCatalogs.open(path, catalogProperties, conf, fixed);
+        }
         HadoopTables tables = new HadoopTables(conf);
         Table table;
         try {
@@ -59,6 +67,6 @@ public final class IcebergFormat implements TableFormat {
                             + " version).",
                     e);
         }
-        return new IcebergSnapshotSource(path, tables, table);
+        return new IcebergSnapshotSource(path, () -> tables.load(path), conf, table, fixed);
     }
 }

@@ -6,17 +6,19 @@ import dev.parquetlookup.engine.SnapshotSource;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.metadata.LookupFileException;
 
+import org.apache.hadoop.conf.Configuration;
+
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SortDirection;
 import org.apache.iceberg.SortField;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.io.CloseableIterable;
 
 import javax.annotation.Nullable;
@@ -29,6 +31,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The versions of one Iceberg table: each {@link #list} refreshes the table's metadata and lists
@@ -60,7 +63,11 @@ import java.util.Map;
 final class IcebergSnapshotSource implements SnapshotSource {
 
     private final String path;
-    private final HadoopTables tables;
+    private final Supplier<Table> loader;
+    private final Configuration conf;
+
+    /** The snapshot {@code scan.version} fixes, or null to follow the current one. */
+    @Nullable private final Long fixed;
 
     /** The table as loaded when the source opened, for the first listing; then {@code null}. */
     @Nullable private Table opened;
@@ -73,10 +80,23 @@ final class IcebergSnapshotSource implements SnapshotSource {
 
     private long lastSnapshotId;
 
-    IcebergSnapshotSource(String path, HadoopTables tables, Table opened) {
+    /**
+     * @param path the table's root or catalog name, for messages
+     * @param loader loads the table afresh (by location, or through a catalog)
+     * @param opened the table as loaded at open
+     * @param fixed the snapshot id to serve always (time travel), or null for the current one
+     */
+    IcebergSnapshotSource(
+            String path,
+            Supplier<Table> loader,
+            Configuration conf,
+            Table opened,
+            @Nullable Long fixed) {
         this.path = path;
-        this.tables = tables;
+        this.loader = loader;
+        this.conf = conf;
         this.opened = opened;
+        this.fixed = fixed;
     }
 
     @Override
@@ -84,11 +104,14 @@ final class IcebergSnapshotSource implements SnapshotSource {
         // Loaded afresh each time (one read of version-hint.text and of the newest metadata file,
         // as a refresh would): a Table whose refresh once failed on a corrupt metadata file can
         // keep reporting its old snapshot after the file is repaired.
+        if (fixed != null && last != null) {
+            return last; // a fixed snapshot never changes
+        }
         Table table = opened;
         opened = null;
         try {
             if (table == null) {
-                table = tables.load(path);
+                table = loader.get();
             }
         } catch (RuntimeException e) {
             throw new LookupFileException(
@@ -100,7 +123,17 @@ final class IcebergSnapshotSource implements SnapshotSource {
                             + " repair it (or roll version-hint.text back to a good version).",
                     e);
         }
-        Snapshot snapshot = table.currentSnapshot();
+        Snapshot snapshot = fixed == null ? table.currentSnapshot() : table.snapshot(fixed);
+        if (snapshot == null && fixed != null) {
+            throw new LookupFileException(
+                    "The Iceberg table at "
+                            + path
+                            + " has no snapshot "
+                            + fixed
+                            + " ('scan.version'): it never existed or was expired. Give one of"
+                            + " the table's snapshot ids (its snapshots metadata table), or leave"
+                            + " 'scan.version' out to follow the current snapshot.");
+        }
         if (snapshot == null) {
             throw new LookupFileException(
                     "The Iceberg table at "
@@ -115,8 +148,13 @@ final class IcebergSnapshotSource implements SnapshotSource {
         Map<String, FileId> files = new LinkedHashMap<>();
         Map<FileId, DeletedRows> deleted = new HashMap<>();
         Map<FileId, ColumnBinding> columns = new HashMap<>();
-        IcebergColumns binder = new IcebergColumns(table.schema(), table.specs(), path, version);
-        IcebergDeletes deletes = new IcebergDeletes(path, version, table.io(), tables.getConf());
+        // A fixed snapshot is read with the schema it was written under (its column names).
+        Schema schema =
+                fixed == null || snapshot.schemaId() == null
+                        ? table.schema()
+                        : table.schemas().get(snapshot.schemaId());
+        IcebergColumns binder = new IcebergColumns(schema, table.specs(), path, version);
+        IcebergDeletes deletes = new IcebergDeletes(path, version, table.io(), conf);
         try (CloseableIterable<FileScanTask> tasks =
                 table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
             for (FileScanTask task : tasks) {

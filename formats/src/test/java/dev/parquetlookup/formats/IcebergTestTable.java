@@ -56,6 +56,11 @@ final class IcebergTestTable {
         this.table = table;
     }
 
+    /** A table made elsewhere (e.g. through a catalog) with {@link #SCHEMA}'s columns. */
+    static IcebergTestTable of(Table table) {
+        return new IcebergTestTable(table);
+    }
+
     /** A format-version 2 table at {@code location}, partitioned by {@code spec}. */
     static IcebergTestTable create(String location, PartitionSpec spec) {
         return create(location, spec, 2);

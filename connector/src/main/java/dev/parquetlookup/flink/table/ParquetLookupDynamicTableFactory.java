@@ -62,6 +62,7 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 ParquetLookupOptions.SORT_KEY,
                 ParquetLookupOptions.PATH_SNAPSHOT_MODE,
                 ParquetLookupOptions.FORMAT,
+                ParquetLookupOptions.SCAN_VERSION,
                 ParquetLookupOptions.REFRESH_INTERVAL,
                 ParquetLookupOptions.LOOKUP_ASYNC,
                 ParquetLookupOptions.LOOKUP_ASYNC_THREADS,
@@ -89,7 +90,8 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
-        helper.validateExcept(ParquetLookupOptions.HADOOP_PREFIX);
+        helper.validateExcept(
+                ParquetLookupOptions.HADOOP_PREFIX, ParquetLookupOptions.ICEBERG_PREFIX);
         ReadableConfig options = helper.getOptions();
         String tableName = context.getObjectIdentifier().asSummaryString();
         ParquetLookupConfig config =
@@ -126,8 +128,13 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                     if (key.startsWith(ParquetLookupOptions.HADOOP_PREFIX)) {
                         hadoop.put(
                                 key.substring(ParquetLookupOptions.HADOOP_PREFIX.length()), value);
+                    } else if (key.startsWith(ParquetLookupOptions.ICEBERG_PREFIX)) {
+                        // The format's own options travel with the Hadoop entries, prefix kept.
+                        hadoop.put(key, value);
                     }
                 });
+        options.getOptional(ParquetLookupOptions.SCAN_VERSION)
+                .ifPresent(v -> hadoop.put(ParquetLookupOptions.SCAN_VERSION.key(), v));
         List<String> sortKey =
                 options.getOptional(ParquetLookupOptions.SORT_KEY)
                         .map(ParquetLookupDynamicTableFactory::splitColumns)
@@ -186,6 +193,15 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                                     + " the '%s' format serves the table's current version"
                                     + " itself. Remove 'path.snapshot-mode'.",
                             tableName, format));
+        }
+        if (format.equals(TableFormat.FILES)
+                && options.getOptional(ParquetLookupOptions.SCAN_VERSION).isPresent()) {
+            throw new ValidationException(
+                    String.format(
+                            "Table '%s': 'scan.version' applies to 'format' = 'delta' or"
+                                    + " 'iceberg' only. Remove it, or point 'path' at a"
+                                    + " snapshot directory.",
+                            tableName));
         }
         return ParquetLookupConfig.builder(tableName, options.get(ParquetLookupOptions.PATH))
                 .sortKey(sortKey)

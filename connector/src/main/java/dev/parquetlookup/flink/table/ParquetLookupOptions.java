@@ -108,6 +108,22 @@ public final class ParquetLookupOptions {
     /** Prefix of options passed to the Hadoop configuration, without the prefix. */
     public static final String HADOOP_PREFIX = "hadoop.";
 
+    /**
+     * Prefix of options passed to the Iceberg format as they are: {@code iceberg.catalog.*} are the
+     * properties of the Iceberg catalog the table is loaded from (docs/formats.md).
+     */
+    public static final String ICEBERG_PREFIX = "iceberg.";
+
+    public static final ConfigOption<String> SCAN_VERSION =
+            ConfigOptions.key("scan.version")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "With 'format' = 'delta' or 'iceberg': serve this version for the"
+                                    + " job's lifetime (a Delta version number, an Iceberg"
+                                    + " snapshot id) instead of following the newest one (time"
+                                    + " travel). Unset (the default): the newest version.");
+
     // ------------------------------------------------------------------ lookups
 
     public static final ConfigOption<Boolean> LOOKUP_ASYNC =
