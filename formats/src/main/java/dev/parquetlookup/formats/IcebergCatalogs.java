@@ -19,9 +19,11 @@ import java.util.Map;
  * Iceberg tables found through a catalog a user runs, built by Iceberg's own {@link
  * CatalogUtil#buildIcebergCatalog} from the {@code iceberg.catalog.*} options (Iceberg's property
  * names, prefix removed): {@code type} ({@code jdbc}, {@code rest}, {@code hadoop}, ...) or {@code
- * catalog-impl}, {@code uri}, {@code warehouse}, {@code jdbc.user}, ... The table's {@code path} is
- * its identifier in the catalog ({@code db.customers}); each listing loads the table afresh through
- * the catalog, so a commit is seen at the next refresh.
+ * catalog-impl}, {@code uri}, {@code warehouse}, {@code jdbc.user}, ..., and {@code name}, the
+ * catalog's name as its writers call it (the JDBC catalog keeps each table under it; default {@code
+ * parquet-lookup}). The table's {@code path} is its identifier in the catalog ({@code
+ * db.customers}); each listing loads the table afresh through the catalog, so a commit is seen at
+ * the next refresh.
  *
  * <p>Example: {@code 'iceberg.catalog.type' = 'jdbc', 'iceberg.catalog.uri' =
  * 'jdbc:postgresql://db/iceberg', 'iceberg.catalog.warehouse' = 's3a://lake/wh', 'path' =
@@ -71,7 +73,8 @@ final class IcebergCatalogs {
                             + "' has no table "
                             + id
                             + ". With 'iceberg.catalog.*' options, 'path' names the table in the"
-                            + " catalog (<namespace>.<table>); check it and the catalog's 'uri'.",
+                            + " catalog (<namespace>.<table>); check it, the catalog's 'uri', and"
+                            + " 'iceberg.catalog.name' (the name the catalog's writers give it).",
                     e);
         } catch (RuntimeException e) {
             throw new LookupFileException(

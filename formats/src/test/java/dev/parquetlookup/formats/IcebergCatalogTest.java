@@ -54,6 +54,8 @@ class IcebergCatalogTest {
     private Map<String, String> catalogOptions() {
         Map<String, String> options = new HashMap<>();
         options.put("iceberg.catalog.type", "jdbc");
+        // The JDBC catalog keeps each table under its catalog's name: the writers' name.
+        options.put("iceberg.catalog.name", "lake");
         options.put("iceberg.catalog.uri", "jdbc:h2:file:" + dir.resolve("catalog-db"));
         options.put("iceberg.catalog.warehouse", dir.resolve("warehouse").toUri().toString());
         return options;
@@ -94,7 +96,7 @@ class IcebergCatalogTest {
     void aTableOfTheJdbcCatalogIsServedAndFollowsItsCommits() throws IOException {
         Map<String, String> properties = new HashMap<>();
         FormatOptions.withPrefix(catalogOptions(), "iceberg.catalog.").forEach(properties::put);
-        Catalog catalog = CatalogUtil.buildIcebergCatalog("test", properties, new Configuration());
+        Catalog catalog = CatalogUtil.buildIcebergCatalog("lake", properties, new Configuration());
         ((SupportsNamespaces) catalog).createNamespace(Namespace.of("db"));
         IcebergTestTable iceberg =
                 IcebergTestTable.of(
