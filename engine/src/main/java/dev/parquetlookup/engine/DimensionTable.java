@@ -17,7 +17,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -139,42 +138,16 @@ public final class DimensionTable implements Closeable {
             throws IOException {
         List<SortedFile> opened = new ArrayList<>();
         try {
-            List<FileId> ids;
-            try {
-                ids = store.list(config.path());
-            } catch (FileNotFoundException e) {
-                throw new LookupFileException(
-                        "Path " + config.path() + " does not exist. Check the table's 'path'.", e);
-            }
-            if (ids.isEmpty()) {
-                throw new LookupFileException(
-                        "Path "
-                                + config.path()
-                                + " holds no Parquet files (hidden and '_' files are"
-                                + " skipped). Check the table's 'path'.");
-            }
+            List<FileId> ids = FileOpener.list(config, store);
             opened.addAll(
                     FileOpener.openAll(config, store, statistics, ids, deletedRows, bindings));
-            FileColumns first = opened.get(0).columns();
-            List<ColumnSchema> columns =
-                    TableSchema.of(
-                            opened.stream().map(SortedFile::file).toList(),
-                            opened.stream().map(f -> f.columns().view()).toList(),
-                            opened.stream().map(f -> f.columns().sortKey()).toList());
-            for (SortedFile f : opened) {
-                f.serveAs(columns);
-            }
+            TableColumns schema = TableColumns.of(config.path(), opened);
             LOG.info(
                     "Opened {} file(s) at {} sorted by {}",
                     opened.size(),
                     config.path(),
-                    first.sortKey());
-            return new DimensionTable(
-                    config,
-                    store,
-                    statistics,
-                    new TableColumns(config.path(), columns, first.sortKey(), first.keyTypes()),
-                    List.copyOf(opened));
+                    schema.sortKey());
+            return new DimensionTable(config, store, statistics, schema, List.copyOf(opened));
         } catch (IOException | RuntimeException e) {
             for (SortedFile f : opened) {
                 try {

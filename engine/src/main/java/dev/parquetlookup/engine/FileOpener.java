@@ -6,9 +6,11 @@ import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.List;
@@ -35,6 +37,29 @@ final class FileOpener {
      * 16).
      */
     static final int PARALLELISM = 64;
+
+    /**
+     * The data files at the table's path (for a table format, the version's listing).
+     *
+     * @throws LookupFileException if the path does not exist or holds no data file
+     */
+    static List<FileId> list(TableConfig config, FileStore store) throws IOException {
+        List<FileId> ids;
+        try {
+            ids = store.list(config.path());
+        } catch (FileNotFoundException e) {
+            throw new LookupFileException(
+                    "Path " + config.path() + " does not exist. Check the table's 'path'.", e);
+        }
+        if (ids.isEmpty()) {
+            throw new LookupFileException(
+                    "Path "
+                            + config.path()
+                            + " holds no Parquet files (hidden and '_' files are"
+                            + " skipped). Check the table's 'path'.");
+        }
+        return ids;
+    }
 
     /**
      * Opens every file, up to {@link #OPEN_PARALLELISM} at a time: on an object store each open is

@@ -29,6 +29,25 @@ final class TableColumns {
         this.keyTypes = keyTypes;
     }
 
+    /**
+     * The columns of a table made of {@code files} (as the table names them, see {@link
+     * TableSchema}); each file is set to serve its values as the table's types.
+     *
+     * @throws LookupFileException naming the files on each side of a disagreement
+     */
+    static TableColumns of(String path, List<SortedFile> files) {
+        List<ColumnSchema> columns =
+                TableSchema.of(
+                        files.stream().map(SortedFile::file).toList(),
+                        files.stream().map(f -> f.columns().view()).toList(),
+                        files.stream().map(f -> f.columns().sortKey()).toList());
+        for (SortedFile f : files) {
+            f.serveAs(columns);
+        }
+        FileColumns first = files.get(0).columns();
+        return new TableColumns(path, columns, first.sortKey(), first.keyTypes());
+    }
+
     List<ColumnSchema> columns() {
         return columns;
     }
