@@ -192,6 +192,27 @@ class ParquetLookupDynamicTableFactoryTest {
                 .hasMessageContaining("'latest-success'");
     }
 
+    @Test
+    void formatOptionsTravelWithTheHadoopEntries() {
+        ParquetLookupConfig config =
+                config(
+                        Map.of(
+                                "path", "db.customers",
+                                "format", "iceberg",
+                                "iceberg.catalog.type", "jdbc",
+                                "iceberg.catalog.uri", "jdbc:h2:/srv/catalog",
+                                "hadoop.fs.s3a.endpoint", "http://127.0.0.1:9000",
+                                "scan.version", "4713"));
+        assertThat(config.hadoopOptions())
+                .containsEntry("iceberg.catalog.type", "jdbc")
+                .containsEntry("iceberg.catalog.uri", "jdbc:h2:/srv/catalog")
+                .containsEntry("fs.s3a.endpoint", "http://127.0.0.1:9000")
+                .containsEntry("scan.version", "4713");
+        assertThatThrownBy(() -> config(Map.of("path", "/p", "scan.version", "3")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("'scan.version' applies to 'format' = 'delta' or 'iceberg'");
+    }
+
     private static ParquetLookupConfig config(Map<String, String> options) {
         Configuration conf = Configuration.fromMap(options);
         // The factory validates before building the config; mimic the same reading path.
