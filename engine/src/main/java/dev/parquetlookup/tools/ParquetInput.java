@@ -8,6 +8,7 @@ import dev.parquetlookup.io.RangeSourceInputFile;
 import dev.parquetlookup.types.TimestampValue;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
+import dev.parquetlookup.types.Widening;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
 
@@ -115,27 +116,42 @@ final class ParquetInput {
         if (projections.isEmpty()) {
             throw new IllegalArgumentException("no input files");
         }
-        // The engine's own check: nullability and the storage of one logical type may differ.
+        // The engine's own check: nullability, the storage of one logical type and lossless
+        // widening (INT32 and INT64, FLOAT and DOUBLE) may differ.
         List<TableSchema.Difference> differences =
-                TableSchema.differencesWithoutWidening(files, projections, List.of());
+                TableSchema.differences(files, projections, List.of());
         if (!differences.isEmpty()) {
             throw new IllegalArgumentException(
                     differences.get(0).description()
                             + ": all input files need the same columns, read as the same types"
-                            + " (choose common ones with --columns)");
+                            + " or types one of them holds without loss (choose common ones with"
+                            + " --columns)");
         }
         List<ColumnSpec> columns = new ArrayList<>();
         for (Type field : projections.get(0).getFields()) {
-            Type written = field;
-            for (MessageType p : projections) {
-                if (!p.getType(field.getName()).isRepetition(Type.Repetition.REQUIRED)) {
-                    written = p.getType(field.getName()); // nullable in some file
-                    break;
-                }
-            }
-            columns.add(InputTypes.spec(written));
+            columns.add(written(field.getName(), projections));
         }
         return new ParquetInput(store, files, projections, columns, rows);
+    }
+
+    /**
+     * The spec a column is written with: the type of the file holding the widest values, nullable
+     * when the column is nullable in any file.
+     */
+    private static ColumnSpec written(String column, List<MessageType> projections) {
+        ColumnSpec widest = null;
+        boolean nullable = false;
+        for (MessageType p : projections) {
+            Type field = p.getType(column);
+            ColumnSpec spec = InputTypes.spec(field);
+            nullable |= spec.nullable();
+            if (widest == null
+                    || !widest.type().equals(Widening.common(widest.type(), spec.type()))) {
+                widest = spec;
+            }
+        }
+        return new ColumnSpec(
+                widest.name(), widest.type(), nullable, widest.decimalStorage(), widest.timeUnit());
     }
 
     private static MessageType project(MessageType schema, List<String> select, FileId file) {
@@ -172,6 +188,16 @@ final class ParquetInput {
             FileId file = files.get(f);
             MessageType projection = projections.get(f);
             MessageColumnIO columnIO = new ColumnIOFactory().getColumnIO(projection);
+            // Values are read with the file's own types, then widened to the written ones.
+            List<ColumnSpec> own = new ArrayList<>();
+            List<Integer> widened = new ArrayList<>();
+            for (Type field : projection.getFields()) {
+                ColumnSpec spec = InputTypes.spec(field);
+                if (Widening.changesValues(spec.type(), columns.get(own.size()).type())) {
+                    widened.add(own.size());
+                }
+                own.add(spec);
+            }
             try (RangeSource source = store.open(file);
                     ParquetFileReader reader =
                             ParquetFileReader.open(
@@ -181,9 +207,13 @@ final class ParquetInput {
                         pages != null;
                         pages = reader.readNextRowGroup()) {
                     RecordReader<Object[]> records =
-                            columnIO.getRecordReader(pages, new Materializer());
+                            columnIO.getRecordReader(pages, new Materializer(own));
                     for (long i = 0; i < pages.getRowCount(); i++) {
-                        sink.accept(records.read());
+                        Object[] row = records.read();
+                        for (int c : widened) {
+                            row[c] = Widening.widen(row[c], columns.get(c).type());
+                        }
+                        sink.accept(row);
                     }
                 }
             }
@@ -193,8 +223,12 @@ final class ParquetInput {
     // -------------------------------------------------------------------------------------------
     // Values
 
-    private final class Materializer extends RecordMaterializer<Object[]> {
-        private final Root root = new Root();
+    private static final class Materializer extends RecordMaterializer<Object[]> {
+        private final Root root;
+
+        Materializer(List<ColumnSpec> specs) {
+            this.root = new Root(specs);
+        }
 
         @Override
         public Object[] getCurrentRecord() {
@@ -207,13 +241,15 @@ final class ParquetInput {
         }
     }
 
-    private final class Root extends GroupConverter {
-        private final Converter[] converters = new Converter[columns.size()];
+    /** One row's converters, with the file's own column specs. */
+    private static final class Root extends GroupConverter {
+        private final Converter[] converters;
         private Object[] row;
 
-        Root() {
+        Root(List<ColumnSpec> specs) {
+            converters = new Converter[specs.size()];
             for (int i = 0; i < converters.length; i++) {
-                converters[i] = new Value(i, columns.get(i));
+                converters[i] = new Value(i, specs.get(i));
             }
         }
 
