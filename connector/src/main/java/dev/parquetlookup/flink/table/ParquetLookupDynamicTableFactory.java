@@ -166,8 +166,9 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                                     options.get(ParquetLookupOptions.PATH_SNAPSHOT_MODE)))
                     .build();
         } catch (IllegalArgumentException e) {
+            // Without the cause: the message is the whole story, and Flink shows the root cause.
             throw new ValidationException(
-                    String.format("Table '%s': %s", tableName, e.getMessage()), e);
+                    String.format("Table '%s': %s", tableName, e.getMessage()));
         }
     }
 
