@@ -44,6 +44,8 @@ final class SortedFile implements Closeable {
     private final ColumnDescriptor[] leaves;
     private final Map<String, Integer> leafOfColumn;
     private final Map<String, ColumnTypes.ValueReader> readers;
+    // ARRAY, MAP and ROW columns, read from all their leaves (usually empty).
+    private final Map<String, NestedColumn> nested;
     private final FileErrors errors;
     private final PageLoader loader;
     private final PageLocator locator;
@@ -72,9 +74,17 @@ final class SortedFile implements Closeable {
         this.leaves = schema.getColumns().toArray(new ColumnDescriptor[0]);
         this.leafOfColumn = new HashMap<>();
         this.readers = new HashMap<>();
+        this.nested = new HashMap<>();
         int leaf = 0;
         for (Type field : schema.getFields()) {
             leafOfColumn.put(field.getName(), leaf);
+            NestedColumn column = NestedColumn.of(schema, field, leaves, leaf, countLeaves(field));
+            if (column != null) {
+                nested.put(field.getName(), column);
+                for (int l : column.leaves()) {
+                    checkCodecs(field.getName(), l);
+                }
+            }
             if (field.isPrimitive() && !field.isRepetition(Type.Repetition.REPEATED)) {
                 ValueType type = ColumnTypes.valueType(field);
                 if (type.kind() != ValueType.Kind.UNSUPPORTED) {
@@ -187,6 +197,11 @@ final class SortedFile implements Closeable {
         // Fetch every page of every column in one request batch where the page index allows.
         List<PageLoader.PageRequest> requests = new ArrayList<>();
         for (int c = 0; c < columns.size(); c++) {
+            NestedColumn nestedColumn = nested.get(columns.get(c));
+            if (nestedColumn != null) {
+                nestedColumn.addRequests(spans, meta, loader, ctx, requests);
+                continue;
+            }
             int leaf = leaf(columns.get(c));
             for (RowSpan span : spans) {
                 requests.add(
@@ -201,6 +216,14 @@ final class SortedFile implements Closeable {
         int request = 0;
         boolean pending = false;
         for (int c = 0; c < columns.size(); c++) {
+            NestedColumn nestedColumn = nested.get(columns.get(c));
+            if (nestedColumn != null) {
+                pending |=
+                        nestedColumn.read(
+                                pages, request, spans, c, rows, loader, errors, meta, ctx);
+                request += nestedColumn.leaves().length * spans.size();
+                continue;
+            }
             ColumnTypes.ValueReader reader = readers.get(columns.get(c));
             int leaf = leaf(columns.get(c));
             int row = 0;
