@@ -152,7 +152,7 @@ class NestedValuesDuckDbTest {
                     duck, file, table, List.of("deep", "v", "nums"), new Random(7));
             NestedAnswers.compareLookups(duck, file, table, List.of("items"), new Random(8));
             // A whole scan (FULL cache) sees every row as DuckDB does.
-            NestedAnswers.compareScan(duck, file, table, COLUMNS);
+            NestedAnswers.compareScan(duck, file, table, COLUMNS, COLUMNS);
         }
     }
 
