@@ -197,7 +197,7 @@ final class SortedFile implements Closeable {
         // Fetch every page of every column in one request batch where the page index allows.
         List<PageLoader.PageRequest> requests = new ArrayList<>();
         for (int c = 0; c < columns.size(); c++) {
-            NestedColumn nestedColumn = nested.get(columns.get(c));
+            NestedColumn nestedColumn = nested.isEmpty() ? null : nested.get(columns.get(c));
             if (nestedColumn != null) {
                 nestedColumn.addRequests(spans, meta, loader, ctx, requests);
                 continue;
@@ -216,7 +216,7 @@ final class SortedFile implements Closeable {
         int request = 0;
         boolean pending = false;
         for (int c = 0; c < columns.size(); c++) {
-            NestedColumn nestedColumn = nested.get(columns.get(c));
+            NestedColumn nestedColumn = nested.isEmpty() ? null : nested.get(columns.get(c));
             if (nestedColumn != null) {
                 pending |=
                         nestedColumn.read(

@@ -11,6 +11,7 @@ import org.apache.parquet.schema.MessageTypeParser;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -198,6 +200,67 @@ class NestedValuesParquetJavaTest {
             NestedAnswers.compareLookups(
                     duck, file, table, List.of("matrix", "person"), new Random(5));
             NestedAnswers.compareScan(duck, file, table, COLUMNS, DUCKDB_COLUMNS);
+        }
+    }
+
+    /**
+     * A directory of a parquet-java file (required lists of required elements, page index) and a
+     * DuckDB file (everything optional, no page index): one table, whose nested columns read as
+     * DuckDB reads both files.
+     */
+    @Test
+    void filesFromTwoWritersDifferingInNestedNullabilityAreOneTable() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("two-writers"));
+        MessageType schema =
+                MessageTypeParser.parseMessageType(
+                        """
+                        message m {
+                          required int64 k;
+                          required group tags (LIST) {
+                            repeated group list { required binary element (STRING); }
+                          }
+                          required group addr { required binary city (STRING); required int32 zip; }
+                        }
+                        """);
+        List<Group> groups = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            Group g = new SimpleGroup(schema);
+            g.add("k", (long) (i / 2 * 4));
+            Group tags = g.addGroup("tags");
+            for (int x = 0; x < i % 3; x++) {
+                tags.addGroup("list").add("element", "j" + x);
+            }
+            g.addGroup("addr").append("city", "j" + i).append("zip", i);
+            groups.add(g);
+        }
+        Path java = dir.resolve("a.parquet");
+        ParquetJavaFiles.write(java, schema, WriterOptions.defaults().withRowsPerPage(9), groups);
+        Path duckFile = dir.resolve("b.parquet");
+        try (Statement st = duck.createStatement()) {
+            st.execute(
+                    "COPY (SELECT (i * 2)::BIGINT AS k,"
+                            + " CASE WHEN i % 5 = 0 THEN NULL ELSE ['d' || i, NULL] END AS tags,"
+                            + " CASE WHEN i % 7 = 0 THEN NULL"
+                            + " ELSE {'city': 'd' || i, 'zip': NULL::INTEGER} END AS addr"
+                            + " FROM range(500) t(i) ORDER BY k) TO '"
+                            + duckFile
+                            + "' (FORMAT parquet)");
+        }
+        TableConfig config = TableConfig.builder(dir.toString()).sortKey(List.of("k")).build();
+        try (DimensionTable table = DimensionTable.open(config)) {
+            LookupPlan plan = table.plan(List.of("k"), List.of("k", "tags", "addr"));
+            Random r = new Random(11);
+            for (int n = 0; n < 60; n++) {
+                long k = r.nextInt(1100);
+                List<String> expected = new ArrayList<>();
+                expected.addAll(
+                        NestedAnswers.duckRows(duck, java, List.of("k", "tags", "addr"), k));
+                expected.addAll(
+                        NestedAnswers.duckRows(duck, duckFile, List.of("k", "tags", "addr"), k));
+                assertThat(NestedAnswers.canonical(table.lookup(plan, new Object[] {k})))
+                        .as("k = %d", k)
+                        .isEqualTo(expected);
+            }
         }
     }
 

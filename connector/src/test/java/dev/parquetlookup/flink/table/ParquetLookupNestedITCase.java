@@ -10,6 +10,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -69,6 +71,10 @@ class ParquetLookupNestedITCase {
     }
 
     private static TableEnvironment tEnv(String ddl) {
+        return tEnv(ddl, "");
+    }
+
+    private static TableEnvironment tEnv(String ddl, String options) {
         TableEnvironment tEnv =
                 SqlTestSupport.streamingWithEvents(
                         List.of(
@@ -87,15 +93,18 @@ class ParquetLookupNestedITCase {
                         + ddl
                         + ") WITH ('connector' = 'parquet-lookup', 'path' = '"
                         + file.toUri()
-                        + "', 'sort-key' = 'k')");
+                        + "', 'sort-key' = 'k'"
+                        + options
+                        + ")");
         return tEnv;
     }
 
-    @Test
-    void lookupJoinProjectsNestedColumnsAndTheirFields() throws Exception {
+    @ParameterizedTest(name = "options [{0}]")
+    @ValueSource(strings = {"", ", 'lookup.async' = 'false'", ", 'lookup.cache' = 'FULL'"})
+    void lookupJoinProjectsNestedColumnsAndTheirFields(String options) throws Exception {
         List<Row> rows =
                 SqlTestSupport.collect(
-                        tEnv(DDL),
+                        tEnv(DDL, options),
                         "SELECT e.eid, d.tags, d.attrs, d.addr, d.items, d.addr.city, d.tags[1],"
                                 + " d.attrs['a'] FROM events AS e LEFT JOIN dim FOR SYSTEM_TIME"
                                 + " AS OF e.proc AS d ON e.id = d.k");
