@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine;
 
+import dev.parquetlookup.testing.PageIndexRewriter;
 import dev.parquetlookup.testing.ParquetJavaFiles;
 import dev.parquetlookup.testing.WriterOptions;
 
@@ -179,6 +180,15 @@ class NestedValuesParquetJavaTest {
                 Files.createDirectories(tmp.resolve("o" + Integer.toHexString(options.hashCode())));
         Path file = dir.resolve("part-0.parquet");
         ParquetJavaFiles.write(file, SCHEMA, options, rows(3000));
+        check(file, options);
+        // The same pages without the page index: repeated leaves are walked from the chunk's
+        // first page, counting rows by repetition level.
+        Path stripped = Files.createDirectories(dir.resolve("stripped")).resolve("part-0.parquet");
+        PageIndexRewriter.rewrite(file, stripped, false);
+        check(stripped, options);
+    }
+
+    private static void check(Path file, WriterOptions options) throws Exception {
         TableConfig config = TableConfig.builder(file.toString()).sortKey(List.of("k")).build();
         try (DimensionTable table = DimensionTable.open(config)) {
             assertThat(table.columns())
