@@ -25,7 +25,6 @@ import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
-import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.types.RowUtils;
 
@@ -296,9 +295,7 @@ final class ExternalValues {
                         fields[i] = toExternal(data, i, rowType.getTypeAt(i));
                         positions.put(rowType.getFieldNames().get(i), i);
                     }
-                    Row result =
-                            RowUtils.createRowWithNamedPositions(RowKind.INSERT, fields, positions);
-                    return result;
+                    return RowUtils.createRowWithNamedPositions(RowKind.INSERT, fields, positions);
                 }
             default:
                 throw new UnsupportedOperationException("values of type " + type);
