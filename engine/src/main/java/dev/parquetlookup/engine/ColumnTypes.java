@@ -43,12 +43,20 @@ final class ColumnTypes {
         Object read(ValuesReader in);
     }
 
-    /** The engine type of a top-level column. */
+    /**
+     * The engine type of a top-level column: nested columns (groups, LIST, MAP, repeated fields)
+     * are ARRAY, MAP or ROW types as {@link NestedShape} reads them, or NESTED when it cannot.
+     */
     static ValueType valueType(Type field) {
         if (!field.isPrimitive() || field.isRepetition(Type.Repetition.REPEATED)) {
-            return ValueType.of(Kind.NESTED);
+            NestedShape shape = NestedShape.of(field);
+            return shape == null ? ValueType.of(Kind.NESTED) : shape.type();
         }
-        PrimitiveType type = field.asPrimitiveType();
+        return primitiveType(field.asPrimitiveType());
+    }
+
+    /** The engine type of a primitive column, whatever its repetition. */
+    static ValueType primitiveType(PrimitiveType type) {
         LogicalTypeAnnotation logical = type.getLogicalTypeAnnotation();
         switch (type.getPrimitiveTypeName()) {
             case BOOLEAN:

@@ -183,7 +183,11 @@ final class PageLoader {
             boolean cache =
                     pageCache != null
                             && pageCache.admit(file(), page.rowGroup, page.leaf, page.pageNumber);
-            int rows = cache ? Integer.MAX_VALUE : rowsNeeded[i];
+            // Pages of repeated leaves are decoded whole: their rows are not their values.
+            int rows =
+                    cache || leaves[page.leaf].getMaxRepetitionLevel() > 0
+                            ? Integer.MAX_VALUE
+                            : rowsNeeded[i];
             FileRange range = ranges.get(i);
             try {
                 page.page =

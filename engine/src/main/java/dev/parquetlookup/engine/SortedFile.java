@@ -44,6 +44,8 @@ final class SortedFile implements Closeable {
     private final ColumnDescriptor[] leaves;
     private final Map<String, Integer> leafOfColumn;
     private final Map<String, ColumnTypes.ValueReader> readers;
+    // ARRAY, MAP and ROW columns, read from all their leaves (usually empty).
+    private final Map<String, NestedColumn> nested;
     private final FileErrors errors;
     private final PageLoader loader;
     private final PageLocator locator;
@@ -93,11 +95,20 @@ final class SortedFile implements Closeable {
         this.leaves = schema.getColumns().toArray(new ColumnDescriptor[0]);
         this.leafOfColumn = new HashMap<>();
         this.readers = new HashMap<>();
+        this.nested = new HashMap<>();
         int leaf = 0;
         for (Type field : schema.getFields()) {
             String name = columns.tableName(field.getName());
             if (name != null) {
                 leafOfColumn.put(name, leaf);
+                NestedColumn column =
+                        NestedColumn.of(schema, field, leaves, leaf, countLeaves(field));
+                if (column != null) {
+                    nested.put(name, column);
+                    for (int l : column.leaves()) {
+                        checkCodecs(name, l);
+                    }
+                }
                 if (field.isPrimitive() && !field.isRepetition(Type.Repetition.REPEATED)) {
                     ValueType type = ColumnTypes.valueType(field);
                     if (type.kind() != ValueType.Kind.UNSUPPORTED) {
@@ -245,6 +256,11 @@ final class SortedFile implements Closeable {
             if (!constants.isEmpty() && constants.containsKey(columns.get(c))) {
                 continue;
             }
+            NestedColumn nestedColumn = nested.isEmpty() ? null : nested.get(columns.get(c));
+            if (nestedColumn != null) {
+                nestedColumn.addRequests(spans, meta, loader, ctx, requests);
+                continue;
+            }
             int leaf = leaf(columns.get(c));
             for (RowSpan span : spans) {
                 requests.add(
@@ -264,6 +280,14 @@ final class SortedFile implements Closeable {
                 for (Object[] r : rows) {
                     r[c] = value;
                 }
+                continue;
+            }
+            NestedColumn nestedColumn = nested.isEmpty() ? null : nested.get(columns.get(c));
+            if (nestedColumn != null) {
+                pending |=
+                        nestedColumn.read(
+                                pages, request, spans, c, rows, loader, errors, meta, ctx);
+                request += nestedColumn.leaves().length * spans.size();
                 continue;
             }
             ColumnTypes.ValueReader reader = readers.get(columns.get(c));

@@ -96,7 +96,9 @@ final class TableColumns {
                                 + column.parquetType()
                                 + ", which parquet-lookup cannot read ("
                                 + (column.type().kind() == ValueType.Kind.NESTED
-                                        ? "nested types are not supported"
+                                        ? "a nested shape it does not read: a MAP without"
+                                                + " values, or a nested field of an unsupported"
+                                                + " type"
                                         : "unsupported type")
                                 + "). Leave it out of the table's columns or the query.");
             }

@@ -103,8 +103,44 @@ final class Formats {
             case TIMESTAMP_LTZ ->
                     v instanceof TimestampValue ts ? instant(ts).toString() : v.toString();
             case DECIMAL -> v instanceof BigDecimal d ? d.toPlainString() : v.toString();
+            case ARRAY, MAP, ROW -> nested(type, v);
             default -> v.toString();
         };
+    }
+
+    /** {@code [a, NULL]}, {@code {k=v}}, {@code {city: Paris, zip: 75001}}. */
+    private static String nested(ValueType type, Object v) {
+        StringBuilder b = new StringBuilder();
+        if (type.kind() == ValueType.Kind.ARRAY && v instanceof java.util.List<?> list) {
+            ValueType element = type.fields().get(0).type();
+            b.append('[');
+            for (int i = 0; i < list.size(); i++) {
+                b.append(i == 0 ? "" : ", ").append(value(element, list.get(i)));
+            }
+            return b.append(']').toString();
+        }
+        if (type.kind() == ValueType.Kind.MAP && v instanceof java.util.Map<?, ?> map) {
+            b.append('{');
+            for (java.util.Map.Entry<?, ?> e : map.entrySet()) {
+                b.append(b.length() == 1 ? "" : ", ")
+                        .append(value(type.fields().get(0).type(), e.getKey()))
+                        .append('=')
+                        .append(value(type.fields().get(1).type(), e.getValue()));
+            }
+            return b.append('}').toString();
+        }
+        if (type.kind() == ValueType.Kind.ROW && v instanceof Object[] fields) {
+            b.append('{');
+            for (int i = 0; i < fields.length; i++) {
+                ValueType.Field field = type.fields().get(i);
+                b.append(i == 0 ? "" : ", ")
+                        .append(field.name())
+                        .append(": ")
+                        .append(value(field.type(), fields[i]));
+            }
+            return b.append('}').toString();
+        }
+        return v.toString();
     }
 
     private static Instant instant(TimestampValue ts) {

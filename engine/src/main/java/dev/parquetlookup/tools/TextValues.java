@@ -155,7 +155,7 @@ final class TextValues {
                 case TIME -> LocalTime.parse(t).toNanoOfDay();
                 case TIMESTAMP -> timestamp(LocalDateTime.parse(t.replace(' ', 'T')));
                 case TIMESTAMP_LTZ -> instant(t);
-                case NESTED, UNSUPPORTED ->
+                case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
                         throw new IllegalArgumentException(
                                 "values of type " + type + " cannot be given as text");
             };
@@ -199,7 +199,7 @@ final class TextValues {
             case TIME -> "such as 12:30:00";
             case TIMESTAMP -> "such as 2024-05-01 12:30:00.123";
             case TIMESTAMP_LTZ -> "such as 2024-05-01T12:30:00Z";
-            case NESTED, UNSUPPORTED -> "not supported";
+            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED -> "not supported";
         };
     }
 }

@@ -64,7 +64,7 @@ public record ColumnSpec(
             throw new IllegalArgumentException("column name must not be empty");
         }
         switch (type.kind()) {
-            case NESTED, UNSUPPORTED ->
+            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
                     throw new IllegalArgumentException(
                             "column '"
                                     + name

@@ -48,7 +48,7 @@ final class PreparedValues {
             case TIME -> "a Long (nanoseconds of the day) or a LocalTime";
             case TIMESTAMP -> "a TimestampValue or a LocalDateTime";
             case TIMESTAMP_LTZ -> "a TimestampValue or an Instant";
-            case NESTED, UNSUPPORTED -> "nothing (such columns are not written)";
+            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED -> "nothing (such columns are not written)";
         };
     }
 
@@ -74,7 +74,7 @@ final class PreparedValues {
                             : intInRange(c, v, Integer.MIN_VALUE, Integer.MAX_VALUE);
             case TIME -> prepareTime(c, v instanceof LocalTime lt ? lt.toNanoOfDay() : integral(v));
             case TIMESTAMP, TIMESTAMP_LTZ -> prepareTimestamp(c, toTimestamp(v));
-            case NESTED, UNSUPPORTED ->
+            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
                     throw new IllegalArgumentException(
                             "cannot write column " + c.name() + " of type " + t);
         };

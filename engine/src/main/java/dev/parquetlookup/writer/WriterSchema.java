@@ -78,7 +78,7 @@ final class WriterSchema {
                                                     t.kind() == ValueType.Kind.TIMESTAMP_LTZ,
                                                     parquetUnit(c.timeUnit())))
                                     .named(c.name());
-            case NESTED, UNSUPPORTED ->
+            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
                     throw new IllegalArgumentException(
                             "cannot write column " + c.name() + " of type " + t);
         };

@@ -443,7 +443,7 @@ class BadInputTest {
     // ------------------------------------------------------------------ nested columns
 
     @Test
-    void nestedColumnsAreIgnoredUnlessProjected() throws IOException {
+    void nestedColumnsAreReadWhenProjectedAndUnreadableShapesRefused() throws IOException {
         MessageType schema =
                 Types.buildMessage()
                         .required(PrimitiveTypeName.INT64)
@@ -466,6 +466,14 @@ class BadInputTest {
                         .optional(PrimitiveTypeName.BINARY)
                         .as(LogicalTypeAnnotation.stringType())
                         .named("v")
+                        // A MAP without values (a set): a shape the engine does not read.
+                        .optionalGroup()
+                        .as(LogicalTypeAnnotation.mapType())
+                        .repeatedGroup()
+                        .required(PrimitiveTypeName.INT32)
+                        .named("key")
+                        .named("key_value")
+                        .named("keys")
                         .named("nested");
         SimpleGroupFactory factory = new SimpleGroupFactory(schema);
         List<Group> groups = new ArrayList<>();
@@ -479,6 +487,7 @@ class BadInputTest {
             map.addGroup("key_value").append("key", "a" + k).append("value", (int) k);
             g.addGroup("address").append("city", "c" + k).append("zip", (int) k);
             g.append("v", "v" + k);
+            g.addGroup("keys").addGroup("key_value").append("key", (int) k);
             groups.add(g);
         }
         Path file = tmp.resolve("nested.parquet");
@@ -489,29 +498,39 @@ class BadInputTest {
                     .extracting(ColumnSchema::name, c -> c.type().kind())
                     .containsExactly(
                             org.assertj.core.groups.Tuple.tuple("k", Kind.BIGINT),
-                            org.assertj.core.groups.Tuple.tuple("tags", Kind.NESTED),
-                            org.assertj.core.groups.Tuple.tuple("attrs", Kind.NESTED),
-                            org.assertj.core.groups.Tuple.tuple("address", Kind.NESTED),
-                            org.assertj.core.groups.Tuple.tuple("v", Kind.STRING));
+                            org.assertj.core.groups.Tuple.tuple("tags", Kind.ARRAY),
+                            org.assertj.core.groups.Tuple.tuple("attrs", Kind.MAP),
+                            org.assertj.core.groups.Tuple.tuple("address", Kind.ROW),
+                            org.assertj.core.groups.Tuple.tuple("v", Kind.STRING),
+                            org.assertj.core.groups.Tuple.tuple("keys", Kind.NESTED));
             LookupPlan plan = table.plan(List.of("k"), List.of("v", "k"));
             List<Object[]> found = table.lookup(plan, new Object[] {7L});
             assertThat(found)
                     .extracting(r -> Values.describe(r))
                     .containsExactly("[\"v14\", 7L]", "[\"v15\", 7L]");
-            for (String nested : List.of("tags", "attrs", "address")) {
-                assertThatThrownBy(() -> table.plan(List.of("k"), List.of("v", nested)))
-                        .isInstanceOf(LookupFileException.class)
-                        .hasMessage(
-                                "Column '"
-                                        + nested
-                                        + "' of "
-                                        + file
-                                        + " is "
-                                        + schema.getType(nested)
-                                        + ", which parquet-lookup cannot read (nested types are"
-                                        + " not supported). Leave it out of the table's columns or"
-                                        + " the query.");
-            }
+            List<Object[]> nested =
+                    table.lookup(
+                            table.plan(List.of("k"), List.of("tags", "attrs", "address")),
+                            new Object[] {7L});
+            assertThat(nested).hasSize(2);
+            assertThat(nested.get(0)[0]).isEqualTo(List.of(140, 141));
+            assertThat(nested.get(1)[0]).isEqualTo(List.of());
+            assertThat(new ArrayList<Object>(((java.util.Map<?, ?>) nested.get(1)[1]).values()))
+                    .containsExactly(15);
+            assertThat((Object[]) nested.get(0)[2])
+                    .satisfies(a -> assertThat(new String((byte[]) a[0])).isEqualTo("c14"))
+                    .satisfies(a -> assertThat(a[1]).isEqualTo(14));
+            assertThatThrownBy(() -> table.plan(List.of("k"), List.of("v", "keys")))
+                    .isInstanceOf(LookupFileException.class)
+                    .hasMessage(
+                            "Column 'keys' of "
+                                    + file
+                                    + " is "
+                                    + schema.getType("keys")
+                                    + ", which parquet-lookup cannot read (a nested shape it does"
+                                    + " not read: a MAP without values, or a nested field of an"
+                                    + " unsupported type). Leave it out of the table's columns or"
+                                    + " the query.");
         }
     }
 

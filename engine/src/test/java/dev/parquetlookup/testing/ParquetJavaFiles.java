@@ -159,7 +159,8 @@ public final class ParquetJavaFiles {
                     default -> TimestampValue.ofEpochNanos(v);
                 };
             }
-            case NESTED, UNSUPPORTED -> throw new IllegalArgumentException("not generated: " + c);
+            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
+                    throw new IllegalArgumentException("not generated: " + c);
         };
     }
 
@@ -225,7 +226,7 @@ public final class ParquetJavaFiles {
                                                     t.kind() == ValueType.Kind.TIMESTAMP_LTZ,
                                                     unit(t.precision())))
                                     .named(c.name());
-            case NESTED, UNSUPPORTED ->
+            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
                     throw new IllegalArgumentException("no generated column of kind " + t);
         };
     }
@@ -299,7 +300,8 @@ public final class ParquetJavaFiles {
                     }
                 }
             }
-            case NESTED, UNSUPPORTED -> throw new IllegalArgumentException("not generated: " + c);
+            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
+                    throw new IllegalArgumentException("not generated: " + c);
         }
     }
 

@@ -364,7 +364,8 @@ public final class TableGenerator {
                                             -4_000_000_000_000_000_000L,
                                             4_000_000_000_000_000_000L))
                             : randomTimestamp(t.precision(), r);
-            case NESTED, UNSUPPORTED -> throw new IllegalArgumentException("not generated: " + c);
+            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
+                    throw new IllegalArgumentException("not generated: " + c);
         };
     }
 

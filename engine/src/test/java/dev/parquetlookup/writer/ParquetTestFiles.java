@@ -90,7 +90,7 @@ public final class ParquetTestFiles {
                         case NANOS -> TimestampValue.ofEpochNanos(g.getLong(i, 0));
                         case INT96 -> int96(g.getInt96(i, 0));
                     };
-            case NESTED, UNSUPPORTED -> throw new AssertionError();
+            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED -> throw new AssertionError();
         };
     }
 

@@ -3,7 +3,11 @@ package dev.parquetlookup.flink.datastream;
 import dev.parquetlookup.types.TimestampValue;
 import dev.parquetlookup.types.ValueType;
 
+import org.apache.flink.table.data.ArrayData;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.MapData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.DateType;
@@ -13,12 +17,16 @@ import org.apache.flink.table.types.logical.FloatType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.SmallIntType;
 import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.types.RowUtils;
 
 import javax.annotation.Nullable;
 
@@ -31,6 +39,10 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Conversions between the Java values a DataStream job uses ("external" values, as in Flink's
@@ -51,6 +63,9 @@ import java.time.ZoneOffset;
  * TIME(p)          LocalTime                               LocalTime (milliseconds)
  * TIMESTAMP(p)     LocalDateTime                           LocalDateTime
  * TIMESTAMP_LTZ(p) Instant                                 Instant
+ * ARRAY&lt;E&gt;         (not a key)                             java.util.List of E's values
+ * MAP&lt;K, V&gt;        (not a key)                             java.util.Map (LinkedHashMap, file order)
+ * ROW&lt;...&gt;         (not a key)                             Row, readable by field name and position
  * </pre>
  *
  * Example: for a {@code DECIMAL(12, 2)} key, {@code toEngineKey(new BigDecimal("7.5"), type,
@@ -85,6 +100,26 @@ final class ExternalValues {
             case TIME -> new TimeType(Math.min(type.precision(), 3));
             case TIMESTAMP -> new TimestampType(timestampPrecision(type));
             case TIMESTAMP_LTZ -> new LocalZonedTimestampType(timestampPrecision(type));
+            case ARRAY -> {
+                LogicalType element = logicalType(type.fields().get(0).type());
+                yield element == null ? null : new ArrayType(element);
+            }
+            case MAP -> {
+                LogicalType key = logicalType(type.fields().get(0).type());
+                LogicalType value = logicalType(type.fields().get(1).type());
+                yield key == null || value == null ? null : new MapType(key, value);
+            }
+            case ROW -> {
+                List<RowType.RowField> fields = new ArrayList<>();
+                for (ValueType.Field field : type.fields()) {
+                    LogicalType t = logicalType(field.type());
+                    if (t == null) {
+                        yield null;
+                    }
+                    fields.add(new RowType.RowField(field.name(), t));
+                }
+                yield new RowType(fields);
+            }
             case NESTED, UNSUPPORTED -> null;
         };
     }
@@ -118,9 +153,14 @@ final class ExternalValues {
                 case TIME -> (((LocalTime) value).toNanoOfDay() / 1_000_000L) * 1_000_000L;
                 case TIMESTAMP -> timestamp(((LocalDateTime) value).toInstant(ZoneOffset.UTC));
                 case TIMESTAMP_LTZ -> timestamp((Instant) value);
-                case NESTED, UNSUPPORTED ->
+                case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
                         throw new IllegalArgumentException(
-                                "column '" + column + "' of type " + type + " cannot be a key");
+                                "column '"
+                                        + column
+                                        + "' of type "
+                                        + type
+                                        + " cannot be a key: keys are top-level columns of"
+                                        + " primitive types");
             };
         } catch (ClassCastException e) {
             throw new IllegalArgumentException(
@@ -185,7 +225,7 @@ final class ExternalValues {
             case TIME -> "a LocalTime";
             case TIMESTAMP -> "a LocalDateTime";
             case TIMESTAMP_LTZ -> "an Instant";
-            case NESTED, UNSUPPORTED -> "nothing (this column cannot be a key)";
+            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED -> "nothing (this column cannot be a key)";
         };
     }
 
@@ -231,8 +271,46 @@ final class ExternalValues {
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
                 return row.getTimestamp(pos, ((LocalZonedTimestampType) type).getPrecision())
                         .toInstant();
+            case ARRAY:
+                return list(row.getArray(pos), ((ArrayType) type).getElementType());
+            case MAP:
+                {
+                    MapType map = (MapType) type;
+                    MapData data = row.getMap(pos);
+                    List<Object> keys = list(data.keyArray(), map.getKeyType());
+                    List<Object> values = list(data.valueArray(), map.getValueType());
+                    Map<Object, Object> result = new LinkedHashMap<>();
+                    for (int i = 0; i < keys.size(); i++) {
+                        result.put(keys.get(i), values.get(i));
+                    }
+                    return result;
+                }
+            case ROW:
+                {
+                    RowType rowType = (RowType) type;
+                    RowData data = row.getRow(pos, rowType.getFieldCount());
+                    Object[] fields = new Object[rowType.getFieldCount()];
+                    LinkedHashMap<String, Integer> positions = new LinkedHashMap<>();
+                    for (int i = 0; i < fields.length; i++) {
+                        fields[i] = toExternal(data, i, rowType.getTypeAt(i));
+                        positions.put(rowType.getFieldNames().get(i), i);
+                    }
+                    return RowUtils.createRowWithNamedPositions(RowKind.INSERT, fields, positions);
+                }
             default:
                 throw new UnsupportedOperationException("values of type " + type);
         }
+    }
+
+    /** The elements of {@code data} as external values. */
+    private static List<Object> list(ArrayData data, LogicalType elementType) {
+        ArrayData.ElementGetter getter = ArrayData.createElementGetter(elementType);
+        GenericRowData one = new GenericRowData(1);
+        List<Object> result = new ArrayList<>(data.size());
+        for (int i = 0; i < data.size(); i++) {
+            one.setField(0, getter.getElementOrNull(data, i));
+            result.add(toExternal(one, 0, elementType));
+        }
+        return result;
     }
 }

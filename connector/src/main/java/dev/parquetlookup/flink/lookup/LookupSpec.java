@@ -61,7 +61,17 @@ public record LookupSpec(
             List<String> enginePrefix) {
         List<LogicalType> keyTypes = new ArrayList<>();
         for (String key : keyNames) {
-            keyTypes.add(projectedTypes.get(indexOf(projectedNames, key)));
+            LogicalType type = projectedTypes.get(indexOf(projectedNames, key));
+            if (isNested(type)) {
+                throw new ValidationException(
+                        String.format(
+                                "Column '%s' (%s) cannot be a lookup key: nested columns (ARRAY,"
+                                        + " MAP, ROW) can be projected and their fields used"
+                                        + " after the join, but lookup keys are top-level columns"
+                                        + " of primitive types. Join on the sort key.",
+                                key, type.asSummaryString()));
+            }
+            keyTypes.add(type);
         }
         List<Integer> residualKey = new ArrayList<>();
         List<Integer> residualResult = new ArrayList<>();
@@ -80,6 +90,13 @@ public record LookupSpec(
                 normalizer,
                 residualKey.stream().mapToInt(Integer::intValue).toArray(),
                 residualResult.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    private static boolean isNested(LogicalType type) {
+        return switch (type.getTypeRoot()) {
+            case ARRAY, MAP, MULTISET, ROW, STRUCTURED_TYPE -> true;
+            default -> false;
+        };
     }
 
     /**

@@ -3,18 +3,25 @@ package dev.parquetlookup.flink.lookup;
 import dev.parquetlookup.types.TimestampValue;
 
 import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericArrayData;
+import org.apache.flink.table.data.GenericMapData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimestampType;
 
 import java.io.Serializable;
 import java.math.BigDecimal;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Converts a result row of the engine (values as documented in {@code
@@ -28,6 +35,9 @@ import java.util.List;
  * Long (nanos of day)            TIME(p)                    int millis of day
  * TimestampValue                 TIMESTAMP(p)               TimestampData, truncated to p digits
  * Integer                        TINYINT / SMALLINT         byte / short
+ * java.util.List                 ARRAY&lt;T&gt;                   GenericArrayData of T's values
+ * java.util.Map                  MAP&lt;K, V&gt;                  GenericMapData (insertion order)
+ * Object[]                       ROW&lt;...&gt;                   GenericRowData of the fields
  * </pre>
  *
  * Example: {@code new RowDataConverter(List.of(new BigIntType(), new VarCharType(10)))
@@ -101,10 +111,45 @@ public final class RowDataConverter implements Serializable {
                 {
                     return truncate((TimestampValue) value, timestampPrecision(type));
                 }
+            case ARRAY:
+                return array((List<?>) value, ((ArrayType) type).getElementType());
+            case MAP:
+                {
+                    MapType map = (MapType) type;
+                    Map<Object, Object> converted = new LinkedHashMap<>();
+                    for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
+                        converted.put(
+                                orNull(e.getKey(), map.getKeyType()),
+                                orNull(e.getValue(), map.getValueType()));
+                    }
+                    return new GenericMapData(converted);
+                }
+            case ROW:
+                {
+                    RowType row = (RowType) type;
+                    Object[] fields = (Object[]) value;
+                    GenericRowData data = new GenericRowData(fields.length);
+                    for (int i = 0; i < fields.length; i++) {
+                        data.setField(i, orNull(fields[i], row.getTypeAt(i)));
+                    }
+                    return data;
+                }
             default:
                 throw new UnsupportedOperationException(
                         "values of type " + type + " are not supported");
         }
+    }
+
+    private static GenericArrayData array(List<?> values, LogicalType elementType) {
+        Object[] elements = new Object[values.size()];
+        for (int i = 0; i < elements.length; i++) {
+            elements[i] = orNull(values.get(i), elementType);
+        }
+        return new GenericArrayData(elements);
+    }
+
+    private static Object orNull(Object value, LogicalType type) {
+        return value == null ? null : toFlink(value, type);
     }
 
     /**

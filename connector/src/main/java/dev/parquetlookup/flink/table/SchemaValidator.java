@@ -77,9 +77,9 @@ public final class SchemaValidator {
         String suggestion = TypeMapping.suggest(column.type());
         String fix =
                 suggestion == null
-                        ? "parquet-lookup cannot read this type (nested LIST, MAP, group, or"
-                                + " INTERVAL, FLOAT16, unsigned 64-bit); remove the column from the"
-                                + " table"
+                        ? "parquet-lookup cannot read this type (a MAP without values, a nested"
+                                + " field of an unsupported type, or INTERVAL, FLOAT16, unsigned"
+                                + " 64-bit); remove the column from the table"
                         : "declare it as " + suggestion;
         return String.format(
                 "column '%s': Parquet type '%s' is read as %s, declared SQL type %s; %s.",

@@ -2,9 +2,15 @@ package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.types.ValueType;
 
+import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Which Flink SQL types a column of each engine type may be declared as, and what to suggest when
@@ -22,11 +28,19 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
  * TIME(p)                                        TIME(q) (Flink keeps milliseconds)
  * TIMESTAMP(p)                                   TIMESTAMP(q), truncated to q digits
  * TIMESTAMP_LTZ(p)                               TIMESTAMP_LTZ(q), truncated to q digits
- * NESTED (LIST, MAP, group), UNSUPPORTED        none: leave the column out of the table
+ * ARRAY&lt;E&gt; (LIST, repeated field)           ARRAY&lt;F&gt; where F accepts E
+ * MAP&lt;K, V&gt; (MAP)                            MAP&lt;L, W&gt; where L accepts K and W accepts V
+ * ROW&lt;f T, ...&gt; (group)                      ROW&lt;f U, ...&gt;: the same field names in file order,
+ *                                                each U accepting T
+ * NESTED (a MAP without values, a nested        none: leave the column out of the table
+ *   unsupported type), UNSUPPORTED
  *   (INTERVAL, FLOAT16, unsigned 64-bit)
  * </pre>
  *
- * Example: {@code TypeMapping.accepts(new ValueType(DECIMAL, 12, 2), new DecimalType(10, 2))} is
+ * Nullability inside nested types is not checked: elements, values and fields may be null in the
+ * files whatever the declaration says (declare them nullable).
+ *
+ * <p>Example: {@code TypeMapping.accepts(new ValueType(DECIMAL, 12, 2), new DecimalType(10, 2))} is
  * false and {@code TypeMapping.suggest(...)} is {@code "DECIMAL(12, 2)"}.
  */
 public final class TypeMapping {
@@ -55,8 +69,30 @@ public final class TypeMapping {
             case TIME -> is(declared, LogicalTypeRoot.TIME_WITHOUT_TIME_ZONE);
             case TIMESTAMP -> is(declared, LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE);
             case TIMESTAMP_LTZ -> is(declared, LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE);
+            case ARRAY ->
+                    declared instanceof ArrayType a
+                            && accepts(fileType.fields().get(0).type(), a.getElementType());
+            case MAP ->
+                    declared instanceof MapType m
+                            && accepts(fileType.fields().get(0).type(), m.getKeyType())
+                            && accepts(fileType.fields().get(1).type(), m.getValueType());
+            case ROW -> declared instanceof RowType r && acceptsRow(fileType, r);
             case NESTED, UNSUPPORTED -> false;
         };
+    }
+
+    private static boolean acceptsRow(ValueType fileType, RowType declared) {
+        List<ValueType.Field> fields = fileType.fields();
+        if (declared.getFieldCount() != fields.size()) {
+            return false;
+        }
+        for (int i = 0; i < fields.size(); i++) {
+            if (!declared.getFieldNames().get(i).equals(fields.get(i).name())
+                    || !accepts(fields.get(i).type(), declared.getTypeAt(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The SQL type to declare for a column of {@code fileType}, or null if there is none. */
@@ -76,8 +112,23 @@ public final class TypeMapping {
             case TIME -> "TIME(" + Math.min(fileType.precision(), 3) + ")";
             case TIMESTAMP -> "TIMESTAMP(" + fileType.precision() + ")";
             case TIMESTAMP_LTZ -> "TIMESTAMP_LTZ(" + fileType.precision() + ")";
+            case ARRAY -> nested("ARRAY<", List.of(fileType.fields().get(0)), false);
+            case MAP -> nested("MAP<", fileType.fields(), false);
+            case ROW -> nested("ROW<", fileType.fields(), true);
             case NESTED, UNSUPPORTED -> null;
         };
+    }
+
+    private static String nested(String open, List<ValueType.Field> fields, boolean named) {
+        List<String> parts = new ArrayList<>(fields.size());
+        for (ValueType.Field field : fields) {
+            String type = suggest(field.type());
+            if (type == null) {
+                return null;
+            }
+            parts.add(named ? "`" + field.name().replace("`", "``") + "` " + type : type);
+        }
+        return open + String.join(", ", parts) + ">";
     }
 
     private static boolean is(LogicalType type, LogicalTypeRoot root) {

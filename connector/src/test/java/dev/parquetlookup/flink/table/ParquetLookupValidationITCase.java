@@ -17,6 +17,7 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.List;
 
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -182,10 +183,10 @@ class ParquetLookupValidationITCase {
     }
 
     @Test
-    void nestedColumnsCannotBeDeclared() {
+    void nestedColumnsMustBeDeclaredWithTheirElementTypes() {
         TableEnvironment tEnv =
                 tEnvWithTable(
-                        "k BIGINT, l ARRAY<BIGINT>",
+                        "k BIGINT, l ARRAY<STRING>",
                         duckFile.toUri().toString(),
                         "'sort-key' = 'k'");
         assertThatThrownBy(() -> tEnv.explainSql("SELECT * FROM dim"))
@@ -193,8 +194,15 @@ class ParquetLookupValidationITCase {
                 .hasMessageContaining(
                         "column 'l': Parquet type 'required group l (LIST) { repeated group list {"
                                 + " optional int64 element (INTEGER(64,true)); } }'")
-                .hasMessageContaining("is read as NESTED, declared SQL type ARRAY<BIGINT>;")
-                .hasMessageContaining("remove the column from the table.");
+                .hasMessageContaining(
+                        "is read as ARRAY<BIGINT>, declared SQL type ARRAY<STRING>;"
+                                + " declare it as ARRAY<BIGINT>.");
+        TableEnvironment fits =
+                tEnvWithTable(
+                        "k BIGINT, l ARRAY<BIGINT>",
+                        duckFile.toUri().toString(),
+                        "'sort-key' = 'k'");
+        assertThatCode(() -> fits.explainSql("SELECT * FROM dim")).doesNotThrowAnyException();
     }
 
     @Test

@@ -101,9 +101,9 @@ class SchemaValidatorTest {
                 .hasMessageContaining(
                         "column 'tags': Parquet type 'optional group tags (LIST)' is read as"
                                 + " NESTED, declared SQL type VARCHAR(5); parquet-lookup cannot"
-                                + " read this type (nested LIST, MAP, group, or INTERVAL,"
-                                + " FLOAT16, unsigned 64-bit); remove the column from the"
-                                + " table.")
+                                + " read this type (a MAP without values, a nested field of an"
+                                + " unsupported type, or INTERVAL, FLOAT16, unsigned 64-bit);"
+                                + " remove the column from the table.")
                 .hasMessageContaining("column 'missing' (SQL type INT) is not in the files;");
     }
 
@@ -151,7 +151,16 @@ class SchemaValidatorTest {
         assertThat(TypeMapping.accepts(new ValueType(Kind.DECIMAL, 5, 2), new DecimalType(5, 3)))
                 .isFalse();
         for (Kind kind : Kind.values()) {
-            ValueType type = new ValueType(kind, kind == Kind.DECIMAL ? 10 : 6, 0);
+            ValueType type =
+                    switch (kind) {
+                        case ARRAY -> ValueType.array(ValueType.of(Kind.INT));
+                        case MAP ->
+                                ValueType.map(ValueType.of(Kind.STRING), ValueType.of(Kind.INT));
+                        case ROW ->
+                                ValueType.row(
+                                        List.of(new ValueType.Field("a", ValueType.of(Kind.INT))));
+                        default -> new ValueType(kind, kind == Kind.DECIMAL ? 10 : 6, 0);
+                    };
             String suggestion = TypeMapping.suggest(type);
             if (kind == Kind.NESTED || kind == Kind.UNSUPPORTED) {
                 assertThat(suggestion).isNull();
