@@ -55,7 +55,9 @@ public final class BenchMain {
                 long t0 = System.nanoTime();
                 switch (suite) {
                     case "reader" -> new ReaderSuite(options, report, out).run();
-                    case "reader-noindex" -> new NoPageIndexCase(options, report, out).run();
+                    case "reader-noindex" ->
+                            new NoPageIndexRemoteCase(options, report)
+                                    .run(new NoPageIndexCase(options, report, out).run());
                     case "prepare" -> new PrepareCase(options, report, out).run();
                     case "pageindex" -> new PageIndexSuite(options, report, out).run();
                     case "layout" -> new LayoutSuite(options, report, out).run();

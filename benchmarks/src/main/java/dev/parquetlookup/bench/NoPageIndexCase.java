@@ -42,7 +42,10 @@ import java.util.Map;
  * </ul>
  *
  * Also measured: open time, bytes read at open and metadata bytes of each file (median of the
- * repetitions, a fresh metadata cache each time). Runs alone as suite {@code reader-noindex}.
+ * repetitions, a fresh metadata cache each time), with the page index read or synthesized at open
+ * and on first use ({@link #OPEN_MODES}): the cost of each row group's first use too. Runs alone as
+ * suite {@code reader-noindex}, which then measures the same opens on S3Proxy ({@link
+ * NoPageIndexRemoteCase}).
  */
 final class NoPageIndexCase {
 
@@ -58,7 +61,8 @@ final class NoPageIndexCase {
         this.log = log;
     }
 
-    void run() throws Exception {
+    /** Runs the case; returns the files it measured, by label (own, stripped, duckdb). */
+    Map<String, Path> run() throws Exception {
         SeedLayout layout = SeedLayout.lookupDefault(options.rows());
         Path own = SeedDataset.get(report.out(), layout, log);
         Path dir = report.out().resolve("data");
@@ -112,21 +116,23 @@ final class NoPageIndexCase {
         files.put("stripped", stripped);
         files.put("duckdb", duck);
         for (Map.Entry<String, Path> f : files.entrySet()) {
-            for (boolean synthesize : new boolean[] {true, false}) {
-                if (f.getKey().equals("own") && !synthesize) {
-                    continue;
+            for (String mode : OPEN_MODES) {
+                if (f.getKey().equals("own") == mode.startsWith("own")) {
+                    openCost(f.getKey(), f.getValue(), mode);
                 }
-                openCost(f.getKey(), f.getValue(), synthesize);
             }
         }
 
         List<LookupSystem> systems = new ArrayList<>();
+        long rows = options.rows();
         try {
-            systems.add(new EngineOnFile("parquet-lookup-own-index", own, true));
-            systems.add(new EngineOnFile("parquet-lookup-stripped-synthesized", stripped, true));
-            systems.add(new EngineOnFile("parquet-lookup-stripped-no-index", stripped, false));
-            systems.add(new EngineOnFile("parquet-lookup-duckdb-synthesized", duck, true));
-            systems.add(new EngineOnFile("parquet-lookup-duckdb-no-index", duck, false));
+            systems.add(new EngineOnFile("parquet-lookup-own-index", own, true, rows));
+            systems.add(
+                    new EngineOnFile("parquet-lookup-stripped-synthesized", stripped, true, rows));
+            systems.add(
+                    new EngineOnFile("parquet-lookup-stripped-no-index", stripped, false, rows));
+            systems.add(new EngineOnFile("parquet-lookup-duckdb-synthesized", duck, true, rows));
+            systems.add(new EngineOnFile("parquet-lookup-duckdb-no-index", duck, false, rows));
             for (LookupSystem s : systems) {
                 report.note("system=" + s.name() + " config=\"" + s.config() + "\"");
             }
@@ -172,38 +178,63 @@ final class NoPageIndexCase {
                         row.p50Micros() / ownRow.p50Micros());
             }
         }
+        return files;
     }
 
     /**
-     * Reads {@code file}'s metadata as a table open does (footer, page index own or synthesized,
-     * sort check): time, bytes and reads, metadata bytes. Median of the repetitions.
+     * How the metadata is read: own index at open or on first use; synthesis off, at open, lazy.
      */
-    private void openCost(String label, Path file, boolean synthesize) throws Exception {
+    static final List<String> OPEN_MODES =
+            List.of("own-at-open", "own-on-first-use", "off", "at-open", "on-first-use");
+
+    static PageIndexOptions options(String mode) {
+        PageIndexOptions synthesized = PageIndexOptions.synthesized(KeyPageBounds.INSTANCE);
+        return switch (mode) {
+            case "own-at-open" -> synthesized;
+            case "own-on-first-use", "on-first-use" -> synthesized.lazily();
+            case "off" -> PageIndexOptions.OWN.lazily();
+            case "at-open" -> synthesized.lazily().atOpen();
+            default -> throw new IllegalArgumentException(mode);
+        };
+    }
+
+    /**
+     * Reads {@code file}'s metadata as a table open does (footer, page index own or synthesized, at
+     * open or not, sort check): time, bytes and reads, metadata bytes (median of the repetitions).
+     * Then, for an index built on first use, the cost of each row group's first use (read or
+     * synthesized, no lookup) and the metadata bytes once every row group is built.
+     */
+    private void openCost(String label, Path file, String mode) throws Exception {
         int reps = Math.max(3, options.repetitions());
         long[] nanos = new long[reps];
         ReadStatistics stats = null;
         FileMetadata meta = null;
+        FirstUse firstUse;
         try (HadoopFileStore store = HadoopFileStore.create(Map.of())) {
             FileId id = store.stat(file.toAbsolutePath().toString());
             for (int i = 0; i < reps; i++) {
                 stats = new ReadStatistics();
                 long t0 = System.nanoTime();
                 try (RangeSource source = new CountingRangeSource(store.open(id), stats)) {
-                    meta = MetadataReader.read(source, List.of("k"), options(synthesize));
+                    meta = MetadataReader.read(source, List.of("k"), options(mode));
                 }
                 nanos[i] = System.nanoTime() - t0;
             }
+            firstUse = firstUse(store, id, mode);
         }
         Arrays.sort(nanos);
         report.note(
                 String.format(
                         Locale.ROOT,
-                        "case=%s-open file=%s synthesize=%s open_ms_median=%.1f open_ms_min=%.1f"
+                        "case=%s-open file=%s mode=%s open_ms_median=%.1f open_ms_min=%.1f"
                                 + " open_ms_max=%.1f bytes_read_at_open=%d reads_at_open=%d"
-                                + " metadata_bytes=%d row_groups=%d page_index=\"%s\"",
+                                + " metadata_bytes_at_open=%d row_groups=%d page_index=\"%s\""
+                                + " first_use_ms_per_row_group_median=%.2f"
+                                + " first_use_ms_per_row_group_max=%.2f first_use_ms_all=%.1f"
+                                + " first_use_bytes_all=%d metadata_bytes_all_built=%d load=%s",
                         CASE,
                         label,
-                        synthesize,
+                        mode,
                         nanos[reps / 2] / 1e6,
                         nanos[0] / 1e6,
                         nanos[reps - 1] / 1e6,
@@ -211,13 +242,47 @@ final class NoPageIndexCase {
                         stats.readRequests(),
                         meta.retainedBytes(),
                         meta.rowGroups().size(),
-                        meta.pageIndex().describe()));
+                        meta.pageIndex().describe(),
+                        firstUse.medianMs(),
+                        firstUse.maxMs(),
+                        firstUse.totalMs(),
+                        firstUse.bytes(),
+                        firstUse.metadataBytes(),
+                        ObjectStoreSuite.loadAverage()));
     }
 
-    static PageIndexOptions options(boolean synthesize) {
-        return synthesize
-                ? PageIndexOptions.synthesized(KeyPageBounds.INSTANCE)
-                : PageIndexOptions.OWN;
+    /** What building every row group's index on first use cost (zeros when built at open). */
+    private record FirstUse(
+            double medianMs, double maxMs, double totalMs, long bytes, long metadataBytes) {}
+
+    private static FirstUse firstUse(HadoopFileStore store, FileId id, String mode)
+            throws Exception {
+        ReadStatistics stats = new ReadStatistics();
+        try (RangeSource source = new CountingRangeSource(store.open(id), stats)) {
+            FileMetadata meta = MetadataReader.read(source, List.of("k"), options(mode));
+            if (meta.rowGroupIndexes() == null) {
+                return new FirstUse(0, 0, 0, 0, meta.retainedBytes());
+            }
+            MetadataCache cache = new MetadataCache(1L << 30);
+            FileMetadata bound = meta.bind(source, cache);
+            long before = stats.bytesRead();
+            int n = bound.rowGroups().size();
+            long[] nanos = new long[n];
+            long total = 0;
+            for (int r = 0; r < n; r++) {
+                long t0 = System.nanoTime();
+                bound.rowGroups().get(r);
+                nanos[r] = System.nanoTime() - t0;
+                total += nanos[r];
+            }
+            Arrays.sort(nanos);
+            return new FirstUse(
+                    n == 0 ? 0 : nanos[n / 2] / 1e6,
+                    n == 0 ? 0 : nanos[n - 1] / 1e6,
+                    total / 1e6,
+                    stats.bytesRead() - before,
+                    meta.retainedBytes() + cache.stats().bytes());
+        }
     }
 
     static TableConfig config(Path file, boolean synthesize, MetadataCache cache) {
@@ -235,7 +300,12 @@ final class NoPageIndexCase {
         private final DimensionTable table;
         private final LookupPlan plan;
 
-        EngineOnFile(String name, Path file, boolean synthesize) throws Exception {
+        /**
+         * Opens the table; with a page index (own or synthesized, both built per row group on first
+         * use), one lookup per 65,536 keys first, so every row group's index is built before the
+         * warm-up and the figures are those of a table once opened.
+         */
+        EngineOnFile(String name, Path file, boolean synthesize, long rows) throws Exception {
             this.name = name;
             this.synthesize = synthesize;
             this.table =
@@ -245,6 +315,9 @@ final class NoPageIndexCase {
                                     synthesize,
                                     new MetadataCache(EngineSystem.METADATA_CACHE_BYTES)));
             this.plan = table.plan(List.of("k"), List.of("v"));
+            for (long k = 1; synthesize && k <= rows; k += 65_536) {
+                table.lookup(plan, new Object[] {k});
+            }
         }
 
         @Override
@@ -255,7 +328,9 @@ final class NoPageIndexCase {
         @Override
         public String config() {
             return "DimensionTable, sort key k, projection v, page-index synthesis "
-                    + (synthesize ? "on" : "off")
+                    + (synthesize
+                            ? "on (each row group on first use; all built before measuring)"
+                            : "off")
                     + ", page cache off";
         }
 

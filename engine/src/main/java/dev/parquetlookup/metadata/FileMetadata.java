@@ -11,8 +11,8 @@ import java.util.List;
 
 /**
  * Everything a lookup needs from one file's footer and page index, parsed once and immutable. A
- * file's own complete page index is read lazily ({@link #rowGroupIndexes()}): opening a file reads
- * its footer only.
+ * file's own complete page index is read lazily, and a missing one synthesized lazily ({@link
+ * #rowGroupIndexes()}): opening a file reads its footer only.
  *
  * @param file the file version
  * @param schema the Parquet schema
@@ -70,9 +70,11 @@ public record FileMetadata(
         return rowGroups instanceof RowGroupIndexes r ? r : null;
     }
 
-    /** Where the row groups' page index lies when it is read lazily, else null. */
+    /**
+     * How the row groups' page index is read or synthesized when that happens lazily, else null.
+     */
     @Nullable
-    public LazyPageIndex lazyPageIndex() {
+    public RowGroupIndexPlan lazyPageIndex() {
         RowGroupIndexes r = rowGroupIndexes();
         return r == null ? null : r.index();
     }
@@ -82,7 +84,7 @@ public record FileMetadata(
      * offsets, row counts (its page locations and key page bounds may be null).
      */
     public RowGroupInfo footerRowGroup(int r) {
-        LazyPageIndex lazy = lazyPageIndex();
+        RowGroupIndexPlan lazy = lazyPageIndex();
         return lazy == null ? rowGroups.get(r) : lazy.footerRowGroup(r);
     }
 

@@ -2,6 +2,7 @@ package dev.parquetlookup.metadata;
 
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource;
 
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -9,7 +10,6 @@ import org.apache.parquet.internal.hadoop.metadata.IndexReference;
 
 import javax.annotation.Nullable;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -30,7 +30,7 @@ import java.util.Optional;
  * ColumnIndex are read this way ({@link #of}); others take the eager path (own partial index, or a
  * synthesized one).
  */
-public final class LazyPageIndex {
+public final class LazyPageIndex implements RowGroupIndexPlan {
 
     /** Two runs of index bytes closer than this are fetched in one read. */
     static final int MERGE_GAP = 64 * 1024;
@@ -146,20 +146,23 @@ public final class LazyPageIndex {
                 && ref.getOffset() + ref.getLength() <= length;
     }
 
+    @Override
     public FileId file() {
         return file;
     }
 
+    @Override
     public int rowGroupCount() {
         return footerRowGroups.size();
     }
 
-    /** Row group {@code r} as the footer describes it: no page locations, no key page bounds. */
+    @Override
     public RowGroupInfo footerRowGroup(int r) {
         return footerRowGroups.get(r);
     }
 
     /** The byte ranges to read for row group {@code r}'s index: one, or two far apart. */
+    @Override
     public List<FileRange> ranges(int r) {
         long ciStart = Long.MAX_VALUE;
         long ciEnd = -1;
@@ -199,6 +202,12 @@ public final class LazyPageIndex {
      *
      * @throws LookupFileException if the index is damaged or the pages are out of order
      */
+    @Override
+    public RowGroupInfo decode(int r, byte[][] bytes, RangeSource source) {
+        return decode(r, bytes);
+    }
+
+    /** Like {@link #decode(int, byte[][], RangeSource)}: the ranges hold everything. */
     public RowGroupInfo decode(int r, byte[][] bytes) {
         List<FileRange> ranges = ranges(r);
         RowGroupInfo footer = footerRowGroups.get(r);
@@ -263,21 +272,17 @@ public final class LazyPageIndex {
         throw new IllegalStateException("index reference outside the ranges read");
     }
 
-    /** Approximate heap size of this plan (footer row groups included). */
-    long retainedBytes() {
+    @Override
+    public String action() {
+        return "Reading the page index";
+    }
+
+    @Override
+    public long retainedBytes() {
         long bytes = 128L + 16L * columnPaths.length;
         for (RowGroupInfo rg : footerRowGroups) {
             bytes += rg.retainedBytes() + 12L * (columnPaths.length + keyLeaves.length) + 64;
         }
         return bytes;
-    }
-
-    /** The row-group ordinals, for iteration. */
-    List<Integer> ordinals() {
-        List<Integer> result = new ArrayList<>(footerRowGroups.size());
-        for (int r = 0; r < footerRowGroups.size(); r++) {
-            result.add(r);
-        }
-        return result;
     }
 }

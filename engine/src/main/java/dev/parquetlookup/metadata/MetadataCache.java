@@ -21,10 +21,10 @@ import java.util.Set;
  * time (and the sort key it was verified for, and whether missing page indexes were synthesized) so
  * a rewritten file is never served stale.
  *
- * <p>A file's own page index is read row group by row group on first use ({@link RowGroupIndexes}):
- * each row group's decoded index is an entry of its own, weighed by its bytes and read again after
- * it was evicted. Footers of open tables stay referenced by the tables; the bound is what the
- * row-group indexes may take.
+ * <p>A file's own page index is read, and a missing one synthesized, row group by row group on
+ * first use ({@link RowGroupIndexes}): each row group's index is an entry of its own, weighed by
+ * its bytes and read (or synthesized) again after it was evicted. Footers of open tables stay
+ * referenced by the tables; the bound is what the row-group indexes may take.
  *
  * <p>Example: {@code cache.get(file, List.of("id"), () -> MetadataReader.read(source,
  * List.of("id")))} parses once; later calls for the same file version return the same object.

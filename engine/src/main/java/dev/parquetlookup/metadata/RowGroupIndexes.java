@@ -15,14 +15,15 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BiConsumer;
 
 /**
- * The row groups of one open file whose page index is read lazily ({@link LazyPageIndex}): row
- * group {@code r} is fetched and decoded on its first use, kept in the bounded {@link
- * MetadataCache} (weighed by its bytes), and fetched again after it was evicted. As a {@code
- * List<RowGroupInfo>}, {@link #get(int)} returns a row group with its page index, reading it on the
- * calling thread when needed; an asynchronous lookup asks {@link #loadAsync} instead, so no thread
- * waits on the read.
+ * The row groups of one open file whose page index is read lazily ({@link LazyPageIndex}) or
+ * synthesized lazily from page headers ({@link LazySynthesis}): row group {@code r} is fetched and
+ * decoded (or walked) on its first use, kept in the bounded {@link MetadataCache} (weighed by its
+ * bytes), and fetched again after it was evicted. As a {@code List<RowGroupInfo>}, {@link
+ * #get(int)} returns a row group with its page index, reading it on the calling thread when needed;
+ * an asynchronous lookup asks {@link #loadAsync} instead, so no thread waits on the read.
  *
  * <p>Single flight: concurrent loads of one row group share one read (synchronous and asynchronous
  * alike). A failed read leaves nothing behind: the next use reads again.
@@ -36,7 +37,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
 
-    private final LazyPageIndex index;
+    private final RowGroupIndexPlan index;
     private final List<String> sortKey;
     private final RangeSource source;
     @Nullable private final MetadataCache cache;
@@ -47,7 +48,7 @@ public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
     private final AtomicLong reads = new AtomicLong();
 
     RowGroupIndexes(
-            LazyPageIndex index,
+            RowGroupIndexPlan index,
             List<String> sortKey,
             RangeSource source,
             @Nullable MetadataCache cache) {
@@ -58,8 +59,8 @@ public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
         this.recent = new AtomicReferenceArray<>(index.rowGroupCount());
     }
 
-    /** Where each row group's index lies. */
-    public LazyPageIndex index() {
+    /** How each row group's index is read or synthesized. */
+    public RowGroupIndexPlan index() {
         return index;
     }
 
@@ -120,15 +121,14 @@ public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
         try {
             RowGroupInfo info = cached(r);
             if (info == null) {
-                List<FileRange> ranges = index.ranges(r);
                 reads.incrementAndGet();
-                byte[][] bytes;
+                RowGroupInfo loaded;
                 try {
-                    bytes = source.readAll(ranges);
+                    loaded = index.load(r, source);
                 } catch (IOException e) {
-                    throw readFailure(r, ranges, e);
+                    throw readFailure(r, index.ranges(r), e);
                 }
-                info = keep(index.decode(r, bytes));
+                info = keep(loaded);
             }
             mine.complete(info);
             return info;
@@ -163,27 +163,36 @@ public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
         }
         List<FileRange> ranges = index.ranges(r);
         reads.incrementAndGet();
-        limiter.submit(ranges.size(), () -> source.readAllAsync(ranges))
-                .whenComplete(
-                        (bytes, failure) -> {
-                            try {
-                                if (failure != null) {
-                                    // I/O failures name the row group; others (a lost mapped
-                                    // page's InternalError) pass as they are, for the caller.
-                                    Throwable cause = unwrap(failure);
-                                    mine.completeExceptionally(
-                                            cause instanceof IOException
-                                                    ? readFailure(r, ranges, cause)
-                                                    : cause);
-                                } else {
-                                    mine.complete(keep(index.decode(r, bytes)));
-                                }
-                            } catch (RuntimeException | Error e) {
-                                mine.completeExceptionally(e);
-                            } finally {
-                                loading.remove(r, mine);
-                            }
-                        });
+        BiConsumer<byte[][], Throwable> done =
+                (bytes, failure) -> {
+                    try {
+                        if (failure != null) {
+                            // I/O failures name the row group; others (a lost mapped
+                            // page's InternalError) pass as they are, for the caller.
+                            Throwable cause = unwrap(failure);
+                            mine.completeExceptionally(
+                                    cause instanceof IOException
+                                            ? readFailure(r, ranges, cause)
+                                            : cause);
+                        } else {
+                            mine.complete(keep(index.decode(r, bytes, source)));
+                        }
+                    } catch (IOException e) {
+                        mine.completeExceptionally(readFailure(r, ranges, e));
+                    } catch (RuntimeException | Error e) {
+                        mine.completeExceptionally(e);
+                    } finally {
+                        loading.remove(r, mine);
+                    }
+                };
+        CompletableFuture<byte[][]> fetch =
+                limiter.submit(ranges.size(), () -> source.readAllAsync(ranges));
+        if (index instanceof LazySynthesis) {
+            // Walking a row group's pages (decoding key pages) is not for an I/O thread.
+            fetch.whenCompleteAsync(done);
+        } else {
+            fetch.whenComplete(done);
+        }
         return mine;
     }
 
@@ -203,18 +212,22 @@ public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
     }
 
     private IOException readFailure(int r, List<FileRange> ranges, Throwable cause) {
-        FileRange first = ranges.get(0);
-        FileRange last = ranges.get(ranges.size() - 1);
+        String bytes =
+                ranges.isEmpty()
+                        ? ""
+                        : " (bytes "
+                                + ranges.get(0).offset()
+                                + "-"
+                                + ranges.get(ranges.size() - 1).end()
+                                + ")";
         return new IOException(
-                "Reading the page index of row group "
+                index.action()
+                        + " of row group "
                         + r
                         + " of file "
                         + index.file()
-                        + " (bytes "
-                        + first.offset()
-                        + "-"
-                        + last.end()
-                        + ") failed: "
+                        + bytes
+                        + " failed: "
                         + cause.getMessage()
                         + ". The lookup fails; the next lookup into the row group reads it again.",
                 cause);

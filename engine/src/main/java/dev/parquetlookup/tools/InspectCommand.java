@@ -7,9 +7,11 @@ import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
+import dev.parquetlookup.metadata.PageIndexOrigin;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -153,21 +155,34 @@ final class InspectCommand implements Callable<Integer> {
         List<String> lines = new ArrayList<>();
         for (FileId file : files) {
             try (RangeSource source = store.open(file)) {
-                lines.add(
-                        file.fileName()
-                                + ": "
-                                + MetadataReader.readUnverified(
-                                                source,
-                                                keys,
-                                                PageIndexOptions.synthesized(
-                                                        KeyPageBounds.INSTANCE))
-                                        .pageIndex()
-                                        .describe());
+                FileMetadata meta =
+                        MetadataReader.readUnverified(
+                                source, keys, PageIndexOptions.synthesized(KeyPageBounds.INSTANCE));
+                lines.add(file.fileName() + ": " + describeOrigin(meta));
             } catch (LookupFileException e) {
                 lines.add(file.fileName() + ": unknown (" + e.getMessage() + ")");
             }
         }
         return lines;
+    }
+
+    /**
+     * The page index's origin and cost; for a synthesized one also what a table pays per row group,
+     * since tables build it row group by row group on the first lookup into each.
+     */
+    static String describeOrigin(FileMetadata meta) {
+        PageIndexOrigin origin = meta.pageIndex();
+        int groups = meta.rowGroups().size();
+        if (origin.kind() != PageIndexOrigin.Kind.SYNTHESIZED || groups == 0) {
+            return origin.describe();
+        }
+        return String.format(
+                "%s; %,d row group(s), built by a table one by one on the first lookup into each"
+                        + " (about %.1f ms and %,d bytes read each)",
+                origin.describe(),
+                groups,
+                origin.nanos() / 1e6 / groups,
+                origin.bytesRead() / groups);
     }
 
     private FileLayout read(FileStore store, FileId file) throws IOException {

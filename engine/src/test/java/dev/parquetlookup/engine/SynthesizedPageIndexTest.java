@@ -113,6 +113,7 @@ class SynthesizedPageIndexTest {
                             .isEqualTo(PageIndexOrigin.Kind.SYNTHESIZED);
                 }
                 assertSameIndex(own, synthesized, !headerStatistics, where);
+                assertSameLazily(store, stripped.resolve(f.path().getFileName()), spec, own, where);
                 if (headerStatistics) {
                     assertThat(decoder.pages.get())
                             .as("key pages decoded although their headers carry statistics" + where)
@@ -253,6 +254,33 @@ class SynthesizedPageIndexTest {
             throws IOException {
         try (RangeSource source = store.open(store.stat(file.toString()))) {
             return MetadataReader.read(source, spec.sortKey(), options);
+        }
+    }
+
+    /**
+     * The index synthesized row group by row group on first use (as tables read it) equals the one
+     * synthesized at open, and so the file's own.
+     */
+    private static void assertSameLazily(
+            HadoopFileStore store, Path stripped, TableSpec spec, FileMetadata own, String where)
+            throws IOException {
+        try (RangeSource source = store.open(store.stat(stripped.toString()))) {
+            FileMetadata eager =
+                    MetadataReader.read(
+                            source,
+                            spec.sortKey(),
+                            PageIndexOptions.synthesized(KeyPageBounds.INSTANCE));
+            FileMetadata lazy =
+                    MetadataReader.read(
+                            source,
+                            spec.sortKey(),
+                            PageIndexOptions.synthesized(KeyPageBounds.INSTANCE).lazily());
+            if (own.rowCount() > 0) {
+                assertThat(lazy.pageIndex().onFirstUse()).as("lazy" + where).isTrue();
+                assertThat(lazy.rowGroupIndexes()).as("lazy" + where).isNotNull();
+            }
+            // Row group by row group: each get(r) synthesizes row group r.
+            assertSameIndex(eager, lazy, true, "\n  lazily" + where);
         }
     }
 

@@ -42,6 +42,10 @@ class InspectPageIndexOriginTest {
                 .contains("a.parquet: the file's own (ColumnIndex and OffsetIndex)")
                 .containsPattern(
                         "b\\.parquet: synthesized from page headers at open: 1 chunks, 20 pages"
-                                + " walked, [\\d,]+ bytes read, [\\d.]+ ms");
+                                + " walked, [\\d,]+ bytes read, [\\d.]+ ms")
+                .containsPattern(
+                        "b\\.parquet: .*; 1 row group\\(s\\), built by a table one by one on"
+                                + " the first lookup into each \\(about [\\d.]+ ms and [\\d,]+"
+                                + " bytes read each\\)");
     }
 }
