@@ -19,9 +19,11 @@ import java.util.Set;
  * found with {@link ServiceLoader}, so the engine never depends on a format's library and users who
  * serve plain directories never carry one.
  *
- * <p>A format lists only versions the engine can serve exactly: a version that needs rows removed
- * (deletes) or values the files do not hold (partition columns outside the files) is refused with a
- * {@link LookupFileException} that says what to do, never served with wrong rows.
+ * <p>A format lists only versions the engine can serve exactly: rows a version deleted without
+ * rewriting their files go with the listing ({@link DeletedRows}), and so does how each file
+ * supplies the table's columns ({@link ColumnBinding}: by field id or physical name, absent, or a
+ * partition value); anything else it cannot express is refused with a {@link LookupFileException}
+ * that says what to do, never served with wrong rows.
  *
  * <p>Example: {@code TableFormat.find("iceberg").open("file:/warehouse/db/dim", Map.of(), store)}.
  */
