@@ -181,6 +181,30 @@ public final class ColumnBinding {
     }
 
     /**
+     * One file seen with the table's names, for tools that report on a table's files ({@code
+     * inspect}).
+     *
+     * @param tableSchema the file's schema as the table sees it (table names, table order)
+     * @param tableNameOfField the table's name of each top-level field the file stores
+     * @param storedKey a table sort key in the file's own names (empty: the file's declared one)
+     */
+    public record FileView(
+            MessageType tableSchema,
+            Map<String, String> tableNameOfField,
+            List<String> storedKey) {}
+
+    /** {@code schema}, a file's, seen with the table's names; {@code tableKey} may be empty. */
+    public FileView view(FileId file, MessageType schema, List<String> tableKey) {
+        Resolved resolved = resolve(file, schema);
+        Map<String, String> names = new LinkedHashMap<>();
+        resolved.physical().forEach((table, field) -> names.put(field, table));
+        return new FileView(
+                resolved.view(),
+                Collections.unmodifiableMap(names),
+                tableKey.isEmpty() ? List.of() : FileColumns.storedKey(file, resolved, tableKey));
+    }
+
+    /**
      * Finds the columns in the file with schema {@code schema}.
      *
      * @throws LookupFileException naming the file and column when a column without a type for its

@@ -1,5 +1,6 @@
 package dev.parquetlookup.tools;
 
+import dev.parquetlookup.engine.ColumnBinding;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
@@ -14,6 +15,7 @@ import javax.annotation.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What {@code inspect} knows about one file: its layout (row groups, column chunks, pages) and the
@@ -108,6 +110,45 @@ record FileLayout(
                 meta.rowGroupKeys(),
                 metadataBytes,
                 SortVerdict.sorted());
+    }
+
+    /**
+     * This layout with the table's names (a table format's file: renamed columns, added ones,
+     * partition constants), so files of one table version compare as the table sees them.
+     */
+    FileLayout asTable(ColumnBinding.FileView view) {
+        Map<String, String> names = view.tableNameOfField();
+        List<RowGroupLayout> groups = new ArrayList<>();
+        for (RowGroupLayout rg : rowGroups) {
+            List<ChunkLayout> chunks = new ArrayList<>();
+            for (ChunkLayout c : rg.chunks()) {
+                int dot = c.column().indexOf('.');
+                String field = dot < 0 ? c.column() : c.column().substring(0, dot);
+                String table = names.get(field);
+                if (table != null) {
+                    String column = dot < 0 ? table : table + c.column().substring(dot);
+                    chunks.add(
+                            new ChunkLayout(
+                                    column,
+                                    c.codec(),
+                                    c.dictionary(),
+                                    c.dictionaryBytes(),
+                                    c.bytes(),
+                                    c.pages()));
+                }
+            }
+            groups.add(new RowGroupLayout(rg.rows(), chunks, rg.leadKeyColumnIndex()));
+        }
+        return new FileLayout(
+                file,
+                createdBy,
+                view.tableSchema(),
+                sortKey.stream().map(k -> names.getOrDefault(k, k)).toList(),
+                declaredSortKey.stream().map(k -> names.getOrDefault(k, k)).toList(),
+                groups,
+                leadKeyBounds,
+                metadataBytes,
+                verdict);
     }
 
     long rows() {

@@ -1,5 +1,6 @@
 package dev.parquetlookup.tools;
 
+import dev.parquetlookup.engine.ColumnBinding;
 import dev.parquetlookup.engine.DeletedRows;
 import dev.parquetlookup.engine.KeyPageBounds;
 import dev.parquetlookup.engine.SnapshotSource.Listing;
@@ -95,7 +96,8 @@ final class InspectCommand implements Callable<Integer> {
             listing = tableFormat.current(spec, store, "PATH", path, hadoop.options);
             List<FileId> files = listing.files();
             for (FileId file : files) {
-                layouts.add(read(store, file));
+                ColumnBinding binding = listing.columns().get(file);
+                layouts.add(binding == null ? read(store, file) : read(store, file, binding));
             }
             pageIndexOrigins = pageIndexOrigins(store, files);
         }
@@ -183,6 +185,18 @@ final class InspectCommand implements Callable<Integer> {
                 groups,
                 origin.nanos() / 1e6 / groups,
                 origin.bytesRead() / groups);
+    }
+
+    /**
+     * A table format's file, read with the sort key in its own names and reported with the table's:
+     * renamed and added columns and partition constants as the table sees them.
+     */
+    private FileLayout read(FileStore store, FileId file, ColumnBinding binding)
+            throws IOException {
+        FileLayout layout =
+                LayoutReader.read(
+                        store, file, schema -> binding.view(file, schema, keys).storedKey());
+        return layout.asTable(binding.view(file, layout.schema(), keys));
     }
 
     private FileLayout read(FileStore store, FileId file) throws IOException {

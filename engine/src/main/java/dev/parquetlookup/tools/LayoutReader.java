@@ -9,6 +9,7 @@ import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
+import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.tools.FileLayout.ChunkLayout;
 import dev.parquetlookup.tools.FileLayout.RowGroupLayout;
@@ -33,6 +34,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Reads one file for {@code inspect} through the engine's metadata path: {@link
@@ -56,18 +58,28 @@ final class LayoutReader {
      * @param sortKey the sort key given with {@code --key}, or empty for the declared one
      */
     static FileLayout read(FileStore store, FileId file, List<String> sortKey) throws IOException {
+        return read(store, file, schema -> sortKey);
+    }
+
+    /**
+     * Like {@link #read(FileStore, FileId, List)} with the sort key chosen once the file's schema
+     * is known (a table format's file names its columns its own way).
+     */
+    static FileLayout read(
+            FileStore store, FileId file, Function<MessageType, List<String>> sortKeyOf)
+            throws IOException {
         ReadStatistics stats = new ReadStatistics();
         try (RangeSource source = new CountingRangeSource(store.open(file), stats)) {
             FileMetadata meta;
             try {
-                meta = MetadataReader.read(source, sortKey);
+                meta = MetadataReader.read(source, sortKeyOf, PageIndexOptions.OWN);
             } catch (LookupFileException e) {
                 SortVerdict verdict = verdict(e);
                 if (verdict == null) {
                     throw e;
                 }
                 try {
-                    return refusedLayout(source, file, sortKey, verdict);
+                    return refusedLayout(source, file, sortKeyOf, verdict);
                 } catch (IOException | RuntimeException unreadable) {
                     LookupFileException error =
                             new LookupFileException(
@@ -103,7 +115,10 @@ final class LayoutReader {
     }
 
     private static FileLayout refusedLayout(
-            RangeSource source, FileId file, List<String> givenKey, SortVerdict verdict)
+            RangeSource source,
+            FileId file,
+            Function<MessageType, List<String>> sortKeyOf,
+            SortVerdict verdict)
             throws IOException {
         long length = file.length();
         byte[] tail = source.read(new FileRange(length - 8, 8));
@@ -144,6 +159,7 @@ final class LayoutReader {
             groups.add(new RowGroupLayout(block.getRowCount(), chunks, false));
         }
         List<String> declared = declaredSortKey(thrift, schema);
+        List<String> givenKey = sortKeyOf.apply(schema);
         List<String> resolved =
                 !givenKey.isEmpty()
                         ? givenKey

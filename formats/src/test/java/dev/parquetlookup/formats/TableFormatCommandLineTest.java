@@ -97,4 +97,40 @@ class TableFormatCommandLineTest {
         assertThat(notIceberg.exit()).isEqualTo(3);
         assertThat(notIceberg.err()).contains("is not an Iceberg table");
     }
+
+    /**
+     * inspect on an Iceberg table whose files name a column differently (a rename), lack one (an
+     * added column) and are partitioned: the files are reported with the table's names, agree on
+     * the schema, and the table is usable (exit 0).
+     */
+    @Test
+    void inspectReportsAnEvolvedIcebergTableWithTheTableNames() throws IOException {
+        String root = dir.resolve("evolved").toUri().toString();
+        IcebergTestTable iceberg = IcebergTestTable.create(root, IcebergTestTable.byRegion());
+        iceberg.append(rows("a", "eu", range(0, 300, 1)));
+        iceberg.table.updateSchema().renameColumn("name", "label").commit();
+        iceberg.table
+                .updateSchema()
+                .addColumn("score", org.apache.iceberg.types.Types.IntegerType.get())
+                .commit();
+        java.util.List<Map<String, Object>> later = new java.util.ArrayList<>();
+        for (long id = 300; id < 600; id++) {
+            later.add(
+                    new java.util.HashMap<>(
+                            Map.of("id", id, "label", "b-" + id, "region", "us", "score", 1)));
+        }
+        iceberg.appendValues(later);
+
+        Run inspect = run("inspect", "--format", "iceberg", root, "--key", "id");
+        assertThat(inspect.exit()).as(inspect.out() + inspect.err()).isZero();
+        assertThat(inspect.out())
+                .doesNotContain("Schema: the files disagree")
+                .contains("label")
+                .contains("score")
+                .contains("Table version read: iceberg snapshot " + iceberg.currentSnapshotId());
+
+        Run get = run("get", "--format", "iceberg", root, "--key", "id", "--value", "5");
+        assertThat(get.exit()).as(get.err()).isZero();
+        assertThat(get.out()).contains("5\ta-5\teu\t");
+    }
 }
