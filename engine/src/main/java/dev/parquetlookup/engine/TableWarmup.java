@@ -3,6 +3,7 @@ package dev.parquetlookup.engine;
 import dev.parquetlookup.engine.WarmupPlan.Piece;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.io.TransientFailures;
 import dev.parquetlookup.io.disk.TieredFileStore;
 import dev.parquetlookup.io.disk.TieredRangeSource;
@@ -10,6 +11,8 @@ import dev.parquetlookup.metadata.FileMetadata;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -50,6 +53,9 @@ public final class TableWarmup implements Closeable {
     static final long MAX_PIECE_BYTES = 8L << 20;
 
     private static final long MAX_BACKOFF_MILLIS = 5_000;
+
+    /** How often a yielding worker looks whether the lookups' requests are back. */
+    private static final long YIELD_MILLIS = 5;
 
     /** What warm-up fetches ({@code warmup} option). */
     public enum Mode {
@@ -94,19 +100,29 @@ public final class TableWarmup implements Closeable {
     private final long startNanos = System.nanoTime();
     private volatile boolean closed;
 
+    /** The lookups' limiter: while it has requests out, only the first worker fetches. */
+    @Nullable private final RequestLimiter lookups;
+
+    private final AtomicInteger fetching = new AtomicInteger();
+    private final AtomicInteger peakFetchingBesideLookups = new AtomicInteger();
+
     private TableWarmup(
             String tableName,
             List<Piece> pieces,
             Map<FileId, TieredRangeSource> sources,
-            int concurrency) {
+            int concurrency,
+            @Nullable RequestLimiter lookups) {
         this.tableName = tableName;
         this.pieces = pieces;
         this.sources = sources;
+        this.lookups = lookups;
         this.plannedBytes = WarmupPlan.bytes(pieces);
         int threads = Math.max(1, Math.min(concurrency, pieces.size()));
         this.running = new AtomicInteger(threads);
         for (int i = 0; i < threads; i++) {
-            Thread t = new Thread(this::work, "parquet-lookup-warmup-" + tableName + "-" + i);
+            int worker = i;
+            Thread t =
+                    new Thread(() -> work(worker), "parquet-lookup-warmup-" + tableName + "-" + i);
             t.setDaemon(true);
             workers.add(t);
         }
@@ -122,6 +138,24 @@ public final class TableWarmup implements Closeable {
             TieredFileStore store,
             Mode mode,
             int concurrency)
+            throws IOException {
+        return start(tableName, table, store, mode, concurrency, null);
+    }
+
+    /**
+     * Like {@link #start(String, RefreshingTable, TieredFileStore, Mode, int)}, yielding to the
+     * lookups of {@code lookups}: while it has requests out, one fetch runs, not {@code
+     * concurrency}. Warm-up never takes the lookups' permits or client (it reads on S3A's
+     * synchronous client); this keeps it from taking most of the store's capacity from them too
+     * (measured: lookups at 10-30 events/s while four 8 MiB fetches ran on a busy machine).
+     */
+    public static TableWarmup start(
+            String tableName,
+            RefreshingTable table,
+            TieredFileStore store,
+            Mode mode,
+            int concurrency,
+            @Nullable RequestLimiter lookups)
             throws IOException {
         List<FileMetadata> files;
         try (RefreshingTable.Lease lease = table.acquire()) {
@@ -154,7 +188,7 @@ public final class TableWarmup implements Closeable {
             }
             throw e;
         }
-        TableWarmup warmup = new TableWarmup(tableName, pieces, sources, concurrency);
+        TableWarmup warmup = new TableWarmup(tableName, pieces, sources, concurrency, lookups);
         LOG.info(
                 "Warm-up ({}) of table '{}': {} bytes of {} file(s) in {} requests, {} at a time",
                 mode.optionValue(),
@@ -174,21 +208,59 @@ public final class TableWarmup implements Closeable {
         return warmup;
     }
 
-    private void work() {
+    private void work(int worker) {
         try {
-            for (int i = next.getAndIncrement(); i < pieces.size() && !closed; ) {
+            while (!closed) {
+                if (worker > 0) {
+                    yieldToLookups(); // before taking a piece: the first worker may take it
+                }
+                int i = next.getAndIncrement();
+                if (i >= pieces.size()) {
+                    break;
+                }
                 Piece p = pieces.get(i);
                 TieredRangeSource source = sources.get(p.file());
-                if (source != null && warm(source, p.range()) && source.isHeld(p.range())) {
+                if (source != null && fetch(source, p.range()) && source.isHeld(p.range())) {
                     warmedBytes.addAndGet(p.range().length());
                 }
-                i = next.getAndIncrement();
             }
         } finally {
             if (running.decrementAndGet() == 0) {
                 finish();
             }
         }
+    }
+
+    /** Waits while lookups have requests out and pieces are left (or until closed). */
+    private void yieldToLookups() {
+        while (!closed && lookups != null && lookups.inFlight() > 0 && next.get() < pieces.size()) {
+            try {
+                stop.await(YIELD_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private boolean fetch(TieredRangeSource source, FileRange range) {
+        int now = fetching.incrementAndGet();
+        try {
+            if (lookups != null && lookups.inFlight() > 0) {
+                peakFetchingBesideLookups.accumulateAndGet(now, Math::max);
+            }
+            return warm(source, range);
+        } finally {
+            fetching.decrementAndGet();
+        }
+    }
+
+    /**
+     * The most warm-up fetches out at once that started while lookups had requests out (1 when
+     * warm-up yields as it should); for tests.
+     */
+    public int peakFetchesBesideLookups() {
+        return peakFetchingBesideLookups.get();
     }
 
     /** Fetches one range, waiting out transient failures; false if it was given up. */

@@ -5,6 +5,7 @@ import dev.parquetlookup.io.HadoopFileStore;
 
 import org.apache.hadoop.fs.FilterFileSystem;
 import org.apache.hadoop.fs.RawLocalFileSystem;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -50,7 +50,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * that keeps warm-up's blocking reads from returning), asynchronous lookups through the same tier
  * and store still complete, within their own in-flight bound, because warm-up neither takes their
  * limiter's permits nor their client's connections (it reads on S3A's synchronous client, a few at
- * a time). Counted, not timed: the lookups finish while all warm-up fetches are still out.
+ * a time). Counted, not timed: the lookups finish while all warm-up fetches are still out. And
+ * warm-up yields: while lookups have requests out, it fetches one range at a time.
  */
 class WarmupBesideLookupsS3ITCase {
 
@@ -142,6 +143,39 @@ class WarmupBesideLookupsS3ITCase {
                 warmup.done().get(2, TimeUnit.MINUTES);
                 assertThat(warmup.warmedBytes()).isEqualTo(warmup.plannedBytes()).isPositive();
                 warmup.close();
+            }
+        }
+    }
+
+    @Test
+    void whileLookupsHaveRequestsOutWarmupFetchesOneRangeAtATime() throws Exception {
+        try (DiskTier tier = DiskTier.create(cacheBase, 256L << 20)) {
+            TieredFileStore tiered = tier.wrap(HadoopFileStore.create(hadoop));
+            try (RefreshingTable table =
+                    RefreshingTable.open(
+                            TableConfig.builder(DIM)
+                                    .hadoopOptions(hadoop)
+                                    .metadataCache(new MetadataCache(64L << 20))
+                                    .build(),
+                            RefreshOptions.defaults(),
+                            tiered)) {
+                RequestLimiter lookups = new RequestLimiter(8);
+                CompletableFuture<Void> lookupRequest = new CompletableFuture<>();
+                lookups.submit(1, () -> lookupRequest); // out for the whole warm-up
+                try (TableWarmup warmup =
+                        TableWarmup.start("dim", table, tiered, Mode.ALL, 4, lookups)) {
+                    warmup.done().get(2, TimeUnit.MINUTES);
+                    assertThat(warmup.warmedBytes())
+                            .as("warm-up still completes, on one worker")
+                            .isEqualTo(warmup.plannedBytes())
+                            .isPositive();
+                    assertThat(warmup.peakFetchesBesideLookups())
+                            .as("warm-up fetches out at once while lookups had requests out")
+                            .isEqualTo(1);
+                } finally {
+                    lookupRequest.complete(null);
+                }
+                assertThat(lookups.inFlight()).isZero();
             }
         }
     }
