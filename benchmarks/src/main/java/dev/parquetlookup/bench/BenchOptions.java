@@ -96,32 +96,47 @@ public record BenchOptions(
         if (args.length == 0) {
             throw new IllegalArgumentException("no suite given\n" + USAGE);
         }
-        String suite = args[0].toLowerCase(Locale.ROOT);
-        List<String> suites;
+        List<String> suites = suites(args[0]);
+        Flags flags = new Flags();
+        for (int i = 1; i < args.length; i++) {
+            i = flags.accept(args, i);
+        }
+        return flags.build(suites);
+    }
+
+    /** {@code all}, a suite of {@code all}, or one of the suites run only by name. */
+    private static List<String> suites(String arg) {
+        String suite = arg.toLowerCase(Locale.ROOT);
         if (suite.equals("all")) {
-            suites = SUITES;
-        } else if (SUITES.contains(suite)
+            return SUITES;
+        }
+        if (SUITES.contains(suite)
                 || suite.equals("reader-noindex")
                 || suite.equals(PaimonSuite.SUITE)
                 || suite.equals("objectstore-open")
                 || suite.equals("prepare")) {
-            suites = List.of(suite);
-        } else {
-            throw new IllegalArgumentException("unknown suite '" + args[0] + "'\n" + USAGE);
+            return List.of(suite);
         }
-        boolean quick = false;
-        Long rows = null;
+        throw new IllegalArgumentException("unknown suite '" + arg + "'\n" + USAGE);
+    }
+
+    /** The flags after the suite, as given; {@link #build} checks them and fills the defaults. */
+    private static final class Flags {
+        boolean quick;
+        Long rows;
         int maxThreads = 2;
         Path out = Path.of("target", "bench");
-        Long runMillis = null;
+        Long runMillis;
         int reps = 3;
         int parallelism = 2;
-        long events = 0;
-        List<Integer> delays = new ArrayList<>();
-        long windowMillis = 0;
-        int inflightLimit = 0;
-        Map<String, String> connectorOptions = new LinkedHashMap<>();
-        for (int i = 1; i < args.length; i++) {
+        long events;
+        final List<Integer> delays = new ArrayList<>();
+        long windowMillis;
+        int inflightLimit;
+        final Map<String, String> connectorOptions = new LinkedHashMap<>();
+
+        /** Takes the flag at {@code args[i]} and its value; returns the index of the last used. */
+        int accept(String[] args, int i) {
             String arg = args[i];
             switch (arg) {
                 case "--quick" -> quick = true;
@@ -153,42 +168,48 @@ public record BenchOptions(
                         throw new IllegalArgumentException(
                                 "unknown option '" + arg + "'\n" + USAGE);
             }
+            return i;
         }
-        if (maxThreads < 1) {
-            throw new IllegalArgumentException("--threads must be at least 1, got " + maxThreads);
+
+        BenchOptions build(List<String> suites) {
+            if (maxThreads < 1) {
+                throw new IllegalArgumentException(
+                        "--threads must be at least 1, got " + maxThreads);
+            }
+            if (parallelism < 1) {
+                throw new IllegalArgumentException(
+                        "--parallelism must be at least 1, got " + parallelism);
+            }
+            if (reps < 3) {
+                throw new IllegalArgumentException(
+                        "--reps must be at least 3 (the protocol reports a median of 3+), got "
+                                + reps);
+            }
+            long n = rows != null ? rows : quick ? 1_000_000L : 10_000_000L;
+            if (n < 1_000) {
+                throw new IllegalArgumentException("--rows must be at least 1000, got " + n);
+            }
+            List<Integer> threadCounts = new ArrayList<>();
+            threadCounts.add(1);
+            if (maxThreads > 1) {
+                threadCounts.add(maxThreads);
+            }
+            long run = runMillis != null ? runMillis : quick ? 200 : 2_000;
+            return new BenchOptions(
+                    suites,
+                    quick,
+                    n,
+                    threadCounts,
+                    out,
+                    run,
+                    reps,
+                    parallelism,
+                    events,
+                    delays,
+                    windowMillis,
+                    inflightLimit,
+                    connectorOptions);
         }
-        if (parallelism < 1) {
-            throw new IllegalArgumentException(
-                    "--parallelism must be at least 1, got " + parallelism);
-        }
-        if (reps < 3) {
-            throw new IllegalArgumentException(
-                    "--reps must be at least 3 (the protocol reports a median of 3+), got " + reps);
-        }
-        long n = rows != null ? rows : quick ? 1_000_000L : 10_000_000L;
-        if (n < 1_000) {
-            throw new IllegalArgumentException("--rows must be at least 1000, got " + n);
-        }
-        List<Integer> threadCounts = new ArrayList<>();
-        threadCounts.add(1);
-        if (maxThreads > 1) {
-            threadCounts.add(maxThreads);
-        }
-        long run = runMillis != null ? runMillis : quick ? 200 : 2_000;
-        return new BenchOptions(
-                suites,
-                quick,
-                n,
-                threadCounts,
-                out,
-                run,
-                reps,
-                parallelism,
-                events,
-                delays,
-                windowMillis,
-                inflightLimit,
-                connectorOptions);
     }
 
     /** Warm-up per system and case: as long as one repetition. */

@@ -48,6 +48,44 @@ final class LayoutSuite {
 
     void run() throws Exception {
         SeedLayout base = SeedLayout.lookupDefault(options.rows());
+        Map<String, SeedLayout> layouts = layouts(base);
+        report.conditions(
+                SUITE,
+                base.describe()
+                        + " (base; each case changes one knob) keys=uniform threads=1"
+                        + " caches=metadata-on,page-cache-off os_cache=warm run_ms="
+                        + options.runMillis()
+                        + " reps="
+                        + options.repetitions());
+        report.note(
+                "suite=layout sorted-vs-unsorted: not measured on the engine, which refuses"
+                        + " unsorted files at open (sortedness check); `prepare` sorts them");
+        long[] keys = KeyMix.UNIFORM.keys(options.rows(), keyCount(), 0);
+        long[] warm = KeyMix.UNIFORM.keys(options.rows(), Math.min(keyCount(), 50_000), 1);
+        warmUp(base, warm);
+        for (Map.Entry<String, SeedLayout> e : layouts.entrySet()) {
+            measureLayout(e.getKey(), e.getValue(), e.getValue().equals(base), keys, warm);
+        }
+        if (options.threads().size() > 1) {
+            int t = options.threads().get(1);
+            String name = gridName(131_072, 1_024);
+            ResultRow one = report.find(SUITE, ReaderSuite.OURS, name, 1);
+            ResultRow many = report.find(SUITE, ReaderSuite.OURS, name, t);
+            report.ratioLine(
+                    SUITE,
+                    name,
+                    t,
+                    ReaderSuite.OURS + ":threads" + t + "/threads1",
+                    many.opsPerSec() / one.opsPerSec());
+        }
+        metadataCache(SeedDataset.get(report.out(), base, log));
+        garbageCollectors();
+        report.note("suite=layout fastest layout for the engine: " + fastest(layouts));
+        heatMap();
+    }
+
+    /** The grid of row-group and page sizes, then one knob changed at a time from {@code base}. */
+    private Map<String, SeedLayout> layouts(SeedLayout base) {
         Map<String, SeedLayout> layouts = new LinkedHashMap<>();
         for (int rg : ROW_GROUPS) {
             for (int page : PAGES) {
@@ -69,21 +107,14 @@ final class LayoutSuite {
         layouts.put("key-uncompressed", base.withKeyUncompressed(true));
         // What LookupFileWriter and prepare write by default.
         layouts.put("writer-default", SeedLayout.writerDefault(options.rows()));
-        report.conditions(
-                SUITE,
-                base.describe()
-                        + " (base; each case changes one knob) keys=uniform threads=1"
-                        + " caches=metadata-on,page-cache-off os_cache=warm run_ms="
-                        + options.runMillis()
-                        + " reps="
-                        + options.repetitions());
-        report.note(
-                "suite=layout sorted-vs-unsorted: not measured on the engine, which refuses"
-                        + " unsorted files at open (sortedness check); `prepare` sorts them");
-        long[] keys = KeyMix.UNIFORM.keys(options.rows(), keyCount(), 0);
-        long[] warm = KeyMix.UNIFORM.keys(options.rows(), Math.min(keyCount(), 50_000), 1);
-        // A longer warm-up on the base layout first, so JIT compilation does not land in the
-        // first measured layout.
+        return layouts;
+    }
+
+    /**
+     * A longer warm-up on the base layout first, so JIT compilation does not land in the first
+     * measured layout.
+     */
+    private void warmUp(SeedLayout base, long[] warm) throws Exception {
         try (EngineSystem engine =
                         new EngineSystem(SeedDataset.get(report.out(), base, log), false);
                 FloorSystem floor =
@@ -92,65 +123,55 @@ final class LayoutSuite {
                 Measurement.run(system, warm, null, 1, 3 * options.warmupMillis() * 1_000_000L);
             }
         }
-        for (Map.Entry<String, SeedLayout> e : layouts.entrySet()) {
-            SeedLayout layout = e.getValue();
-            Path file = SeedDataset.get(report.out(), layout, log);
-            List<LookupSystem> systems = new ArrayList<>();
-            try {
-                systems.add(new EngineSystem(file, false));
-                if (!layout.dictionary()) {
-                    systems.add(new FloorSystem(file, layout));
-                }
-                List<Integer> threadCounts = layout.equals(base) ? options.threads() : List.of(1);
-                for (int threads : threadCounts) {
-                    CaseRunner.Outcome outcome =
-                            CaseRunner.measure(
-                                    SUITE,
-                                    e.getKey(),
-                                    systems,
-                                    options.rows(),
-                                    keys,
-                                    warm,
-                                    threads,
-                                    options,
-                                    report);
-                    Map<String, String> more = new LinkedHashMap<>();
-                    more.put(
-                            "file_mb",
-                            String.format(Locale.ROOT, "%.1f", Files.size(file) / 1048576.0));
-                    for (LookupSystem system : systems) {
-                        report.result(
-                                CaseRunner.row(
-                                        SUITE,
-                                        system,
-                                        null,
-                                        e.getKey(),
-                                        threads,
-                                        outcome.runs().get(system),
-                                        more));
-                    }
-                    report.ratio(SUITE, e.getKey(), threads, ReaderSuite.OURS, List.of("floor"));
-                }
-            } finally {
+    }
+
+    /** The engine (and the floor, without a dictionary) on one layout; threads on the base. */
+    private void measureLayout(
+            String name, SeedLayout layout, boolean isBase, long[] keys, long[] warm)
+            throws Exception {
+        Path file = SeedDataset.get(report.out(), layout, log);
+        List<LookupSystem> systems = new ArrayList<>();
+        try {
+            systems.add(new EngineSystem(file, false));
+            if (!layout.dictionary()) {
+                systems.add(new FloorSystem(file, layout));
+            }
+            Map<String, String> more = new LinkedHashMap<>();
+            more.put("file_mb", String.format(Locale.ROOT, "%.1f", Files.size(file) / 1048576.0));
+            for (int threads : isBase ? options.threads() : List.of(1)) {
+                CaseRunner.Outcome outcome =
+                        CaseRunner.measure(
+                                SUITE,
+                                name,
+                                systems,
+                                options.rows(),
+                                keys,
+                                warm,
+                                threads,
+                                options,
+                                report);
                 for (LookupSystem system : systems) {
-                    system.close();
+                    report.result(
+                            CaseRunner.row(
+                                    SUITE,
+                                    system,
+                                    null,
+                                    name,
+                                    threads,
+                                    outcome.runs().get(system),
+                                    more));
                 }
+                report.ratio(SUITE, name, threads, ReaderSuite.OURS, List.of("floor"));
+            }
+        } finally {
+            for (LookupSystem system : systems) {
+                system.close();
             }
         }
-        if (options.threads().size() > 1) {
-            int t = options.threads().get(1);
-            String name = gridName(131_072, 1_024);
-            ResultRow one = report.find(SUITE, ReaderSuite.OURS, name, 1);
-            ResultRow many = report.find(SUITE, ReaderSuite.OURS, name, t);
-            report.ratioLine(
-                    SUITE,
-                    name,
-                    t,
-                    ReaderSuite.OURS + ":threads" + t + "/threads1",
-                    many.opsPerSec() / one.opsPerSec());
-        }
-        metadataCache(SeedDataset.get(report.out(), base, log));
-        garbageCollectors();
+    }
+
+    /** The layout where the engine did the most lookups per second on one thread. */
+    private String fastest(Map<String, SeedLayout> layouts) {
         String best = null;
         for (ResultRow row : report.rows(SUITE)) {
             if (row.system().equals(ReaderSuite.OURS)
@@ -162,8 +183,7 @@ final class LayoutSuite {
                 best = row.caseName();
             }
         }
-        report.note("suite=layout fastest layout for the engine: " + best);
-        heatMap();
+        return best;
     }
 
     private int keyCount() {

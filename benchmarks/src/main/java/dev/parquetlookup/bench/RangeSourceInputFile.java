@@ -38,106 +38,104 @@ final class RangeSourceInputFile implements InputFile {
 
     @Override
     public SeekableInputStream newStream() {
-        return new SeekableInputStream() {
-            private long pos;
-            private final byte[] buffer = new byte[readAhead];
-            private long bufferStart;
-            private int bufferLength;
+        return new ReadAheadStream();
+    }
 
-            @Override
-            public long getPos() {
-                return pos;
+    /** Positioned reads of the source; reads under {@code SMALL_READ} go through a buffer. */
+    private final class ReadAheadStream extends SeekableInputStream {
+        private long pos;
+        private final byte[] buffer = new byte[readAhead];
+        private long bufferStart;
+        private int bufferLength;
+
+        @Override
+        public long getPos() {
+            return pos;
+        }
+
+        @Override
+        public void seek(long newPos) {
+            pos = newPos;
+        }
+
+        @Override
+        public void readFully(byte[] b) throws IOException {
+            readFully(b, 0, b.length);
+        }
+
+        @Override
+        public void readFully(byte[] b, int off, int len) throws IOException {
+            if (pos + len > getLength()) {
+                throw new EOFException(
+                        "read of "
+                                + len
+                                + " bytes at "
+                                + pos
+                                + " past the end of "
+                                + source.file());
             }
-
-            @Override
-            public void seek(long newPos) {
-                pos = newPos;
-            }
-
-            @Override
-            public void readFully(byte[] b) throws IOException {
-                readFully(b, 0, b.length);
-            }
-
-            @Override
-            public void readFully(byte[] b, int off, int len) throws IOException {
-                if (pos + len > getLength()) {
-                    throw new EOFException(
-                            "read of "
-                                    + len
-                                    + " bytes at "
-                                    + pos
-                                    + " past the end of "
-                                    + source.file());
+            if (len >= SMALL_READ) {
+                source.readFully(pos, b, off, len);
+            } else {
+                if (pos < bufferStart || pos + len > bufferStart + bufferLength) {
+                    bufferStart = pos;
+                    bufferLength = (int) Math.min(readAhead, getLength() - pos);
+                    source.readFully(bufferStart, buffer, 0, bufferLength);
                 }
-                if (len >= SMALL_READ) {
-                    source.readFully(pos, b, off, len);
-                } else {
-                    if (pos < bufferStart || pos + len > bufferStart + bufferLength) {
-                        bufferStart = pos;
-                        bufferLength = (int) Math.min(readAhead, getLength() - pos);
-                        source.readFully(bufferStart, buffer, 0, bufferLength);
-                    }
-                    System.arraycopy(buffer, (int) (pos - bufferStart), b, off, len);
-                }
-                pos += len;
+                System.arraycopy(buffer, (int) (pos - bufferStart), b, off, len);
             }
+            pos += len;
+        }
 
-            @Override
-            public int read(ByteBuffer buf) throws IOException {
-                int n = (int) Math.min(buf.remaining(), getLength() - pos);
-                if (n <= 0) {
-                    return buf.hasRemaining() ? -1 : 0;
-                }
-                readInto(buf, n);
-                return n;
+        @Override
+        public int read(ByteBuffer buf) throws IOException {
+            int n = (int) Math.min(buf.remaining(), getLength() - pos);
+            if (n <= 0) {
+                return buf.hasRemaining() ? -1 : 0;
             }
+            readInto(buf, n);
+            return n;
+        }
 
-            @Override
-            public void readFully(ByteBuffer buf) throws IOException {
-                int n = buf.remaining();
-                if (pos + n > getLength()) {
-                    throw new EOFException(
-                            "read of "
-                                    + n
-                                    + " bytes at "
-                                    + pos
-                                    + " past the end of "
-                                    + source.file());
-                }
-                readInto(buf, n);
+        @Override
+        public void readFully(ByteBuffer buf) throws IOException {
+            int n = buf.remaining();
+            if (pos + n > getLength()) {
+                throw new EOFException(
+                        "read of " + n + " bytes at " + pos + " past the end of " + source.file());
             }
+            readInto(buf, n);
+        }
 
-            private void readInto(ByteBuffer buf, int n) throws IOException {
-                if (buf.hasArray()) {
-                    readFully(buf.array(), buf.arrayOffset() + buf.position(), n);
-                    buf.position(buf.position() + n);
-                } else {
-                    byte[] tmp = new byte[n];
-                    readFully(tmp, 0, n);
-                    buf.put(tmp);
-                }
+        private void readInto(ByteBuffer buf, int n) throws IOException {
+            if (buf.hasArray()) {
+                readFully(buf.array(), buf.arrayOffset() + buf.position(), n);
+                buf.position(buf.position() + n);
+            } else {
+                byte[] tmp = new byte[n];
+                readFully(tmp, 0, n);
+                buf.put(tmp);
             }
+        }
 
-            @Override
-            public int read() throws IOException {
-                if (pos >= getLength()) {
-                    return -1;
-                }
-                byte[] one = new byte[1];
-                readFully(one, 0, 1);
-                return one[0] & 0xff;
+        @Override
+        public int read() throws IOException {
+            if (pos >= getLength()) {
+                return -1;
             }
+            byte[] one = new byte[1];
+            readFully(one, 0, 1);
+            return one[0] & 0xff;
+        }
 
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                int n = (int) Math.min(len, getLength() - pos);
-                if (n <= 0) {
-                    return len == 0 ? 0 : -1;
-                }
-                readFully(b, off, n);
-                return n;
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = (int) Math.min(len, getLength() - pos);
+            if (n <= 0) {
+                return len == 0 ? 0 : -1;
             }
-        };
+            readFully(b, off, n);
+            return n;
+        }
     }
 }

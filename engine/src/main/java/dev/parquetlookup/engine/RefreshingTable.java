@@ -70,11 +70,8 @@ public final class RefreshingTable implements Closeable {
     /** The qualified parent path in {@code latest-success} mode, resolved at open. */
     private final SnapshotSource source;
 
+    private final RefreshHistory history;
     private volatile Snapshot current;
-    private volatile long lastCheckMillis;
-    private volatile long failedRefreshes;
-    @Nullable private volatile String lastError;
-    private volatile long lastErrorMillis;
     private volatile boolean closed;
 
     private RefreshingTable(
@@ -92,7 +89,7 @@ public final class RefreshingTable implements Closeable {
         this.current = first;
         first.onLastRelease = this::closeSnapshot;
         this.live.add(first);
-        this.lastCheckMillis = first.publishedAtMillis;
+        this.history = new RefreshHistory(config.path(), first.publishedAtMillis);
         this.initialColumns = first.table.columns();
         this.initialSortKey = first.table.sortKey();
         this.schedule =
@@ -224,18 +221,7 @@ public final class RefreshingTable implements Closeable {
 
     /** Version, age and last error of the current snapshot. */
     public RefreshStatus status() {
-        Snapshot s = current;
-        return new RefreshStatus(
-                s.version,
-                s.publishedAtMillis,
-                lastCheckMillis,
-                s.location,
-                s.files.size(),
-                s.newestFileMillis,
-                failedRefreshes,
-                lastError,
-                lastErrorMillis,
-                s.sourceVersion);
+        return history.status(current);
     }
 
     /** Snapshots not yet closed: the current one plus those still used by lookups; for tests. */
@@ -258,11 +244,11 @@ public final class RefreshingTable implements Closeable {
             Snapshot next;
             try {
                 Listing listing = source.list(old.location);
-                lastCheckMillis = System.currentTimeMillis();
+                history.listed();
                 if (listing.location().equals(old.location)
                         && listing.versionLabel().equals(old.sourceVersion)
                         && new HashSet<>(listing.files()).equals(old.files)) {
-                    lastError = null;
+                    history.succeeded();
                     return RefreshResult.UNCHANGED;
                 }
                 next = SnapshotStore.open(config, store, statistics, listing, old.version + 1);
@@ -274,22 +260,7 @@ public final class RefreshingTable implements Closeable {
                     throw e;
                 }
             } catch (IOException | RuntimeException e) {
-                failedRefreshes++;
-                lastError = oneLine(e);
-                lastErrorMillis = System.currentTimeMillis();
-                LOG.warn(
-                        "Refresh of {} failed; still serving version {} ({}, {} file(s) from {},"
-                                + " published {} s ago){}: {}",
-                        config.path(),
-                        old.version,
-                        old.sourceVersion,
-                        old.files.size(),
-                        old.location,
-                        (System.currentTimeMillis() - old.publishedAtMillis) / 1000,
-                        options.refreshes()
-                                ? ", retrying in " + options.interval().toMillis() + " ms"
-                                : "",
-                        lastError);
+                history.failed(e, old, options);
                 return RefreshResult.FAILED;
             }
             if (closed) {
@@ -298,39 +269,10 @@ public final class RefreshingTable implements Closeable {
             }
             live.add(next);
             current = next;
-            lastError = null;
-            Set<FileId> added = new HashSet<>(next.files);
-            added.removeAll(old.files);
-            Set<FileId> dropped = new HashSet<>(old.files);
-            dropped.removeAll(next.files);
-            LOG.info(
-                    "Swapped {} to version {} ({}): {} file(s) from {} ({} new or changed, {}"
-                            + " dropped)",
-                    config.path(),
-                    next.version,
-                    next.sourceVersion,
-                    next.files.size(),
-                    next.location,
-                    added.size(),
-                    dropped.size());
+            history.swapped(old, next);
             old.release();
             return RefreshResult.SWAPPED;
         }
-    }
-
-    private static String oneLine(Throwable e) {
-        StringBuilder s = new StringBuilder(String.valueOf(e.getMessage()));
-        Throwable cause = e.getCause();
-        if (cause != null
-                && cause.getMessage() != null
-                && !s.toString().contains(cause.getMessage())) {
-            s.append(" (caused by ").append(cause).append(')');
-        }
-        if (e.getMessage() == null) {
-            s.setLength(0);
-            s.append(e);
-        }
-        return s.toString().replace('\n', ' ');
     }
 
     // ------------------------------------------------------------------ snapshots

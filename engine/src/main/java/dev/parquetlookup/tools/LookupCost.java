@@ -71,6 +71,24 @@ record LookupCost(double bytes, long reads, List<String> parts) {
     /** What to change, most important first; empty when the layout suits point lookups. */
     static List<String> recommendations(LayoutReport report, String keyColumn) {
         LinkedHashSet<String> out = new LinkedHashSet<>();
+        tableAdvice(report, out);
+        pageAdvice(report, out);
+        encodingAdvice(report, out);
+        if (keyColumn != null && report.columns.containsKey(keyColumn)) {
+            keyColumnAdvice(report, keyColumn, out);
+        }
+        if (report.maxRowGroupRows > 4L * 1024 * 1024) {
+            out.add(
+                    "Row groups hold up to "
+                            + Formats.count(report.maxRowGroupRows)
+                            + " rows; about 131,072 keep the footer small and statistics useful."
+                            + " Run prepare.");
+        }
+        return List.copyOf(out);
+    }
+
+    /** Whether the files can be one sorted table: schemas, declared sort keys, overlaps. */
+    private static void tableAdvice(LayoutReport report, LinkedHashSet<String> out) {
         if (!report.schemaDifferences.isEmpty()) {
             out.add(
                     "The files disagree on "
@@ -102,6 +120,10 @@ record LookupCost(double bytes, long reads, List<String> parts) {
                             + " files (and return the rows of all of them): run prepare to write"
                             + " files with disjoint ranges.");
         }
+    }
+
+    /** Page sizes and the page index: how much one lookup decodes and reads. */
+    private static void pageAdvice(LayoutReport report, LinkedHashSet<String> out) {
         for (ColumnStats c : report.columns.values()) {
             if (c.pages > 0 && c.pageRowsMax > MAX_GOOD_PAGE_ROWS) {
                 out.add(
@@ -126,6 +148,10 @@ record LookupCost(double bytes, long reads, List<String> parts) {
                     "Some column chunks have no page index: lookups there read whole chunks. Run"
                             + " prepare.");
         }
+    }
+
+    /** Large dictionaries and slow codecs on the columns lookups return. */
+    private static void encodingAdvice(LayoutReport report, LinkedHashSet<String> out) {
         List<String> slowCodec = new ArrayList<>();
         for (ColumnStats c : report.columns.values()) {
             if (c.chunksWithDictionary > 0 && c.averageDictionaryBytes() > LARGE_DICTIONARY) {
@@ -148,36 +174,31 @@ record LookupCost(double bytes, long reads, List<String> parts) {
                             + " are compressed with GZIP or BROTLI, slow to decompress per"
                             + " lookup: run prepare --codec LZ4_RAW (or ZSTD for size).");
         }
-        if (keyColumn != null && report.columns.containsKey(keyColumn)) {
-            ColumnStats k = report.columns.get(keyColumn);
-            if (report.rowGroupsWithoutKeyIndex() > 0 && k.indexed()) {
-                out.add(
-                        "Key column '"
-                                + keyColumn
-                                + "' has no ColumnIndex (page min/max) in some row groups: the"
-                                + " key page cannot be found directly. Run prepare.");
-            }
-            List<String> keyCodecs =
-                    k.codecs.stream().filter(codec -> !codec.equals("UNCOMPRESSED")).toList();
-            if (!keyCodecs.isEmpty()) {
-                out.add(
-                        "Key column '"
-                                + keyColumn
-                                + "' is compressed ("
-                                + String.join(",", keyCodecs)
-                                + "): every lookup decompresses a key page, which for sorted keys"
-                                + " saves little space (about 2:1) and costs as much as the value"
-                                + " page's decompression. prepare leaves key columns uncompressed.");
-            }
-        }
-        if (report.maxRowGroupRows > 4L * 1024 * 1024) {
+    }
+
+    /** The key column: its ColumnIndex and its compression. */
+    private static void keyColumnAdvice(
+            LayoutReport report, String keyColumn, LinkedHashSet<String> out) {
+        ColumnStats k = report.columns.get(keyColumn);
+        if (report.rowGroupsWithoutKeyIndex() > 0 && k.indexed()) {
             out.add(
-                    "Row groups hold up to "
-                            + Formats.count(report.maxRowGroupRows)
-                            + " rows; about 131,072 keep the footer small and statistics useful."
-                            + " Run prepare.");
+                    "Key column '"
+                            + keyColumn
+                            + "' has no ColumnIndex (page min/max) in some row groups: the"
+                            + " key page cannot be found directly. Run prepare.");
         }
-        return List.copyOf(out);
+        List<String> keyCodecs =
+                k.codecs.stream().filter(codec -> !codec.equals("UNCOMPRESSED")).toList();
+        if (!keyCodecs.isEmpty()) {
+            out.add(
+                    "Key column '"
+                            + keyColumn
+                            + "' is compressed ("
+                            + String.join(",", keyCodecs)
+                            + "): every lookup decompresses a key page, which for sorted keys"
+                            + " saves little space (about 2:1) and costs as much as the value"
+                            + " page's decompression. prepare leaves key columns uncompressed.");
+        }
     }
 
     private static double averageChunk(LayoutReport report) {

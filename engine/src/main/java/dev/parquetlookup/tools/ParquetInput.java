@@ -8,8 +8,8 @@ import dev.parquetlookup.io.RangeSourceInputFile;
 import dev.parquetlookup.types.TimestampValue;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
+import dev.parquetlookup.types.Widening;
 import dev.parquetlookup.writer.ColumnSpec;
-import dev.parquetlookup.writer.ColumnSpec.DecimalStorage;
 import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
 
 import org.apache.parquet.column.page.PageReadStore;
@@ -22,17 +22,8 @@ import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
 import org.apache.parquet.io.api.PrimitiveConverter;
 import org.apache.parquet.io.api.RecordMaterializer;
-import org.apache.parquet.schema.LogicalTypeAnnotation;
-import org.apache.parquet.schema.LogicalTypeAnnotation.DateLogicalTypeAnnotation;
-import org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation;
-import org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation;
-import org.apache.parquet.schema.LogicalTypeAnnotation.TimeLogicalTypeAnnotation;
-import org.apache.parquet.schema.LogicalTypeAnnotation.TimestampLogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Type;
-
-import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -125,27 +116,42 @@ final class ParquetInput {
         if (projections.isEmpty()) {
             throw new IllegalArgumentException("no input files");
         }
-        // The engine's own check: nullability and the storage of one logical type may differ.
+        // The engine's own check: nullability, the storage of one logical type and lossless
+        // widening (INT32 and INT64, FLOAT and DOUBLE) may differ.
         List<TableSchema.Difference> differences =
-                TableSchema.differencesWithoutWidening(files, projections, List.of());
+                TableSchema.differences(files, projections, List.of());
         if (!differences.isEmpty()) {
             throw new IllegalArgumentException(
                     differences.get(0).description()
                             + ": all input files need the same columns, read as the same types"
-                            + " (choose common ones with --columns)");
+                            + " or types one of them holds without loss (choose common ones with"
+                            + " --columns)");
         }
         List<ColumnSpec> columns = new ArrayList<>();
         for (Type field : projections.get(0).getFields()) {
-            Type written = field;
-            for (MessageType p : projections) {
-                if (!p.getType(field.getName()).isRepetition(Type.Repetition.REQUIRED)) {
-                    written = p.getType(field.getName()); // nullable in some file
-                    break;
-                }
-            }
-            columns.add(spec(written));
+            columns.add(written(field.getName(), projections));
         }
         return new ParquetInput(store, files, projections, columns, rows);
+    }
+
+    /**
+     * The spec a column is written with: the type of the file holding the widest values, nullable
+     * when the column is nullable in any file.
+     */
+    private static ColumnSpec written(String column, List<MessageType> projections) {
+        ColumnSpec widest = null;
+        boolean nullable = false;
+        for (MessageType p : projections) {
+            Type field = p.getType(column);
+            ColumnSpec spec = InputTypes.spec(field);
+            nullable |= spec.nullable();
+            if (widest == null
+                    || !widest.type().equals(Widening.common(widest.type(), spec.type()))) {
+                widest = spec;
+            }
+        }
+        return new ColumnSpec(
+                widest.name(), widest.type(), nullable, widest.decimalStorage(), widest.timeUnit());
     }
 
     private static MessageType project(MessageType schema, List<String> select, FileId file) {
@@ -182,6 +188,16 @@ final class ParquetInput {
             FileId file = files.get(f);
             MessageType projection = projections.get(f);
             MessageColumnIO columnIO = new ColumnIOFactory().getColumnIO(projection);
+            // Values are read with the file's own types, then widened to the written ones.
+            List<ColumnSpec> own = new ArrayList<>();
+            List<Integer> widened = new ArrayList<>();
+            for (Type field : projection.getFields()) {
+                ColumnSpec spec = InputTypes.spec(field);
+                if (Widening.changesValues(spec.type(), columns.get(own.size()).type())) {
+                    widened.add(own.size());
+                }
+                own.add(spec);
+            }
             try (RangeSource source = store.open(file);
                     ParquetFileReader reader =
                             ParquetFileReader.open(
@@ -191,9 +207,13 @@ final class ParquetInput {
                         pages != null;
                         pages = reader.readNextRowGroup()) {
                     RecordReader<Object[]> records =
-                            columnIO.getRecordReader(pages, new Materializer());
+                            columnIO.getRecordReader(pages, new Materializer(own));
                     for (long i = 0; i < pages.getRowCount(); i++) {
-                        sink.accept(records.read());
+                        Object[] row = records.read();
+                        for (int c : widened) {
+                            row[c] = Widening.widen(row[c], columns.get(c).type());
+                        }
+                        sink.accept(row);
                     }
                 }
             }
@@ -201,175 +221,14 @@ final class ParquetInput {
     }
 
     // -------------------------------------------------------------------------------------------
-    // Types
-
-    /** The spec that writes a column of this Parquet type with the same logical type. */
-    static ColumnSpec spec(Type field) {
-        String name = field.getName();
-        boolean nullable = !field.isRepetition(Type.Repetition.REQUIRED);
-        if (!field.isPrimitive() || field.isRepetition(Type.Repetition.REPEATED)) {
-            throw new IllegalArgumentException(
-                    "column '"
-                            + name
-                            + "' is nested ("
-                            + field.toString().trim().replaceAll("\\s+", " ")
-                            + "): lookup files hold flat columns only; leave it out with"
-                            + " --columns");
-        }
-        PrimitiveType p = field.asPrimitiveType();
-        LogicalTypeAnnotation logical = p.getLogicalTypeAnnotation();
-        ColumnSpec spec =
-                switch (p.getPrimitiveTypeName()) {
-                    case BOOLEAN -> simple(name, Kind.BOOLEAN, nullable);
-                    case FLOAT -> simple(name, Kind.FLOAT, nullable);
-                    case DOUBLE -> simple(name, Kind.DOUBLE, nullable);
-                    case INT96 ->
-                            new ColumnSpec(
-                                    name,
-                                    new ValueType(Kind.TIMESTAMP, 9, 0),
-                                    nullable,
-                                    null,
-                                    TimeUnit.INT96);
-                    case INT32 -> int32Spec(name, logical, nullable);
-                    case INT64 -> int64Spec(name, logical, nullable);
-                    case BINARY, FIXED_LEN_BYTE_ARRAY -> binarySpec(name, p, logical, nullable);
-                };
-        if (spec == null) {
-            throw new IllegalArgumentException(
-                    "column '"
-                            + name
-                            + "' has type "
-                            + field.toString().trim()
-                            + ", which lookup files do not support; leave it out with --columns");
-        }
-        return spec;
-    }
-
-    @Nullable
-    private static ColumnSpec int32Spec(
-            String name, @Nullable LogicalTypeAnnotation logical, boolean nullable) {
-        if (logical == null) {
-            return simple(name, Kind.INT, nullable);
-        }
-        if (logical instanceof IntLogicalTypeAnnotation i) {
-            int bits = i.getBitWidth() + (i.isSigned() ? 0 : 1);
-            return simple(
-                    name,
-                    bits <= 8
-                            ? Kind.TINYINT
-                            : bits <= 16 ? Kind.SMALLINT : bits <= 32 ? Kind.INT : Kind.BIGINT,
-                    nullable);
-        }
-        if (logical instanceof DateLogicalTypeAnnotation) {
-            return simple(name, Kind.DATE, nullable);
-        }
-        if (logical instanceof DecimalLogicalTypeAnnotation d) {
-            return decimal(name, d, nullable, DecimalStorage.INT32);
-        }
-        if (logical instanceof TimeLogicalTypeAnnotation) {
-            return new ColumnSpec(
-                    name, new ValueType(Kind.TIME, 3, 0), nullable, null, TimeUnit.MILLIS);
-        }
-        return null;
-    }
-
-    @Nullable
-    private static ColumnSpec int64Spec(
-            String name, @Nullable LogicalTypeAnnotation logical, boolean nullable) {
-        if (logical == null) {
-            return simple(name, Kind.BIGINT, nullable);
-        }
-        if (logical instanceof IntLogicalTypeAnnotation i) {
-            return i.isSigned() ? simple(name, Kind.BIGINT, nullable) : null;
-        }
-        if (logical instanceof DecimalLogicalTypeAnnotation d) {
-            return decimal(name, d, nullable, DecimalStorage.INT64);
-        }
-        if (logical instanceof TimestampLogicalTypeAnnotation t) {
-            return new ColumnSpec(
-                    name,
-                    new ValueType(
-                            t.isAdjustedToUTC() ? Kind.TIMESTAMP_LTZ : Kind.TIMESTAMP,
-                            digits(t.getUnit()),
-                            0),
-                    nullable,
-                    null,
-                    unit(t.getUnit()));
-        }
-        if (logical instanceof TimeLogicalTypeAnnotation t) {
-            return new ColumnSpec(
-                    name,
-                    new ValueType(Kind.TIME, digits(t.getUnit()), 0),
-                    nullable,
-                    null,
-                    unit(t.getUnit()));
-        }
-        return null;
-    }
-
-    @Nullable
-    private static ColumnSpec binarySpec(
-            String name,
-            PrimitiveType p,
-            @Nullable LogicalTypeAnnotation logical,
-            boolean nullable) {
-        if (logical instanceof DecimalLogicalTypeAnnotation d) {
-            return decimal(
-                    name,
-                    d,
-                    nullable,
-                    p.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.BINARY
-                            ? DecimalStorage.BINARY
-                            : DecimalStorage.FIXED_LEN_BYTE_ARRAY);
-        }
-        if (logical instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation
-                || logical instanceof LogicalTypeAnnotation.EnumLogicalTypeAnnotation
-                || logical instanceof LogicalTypeAnnotation.JsonLogicalTypeAnnotation) {
-            return simple(name, Kind.STRING, nullable);
-        }
-        if (logical == null
-                || logical instanceof LogicalTypeAnnotation.BsonLogicalTypeAnnotation
-                || logical instanceof LogicalTypeAnnotation.UUIDLogicalTypeAnnotation) {
-            return simple(name, Kind.BINARY, nullable);
-        }
-        return null;
-    }
-
-    private static ColumnSpec simple(String name, Kind kind, boolean nullable) {
-        return new ColumnSpec(name, ValueType.of(kind), nullable, null, null);
-    }
-
-    private static ColumnSpec decimal(
-            String name, DecimalLogicalTypeAnnotation d, boolean nullable, DecimalStorage storage) {
-        return new ColumnSpec(
-                name,
-                new ValueType(Kind.DECIMAL, d.getPrecision(), d.getScale()),
-                nullable,
-                storage,
-                null);
-    }
-
-    private static int digits(LogicalTypeAnnotation.TimeUnit unit) {
-        return switch (unit) {
-            case MILLIS -> 3;
-            case MICROS -> 6;
-            case NANOS -> 9;
-        };
-    }
-
-    private static TimeUnit unit(LogicalTypeAnnotation.TimeUnit unit) {
-        return switch (unit) {
-            case MILLIS -> TimeUnit.MILLIS;
-            case MICROS -> TimeUnit.MICROS;
-            case NANOS -> TimeUnit.NANOS;
-        };
-    }
-
-    // -------------------------------------------------------------------------------------------
     // Values
 
-    private final class Materializer extends RecordMaterializer<Object[]> {
-        private final Root root = new Root();
+    private static final class Materializer extends RecordMaterializer<Object[]> {
+        private final Root root;
+
+        Materializer(List<ColumnSpec> specs) {
+            this.root = new Root(specs);
+        }
 
         @Override
         public Object[] getCurrentRecord() {
@@ -382,13 +241,15 @@ final class ParquetInput {
         }
     }
 
-    private final class Root extends GroupConverter {
-        private final Converter[] converters = new Converter[columns.size()];
+    /** One row's converters, with the file's own column specs. */
+    private static final class Root extends GroupConverter {
+        private final Converter[] converters;
         private Object[] row;
 
-        Root() {
+        Root(List<ColumnSpec> specs) {
+            converters = new Converter[specs.size()];
             for (int i = 0; i < converters.length; i++) {
-                converters[i] = new Value(i, columns.get(i));
+                converters[i] = new Value(i, specs.get(i));
             }
         }
 

@@ -181,28 +181,17 @@ final class PrepareCommand implements Callable<Integer> {
         Progress progress = new Progress(err);
         try (FileStore store = HadoopFileStore.create(hadoop.options)) {
             List<FileId> inputs = InputFiles.list(spec, store, "IN", input);
-            boolean csv = isCsv(inputs);
+            boolean csv = PrepareInput.isCsv(spec.commandLine(), format, input, inputs);
             List<FileId> existingOrNull = existingOutput(store);
             boolean outputExisted = existingOrNull != null;
             List<FileId> existing = existingOrNull == null ? List.of() : existingOrNull;
             checkOutput(inputs, existing);
 
-            List<ColumnSpec> specs;
-            ParquetInput parquet = null;
-            CsvInput csvInput = null;
-            long totalRows = 0;
-            if (csv) {
-                List<ColumnSpec> declared =
-                        schema == null
-                                ? null
-                                : parse("--schema", () -> TextValues.parseSchema(schema));
-                csvInput = CsvInput.open(store, inputs, separator, declared);
-                specs = csvInput.columns();
-            } else {
-                parquet = ParquetInput.open(store, inputs, columns);
-                specs = parquet.columns();
-                totalRows = parquet.totalRows();
-            }
+            PrepareInput in =
+                    csv
+                            ? PrepareInput.csv(store, inputs, separator, declaredSchema())
+                            : PrepareInput.parquet(store, inputs, columns);
+            List<ColumnSpec> specs = in.columns();
             checkColumns(specs.stream().map(ColumnSpec::name).toList());
 
             StagedOutput staged = StagedOutput.into(output, outputExisted, hadoop.options);
@@ -212,13 +201,8 @@ final class PrepareCommand implements Callable<Integer> {
             List<String> published;
             try {
                 writer.onProgress(rows -> progress.updateRows("writing", rows, writer.rowCount()));
-                ParquetInput.RowSink sink = sink(writer, csvInput, totalRows, progress);
                 try {
-                    if (csv) {
-                        csvInput.read(sink);
-                    } else {
-                        parquet.read(sink);
-                    }
+                    in.read(writer, progress);
                 } catch (IOException | RuntimeException e) {
                     try {
                         writer.abort();
@@ -308,28 +292,6 @@ final class PrepareCommand implements Callable<Integer> {
         return options.build();
     }
 
-    /** Hands each input row to the writer and shows reading progress every 4,096 rows. */
-    private static ParquetInput.RowSink sink(
-            LookupDatasetWriter writer,
-            @Nullable CsvInput csvSource,
-            long expected,
-            Progress progress) {
-        return row -> {
-            writer.write(row);
-            long n = writer.rowCount();
-            if ((n & 4095) == 0) {
-                if (csvSource != null) {
-                    progress.update(
-                            "reading",
-                            n,
-                            (double) csvSource.bytesRead() / Math.max(1, csvSource.totalBytes()));
-                } else {
-                    progress.updateRows("reading", n, expected);
-                }
-            }
-        };
-    }
-
     /** Removes the staging directory after a failure and says what state OUT is in. */
     private void abandon(StagedOutput staged, long rows, PrintWriter err, Exception e) {
         try {
@@ -391,34 +353,6 @@ final class PrepareCommand implements Callable<Integer> {
         return Math.max(16L << 20, Runtime.getRuntime().maxMemory() / 4);
     }
 
-    private boolean isCsv(List<FileId> inputs) {
-        return switch (format.toLowerCase(Locale.ROOT)) {
-            case "csv" -> true;
-            case "parquet" -> false;
-            case "auto" -> {
-                boolean allCsv = inputs.stream().allMatch(f -> isCsvName(f.path()));
-                boolean anyCsv = inputs.stream().anyMatch(f -> isCsvName(f.path()));
-                if (anyCsv && !allCsv) {
-                    throw new ParameterException(
-                            spec.commandLine(),
-                            "IN "
-                                    + input
-                                    + " mixes CSV and other files: give one format with --format");
-                }
-                yield allCsv;
-            }
-            default ->
-                    throw new ParameterException(
-                            spec.commandLine(),
-                            "--format " + format + ": use auto, parquet or csv");
-        };
-    }
-
-    private static boolean isCsvName(String path) {
-        String p = path.toLowerCase(Locale.ROOT);
-        return p.endsWith(".csv") || p.endsWith(".tsv") || p.endsWith(".txt");
-    }
-
     /** The Parquet files in OUT, or null when OUT does not exist. */
     private List<FileId> existingOutput(FileStore store) throws IOException {
         try {
@@ -428,6 +362,12 @@ final class PrepareCommand implements Callable<Integer> {
         } catch (FileNotFoundException e) {
             return null;
         }
+    }
+
+    /** The CSV columns given by {@code --schema}, or null to infer them from the header. */
+    @Nullable
+    private List<ColumnSpec> declaredSchema() {
+        return schema == null ? null : parse("--schema", () -> TextValues.parseSchema(schema));
     }
 
     private char separator() {

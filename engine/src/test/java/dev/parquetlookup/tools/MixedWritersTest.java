@@ -215,4 +215,74 @@ class MixedWritersTest {
                 .contains(
                         "in file:/f0.parquet, file:/f1.parquet, file:/f2.parquet, and 2 more but");
     }
+
+    /**
+     * prepare over files that store one column in different widths (DuckDB writes INTEGER and FLOAT
+     * in one file, BIGINT and DOUBLE in another) writes the wider type, every value widened
+     * exactly, negative ones included; a lossy mix is still refused.
+     */
+    @Test
+    void prepareWidensIntegersAndFloatsAcrossFiles() throws Exception {
+        Path in = Files.createDirectories(dir.resolve("in"));
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
+                Statement st = c.createStatement()) {
+            st.execute(
+                    "COPY (SELECT (i - 500)::INTEGER AS k, ((i - 500) * 0.5)::FLOAT AS x"
+                            + " FROM range(0, 1000) t(i)) TO '"
+                            + in.resolve("a-narrow.parquet")
+                            + "' (FORMAT PARQUET)");
+            st.execute(
+                    "COPY (SELECT (i * 10000000000)::BIGINT AS k, (i * 0.25)::DOUBLE AS x"
+                            + " FROM range(1, 1001) t(i)) TO '"
+                            + in.resolve("b-wide.parquet")
+                            + "' (FORMAT PARQUET)");
+        }
+        Path out = dir.resolve("out");
+        ToolRunner.Result r =
+                ToolRunner.run("prepare", in.toString(), out.toString(), "--key", "k");
+        assertThat(r.exitCode()).as("%s", r).isZero();
+        assertThat(r.out()).contains("Wrote 2,000 rows");
+
+        try (DimensionTable t = open(out)) {
+            assertThat(t.columns())
+                    .extracting(ColumnSchema::name, c -> c.type().kind().name())
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple("k", "BIGINT"),
+                            org.assertj.core.groups.Tuple.tuple("x", "DOUBLE"));
+            LookupPlan plan = t.plan(List.of("k"), List.of("k", "x"));
+            for (long k : new long[] {-500, -1, 0, 499}) {
+                assertThat(t.lookup(plan, new Object[] {k}))
+                        .as("narrow key %d", k)
+                        .singleElement()
+                        .satisfies(row -> assertThat(row).containsExactly(k, k * 0.5));
+            }
+            for (long i : new long[] {1, 500, 1000}) {
+                long k = i * 10_000_000_000L;
+                assertThat(t.lookup(plan, new Object[] {k}))
+                        .as("wide key %d", k)
+                        .singleElement()
+                        .satisfies(row -> assertThat(row).containsExactly(k, i * 0.25));
+            }
+        }
+
+        Path lossy = Files.createDirectories(dir.resolve("lossy"));
+        Files.copy(in.resolve("a-narrow.parquet"), lossy.resolve("a.parquet"));
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
+                Statement st = c.createStatement()) {
+            st.execute(
+                    "COPY (SELECT 1000 + i AS k, (i * 0.5)::DECIMAL(10,1) AS x FROM range(0, 10)"
+                            + " t(i)) TO '"
+                            + lossy.resolve("b.parquet")
+                            + "' (FORMAT PARQUET)");
+        }
+        ToolRunner.Result refused =
+                ToolRunner.run(
+                        "prepare", lossy.toString(), dir.resolve("o2").toString(), "--key", "k");
+        assertThat(refused.exitCode()).as("%s", refused).isNotZero();
+        assertThat(refused.err())
+                .contains("Column 'x' is")
+                .contains("a.parquet")
+                .contains("b.parquet");
+        assertThat(dir.resolve("o2")).doesNotExist();
+    }
 }

@@ -46,7 +46,7 @@ class PrepareCommandTest {
         try (ParquetFileReader reader = ParquetTestFiles.open(file)) {
             List<ColumnSpec> specs = new ArrayList<>();
             for (Type field : reader.getFooter().getFileMetaData().getSchema().getFields()) {
-                specs.add(ParquetInput.spec(field));
+                specs.add(InputTypes.spec(field));
             }
             return specs;
         }

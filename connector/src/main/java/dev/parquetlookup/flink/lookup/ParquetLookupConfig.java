@@ -103,35 +103,42 @@ public record ParquetLookupConfig(
         hadoopOptions = new TreeMap<>(hadoopOptions);
         if (asyncThreads < 1) {
             throw new IllegalArgumentException(
-                    "lookup.async.threads must be at least 1, got " + asyncThreads);
+                    "'lookup.async.threads' must be at least 1, got " + asyncThreads + ".");
         }
         if (metadataCacheMaxBytes <= 0) {
             throw new IllegalArgumentException(
-                    "metadata-cache.max-bytes must be positive, got " + metadataCacheMaxBytes);
+                    "'metadata-cache.max-bytes' must be positive, got "
+                            + metadataCacheMaxBytes
+                            + " (footers and page indexes must be kept to serve lookups).");
         }
         if (pageCacheMaxBytes < 0 && pageCacheMaxBytes != PAGE_CACHE_AUTO) {
             throw new IllegalArgumentException(
-                    "page-cache.max-bytes must not be negative, got " + pageCacheMaxBytes);
+                    "'page-cache.max-bytes' must not be negative, got " + pageCacheMaxBytes + ".");
         }
         Objects.requireNonNull(snapshotMode, "snapshotMode");
         format = format.trim().toLowerCase(Locale.ROOT);
         if (!format.equals(TableFormat.FILES) && snapshotMode != SnapshotMode.ALL_FILES) {
             throw new IllegalArgumentException(
-                    "path.snapshot-mode applies to 'format' = 'files' only; the '"
+                    "'path.snapshot-mode' applies to 'format' = 'files' only; the '"
                             + format
-                            + "' format serves the table's current version itself");
+                            + "' format serves the table's current version itself. Remove"
+                            + " 'path.snapshot-mode'.");
         }
         if (refreshInterval != null && (refreshInterval.isNegative() || refreshInterval.isZero())) {
             throw new IllegalArgumentException(
-                    "refresh.interval must be positive, got " + refreshInterval);
+                    "'refresh.interval' must be positive, got "
+                            + refreshInterval
+                            + "; leave it unset to never refresh.");
         }
         if (maxInFlightRequests < 1) {
             throw new IllegalArgumentException(
-                    "lookup.max-in-flight-requests must be at least 1, got " + maxInFlightRequests);
+                    "'lookup.max-in-flight-requests' must be at least 1, got "
+                            + maxInFlightRequests
+                            + ".");
         }
         if (maxRetries < 0) {
             throw new IllegalArgumentException(
-                    "lookup.max-retries must not be negative, got " + maxRetries);
+                    "'lookup.max-retries' must not be negative, got " + maxRetries + ".");
         }
         Objects.requireNonNull(diskTier, "diskTier");
     }

@@ -27,7 +27,6 @@ import org.apache.flink.util.TemporaryClassLoaderContext;
 
 import javax.annotation.Nullable;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -117,9 +116,52 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                 cacheType == LookupCacheType.FULL ? reloadTrigger(options) : null);
     }
 
-    /** The options of one table as an immutable configuration. */
+    /**
+     * The options of one table as an immutable configuration. Ranges are checked once, by {@link
+     * ParquetLookupConfig}; its message becomes a {@link ValidationException} naming the table.
+     */
     static ParquetLookupConfig toConfig(
             String tableName, ReadableConfig options, Map<String, String> rawOptions) {
+        ParquetLookupConfig.Builder builder =
+                ParquetLookupConfig.builder(tableName, options.get(ParquetLookupOptions.PATH))
+                        .sortKey(
+                                options.getOptional(ParquetLookupOptions.SORT_KEY)
+                                        .map(ParquetLookupDynamicTableFactory::splitColumns)
+                                        .orElse(List.of()))
+                        .hadoopOptions(hadoopOptions(rawOptions))
+                        .async(options.get(ParquetLookupOptions.LOOKUP_ASYNC))
+                        .asyncThreads(options.get(ParquetLookupOptions.LOOKUP_ASYNC_THREADS))
+                        .metadataCacheMaxBytes(
+                                options.get(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES)
+                                        .getBytes())
+                        .pageCacheMaxBytes(
+                                options.getOptional(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES)
+                                        .map(MemorySize::getBytes)
+                                        .orElse(ParquetLookupConfig.PAGE_CACHE_AUTO))
+                        .maxRetries(options.get(LookupOptions.MAX_RETRIES))
+                        .refreshInterval(
+                                options.getOptional(ParquetLookupOptions.REFRESH_INTERVAL)
+                                        .orElse(null))
+                        .mapLocalFiles(options.get(ParquetLookupOptions.LOCAL_FILES_MMAP))
+                        .maxInFlightRequests(
+                                options.get(ParquetLookupOptions.LOOKUP_MAX_IN_FLIGHT_REQUESTS))
+                        .diskTier(diskTier(tableName, options))
+                        .format(tableFormat(tableName, options))
+                        .synthesizePageIndex(
+                                options.get(ParquetLookupOptions.PAGE_INDEX_SYNTHESIZE));
+        try {
+            return builder.snapshotMode(
+                            SnapshotMode.fromOption(
+                                    options.get(ParquetLookupOptions.PATH_SNAPSHOT_MODE)))
+                    .build();
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException(
+                    String.format("Table '%s': %s", tableName, e.getMessage()), e);
+        }
+    }
+
+    /** The {@code hadoop.*} options without their prefix, passed to the Hadoop configuration. */
+    private static Map<String, String> hadoopOptions(Map<String, String> rawOptions) {
         Map<String, String> hadoop = new HashMap<>();
         rawOptions.forEach(
                 (key, value) -> {
@@ -128,84 +170,7 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                                 key.substring(ParquetLookupOptions.HADOOP_PREFIX.length()), value);
                     }
                 });
-        List<String> sortKey =
-                options.getOptional(ParquetLookupOptions.SORT_KEY)
-                        .map(ParquetLookupDynamicTableFactory::splitColumns)
-                        .orElse(List.of());
-        int threads = options.get(ParquetLookupOptions.LOOKUP_ASYNC_THREADS);
-        if (threads < 1) {
-            throw new ValidationException(
-                    String.format(
-                            "Table '%s': 'lookup.async.threads' must be at least 1, got %d.",
-                            tableName, threads));
-        }
-        int inFlight = options.get(ParquetLookupOptions.LOOKUP_MAX_IN_FLIGHT_REQUESTS);
-        if (inFlight < 1) {
-            throw new ValidationException(
-                    String.format(
-                            "Table '%s': 'lookup.max-in-flight-requests' must be at least 1, got"
-                                    + " %d.",
-                            tableName, inFlight));
-        }
-        int retries = options.get(LookupOptions.MAX_RETRIES);
-        if (retries < 0) {
-            throw new ValidationException(
-                    String.format(
-                            "Table '%s': 'lookup.max-retries' must not be negative, got %d.",
-                            tableName, retries));
-        }
-        long metadataBytes = options.get(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES).getBytes();
-        if (metadataBytes <= 0) {
-            throw new ValidationException(
-                    String.format(
-                            "Table '%s': 'metadata-cache.max-bytes' must be positive, got %d"
-                                    + " (footers and page indexes must be kept to serve lookups).",
-                            tableName, metadataBytes));
-        }
-        Duration refresh = options.getOptional(ParquetLookupOptions.REFRESH_INTERVAL).orElse(null);
-        if (refresh != null && (refresh.isNegative() || refresh.isZero())) {
-            throw new ValidationException(
-                    String.format(
-                            "Table '%s': 'refresh.interval' must be positive, got %s; leave it"
-                                    + " unset to never refresh.",
-                            tableName, refresh));
-        }
-        SnapshotMode snapshotMode;
-        try {
-            snapshotMode =
-                    SnapshotMode.fromOption(options.get(ParquetLookupOptions.PATH_SNAPSHOT_MODE));
-        } catch (IllegalArgumentException e) {
-            throw new ValidationException(
-                    String.format("Table '%s': %s", tableName, e.getMessage()), e);
-        }
-        String format = tableFormat(tableName, options);
-        if (!format.equals(TableFormat.FILES) && snapshotMode != SnapshotMode.ALL_FILES) {
-            throw new ValidationException(
-                    String.format(
-                            "Table '%s': 'path.snapshot-mode' applies to 'format' = 'files' only;"
-                                    + " the '%s' format serves the table's current version"
-                                    + " itself. Remove 'path.snapshot-mode'.",
-                            tableName, format));
-        }
-        return ParquetLookupConfig.builder(tableName, options.get(ParquetLookupOptions.PATH))
-                .sortKey(sortKey)
-                .hadoopOptions(hadoop)
-                .async(options.get(ParquetLookupOptions.LOOKUP_ASYNC))
-                .asyncThreads(threads)
-                .metadataCacheMaxBytes(metadataBytes)
-                .pageCacheMaxBytes(
-                        options.getOptional(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES)
-                                .map(MemorySize::getBytes)
-                                .orElse(ParquetLookupConfig.PAGE_CACHE_AUTO))
-                .maxRetries(retries)
-                .refreshInterval(refresh)
-                .snapshotMode(snapshotMode)
-                .mapLocalFiles(options.get(ParquetLookupOptions.LOCAL_FILES_MMAP))
-                .maxInFlightRequests(inFlight)
-                .diskTier(diskTier(tableName, options))
-                .format(format)
-                .synthesizePageIndex(options.get(ParquetLookupOptions.PAGE_INDEX_SYNTHESIZE))
-                .build();
+        return hadoop;
     }
 
     private static DiskTierConfig diskTier(String tableName, ReadableConfig options) {

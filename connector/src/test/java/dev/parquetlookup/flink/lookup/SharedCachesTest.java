@@ -88,7 +88,9 @@ class SharedCachesTest {
                                         .maxRetries(0)
                                         .build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("metadata-cache.max-bytes must be positive, got 0");
+                .hasMessage(
+                        "'metadata-cache.max-bytes' must be positive, got 0 (footers and page"
+                                + " indexes must be kept to serve lookups).");
     }
 
     @Test
