@@ -1,7 +1,6 @@
 package dev.parquetlookup.bench;
 
 import dev.parquetlookup.bench.WindowedJoin.Job;
-import dev.parquetlookup.bench.WindowedJoin.Window;
 import dev.parquetlookup.s3proxy.LatencyProxy;
 import dev.parquetlookup.s3proxy.S3ProxyServer;
 
@@ -15,8 +14,7 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
-import org.jfree.data.category.DefaultCategoryDataset;
-
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
@@ -70,27 +68,18 @@ final class ObjectStoreSuite {
         this.log = log;
     }
 
-    private record CaseKey(String system, String caseName) {}
+    /** A system and case: the jobs measured for it are reported together. */
+    record CaseKey(String system, String caseName) {}
 
     void run() throws Exception {
         String loadStart = loadAverage();
         SeedLayout layout = SeedLayout.writerDefault(options.rows());
         Path file = SeedDataset.get(report.out(), layout, log);
-        List<Integer> delays =
-                options.delaysMillis().isEmpty()
-                        ? options.quick() ? List.of(0, 20) : List.of(0, 5, 20, 50)
-                        : options.delaysMillis();
-        for (int d : delays) {
-            if (d < 0) {
-                throw new IllegalArgumentException("--delays must be >= 0, got " + d);
-            }
-        }
+        List<Integer> delays = delays();
         long window =
                 options.windowMillis() > 0 ? options.windowMillis() : options.quick() ? 1500 : 5000;
         long gap = Math.max(100, window / 2);
         int reps = options.quick() ? 1 : options.repetitions();
-        int parallelism = options.parallelism();
-        int clients = options.quick() ? 32 : 64;
         Path lib = S3ProxyServer.libDirBeside(ObjectStoreSuite.class);
         try (S3ProxyServer server = new S3ProxyServer(lib, report.out())) {
             long t0 = System.nanoTime();
@@ -101,43 +90,15 @@ final class ObjectStoreSuite {
             try (LatencyProxy proxy = LatencyProxy.start(server.port(), Duration.ZERO)) {
                 Map<String, String> hadoop = new LinkedHashMap<>(server.hadoopOptions());
                 hadoop.put("fs.s3a.endpoint", proxy.endpoint());
-                report.note(
-                        String.format(
-                                Locale.ROOT,
-                                "config suite=objectstore S3Proxy_4.1.0(filesystem_backend,own_JVM)"
-                                        + " on 127.0.0.1 started and loaded with %d bytes in %.1f s;"
-                                        + " LatencyProxy (first byte of each response held D ms,"
-                                        + " added to the server's time) in front; %s: %s through"
-                                        + " hadoop-aws 3.5.0 (S3ProxyServer.hadoopOptions:"
-                                        + " fs.s3a.input.stream.type=classic); %s: the same file on"
-                                        + " the local disk; connector options: %s",
-                                Files.size(file),
-                                (System.nanoTime() - t0) / 1e9,
-                                S3,
-                                uri,
-                                LOCAL,
-                                options.connectorOptions().isEmpty()
-                                        ? "defaults"
-                                        : options.connectorOptions()));
-                Duration ceilingWindow = Duration.ofMillis(Math.max(300, window));
-                String key = "seed/" + file.getFileName();
-                long length = Files.size(file);
+                noteConfig(file, uri, t0);
                 // Measured before and after the jobs: the machine's load varies, and the server
                 // can serve at least the better of the two.
-                S3Ceiling.Result ceilingStart =
-                        S3Ceiling.measure(
-                                proxy,
-                                BUCKET,
-                                key,
-                                length,
-                                clients,
-                                CEILING_RANGE_BYTES,
-                                ceilingWindow);
+                S3Ceiling.Result ceilingStart = ceiling(proxy, file, window);
                 report.conditions(
                         SUITE,
                         layout.describe()
                                 + " parallelism="
-                                + parallelism
+                                + options.parallelism()
                                 + " delays_ms="
                                 + delays.toString().replace(" ", "")
                                 + " window_ms="
@@ -153,21 +114,60 @@ final class ObjectStoreSuite {
                 Map<CaseKey, List<Job>> jobs =
                         measureJobs(proxy, hadoop, uri, file, delays, window, gap, reps);
                 proxy.setDelay(Duration.ZERO);
-                S3Ceiling.Result ceilingEnd =
-                        S3Ceiling.measure(
-                                proxy,
-                                BUCKET,
-                                key,
-                                length,
-                                clients,
-                                CEILING_RANGE_BYTES,
-                                ceilingWindow);
-                report(jobs, delays, window, ceilingStart, ceilingEnd);
+                S3Ceiling.Result ceilingEnd = ceiling(proxy, file, window);
+                new ObjectStoreReport(options, report)
+                        .write(jobs, delays, window, ceilingStart, ceilingEnd);
             }
         }
         // Opening at scale: 1,000 files, and a page index 4x the metadata cache.
         new OpenScaleCase(options, report, log).run();
         report.note("load suite=objectstore start=" + loadStart + " end=" + loadAverage());
+    }
+
+    private List<Integer> delays() {
+        List<Integer> delays =
+                options.delaysMillis().isEmpty()
+                        ? options.quick() ? List.of(0, 20) : List.of(0, 5, 20, 50)
+                        : options.delaysMillis();
+        for (int d : delays) {
+            if (d < 0) {
+                throw new IllegalArgumentException("--delays must be >= 0, got " + d);
+            }
+        }
+        return delays;
+    }
+
+    private void noteConfig(Path file, String uri, long startNanos) throws IOException {
+        report.note(
+                String.format(
+                        Locale.ROOT,
+                        "config suite=objectstore S3Proxy_4.1.0(filesystem_backend,own_JVM)"
+                                + " on 127.0.0.1 started and loaded with %d bytes in %.1f s;"
+                                + " LatencyProxy (first byte of each response held D ms,"
+                                + " added to the server's time) in front; %s: %s through"
+                                + " hadoop-aws 3.5.0 (S3ProxyServer.hadoopOptions:"
+                                + " fs.s3a.input.stream.type=classic); %s: the same file on"
+                                + " the local disk; connector options: %s",
+                        Files.size(file),
+                        (System.nanoTime() - startNanos) / 1e9,
+                        S3,
+                        uri,
+                        LOCAL,
+                        options.connectorOptions().isEmpty()
+                                ? "defaults"
+                                : options.connectorOptions()));
+    }
+
+    /** The server's ranged GETs/s at D = 0 with many clients, over one window. */
+    private S3Ceiling.Result ceiling(LatencyProxy proxy, Path file, long window) throws Exception {
+        return S3Ceiling.measure(
+                proxy,
+                BUCKET,
+                "seed/" + file.getFileName(),
+                Files.size(file),
+                options.quick() ? 32 : 64,
+                CEILING_RANGE_BYTES,
+                Duration.ofMillis(Math.max(300, window)));
     }
 
     private Map<CaseKey, List<Job>> measureJobs(
@@ -180,7 +180,6 @@ final class ObjectStoreSuite {
             long gap,
             int reps)
             throws Exception {
-        int parallelism = options.parallelism();
         Configuration conf = new Configuration();
         conf.set(RestOptions.BIND_PORT, "0");
         conf.set(RestOptions.ADDRESS, "127.0.0.1");
@@ -188,38 +187,12 @@ final class ObjectStoreSuite {
                 new MiniClusterConfiguration.Builder()
                         .setConfiguration(conf)
                         .setNumTaskManagers(1)
-                        .setNumSlotsPerTaskManager(Math.max(2, parallelism))
+                        .setNumSlotsPerTaskManager(Math.max(2, options.parallelism()))
                         .build();
         Map<CaseKey, List<Job>> jobs = new LinkedHashMap<>();
         try (MiniCluster cluster = new MiniCluster(clusterConf)) {
             cluster.start();
-            URI rest = cluster.getRestAddress().get();
-            StreamExecutionEnvironment env =
-                    StreamExecutionEnvironment.createRemoteEnvironment(
-                            rest.getHost(), rest.getPort());
-            env.setParallelism(parallelism);
-            StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-            tables.createTemporarySystemFunction("checked", WindowedJoin.CheckFunction.class);
-            tables.executeSql(
-                    "CREATE TEMPORARY TABLE enriched (k BIGINT) WITH ('connector' = 'blackhole')");
-            for (boolean skewed : new boolean[] {false, true}) {
-                // Endless for the job's life: it is cancelled after its windows.
-                DataStream<Long> keys =
-                        env.fromSequence(0, Long.MAX_VALUE / 4)
-                                .map(new LookupKeys(options.rows(), skewed))
-                                .name(skewed ? "skewed-keys" : "uniform-keys");
-                tables.createTemporaryView(
-                        "keys_" + mixName(skewed),
-                        tables.fromDataStream(
-                                keys,
-                                Schema.newBuilder()
-                                        .column("f0", DataTypes.BIGINT())
-                                        .columnByExpression("proc", "PROCTIME()")
-                                        .build()));
-            }
-            createDimension(tables, "dim_s3", uri, hadoop);
-            createDimension(
-                    tables, "dim_local", file.toAbsolutePath().toUri().toString(), Map.of());
+            StreamTableEnvironment tables = tables(cluster, uri, hadoop, file);
 
             // Warm-up (class loading, planner, both JVMs' JIT), not recorded.
             proxy.setDelay(Duration.ZERO);
@@ -238,42 +211,85 @@ final class ObjectStoreSuite {
                     Collections.reverse(order);
                 }
                 for (String step : order) {
-                    String[] parts = step.split(":");
-                    boolean skewed = Boolean.parseBoolean(parts[1]);
-                    String mix = mixName(skewed);
-                    Job job;
-                    String system;
-                    String prefix;
-                    if (parts[0].equals("local")) {
-                        system = LOCAL;
-                        prefix = "";
-                        job =
-                                WindowedJoin.run(
-                                        tables, "keys_" + mix, "dim_local", null, window, gap);
-                    } else {
-                        int d = Integer.parseInt(parts[0]);
-                        proxy.setDelay(Duration.ofMillis(d));
-                        system = S3;
-                        prefix = "d" + d + "-";
-                        job = WindowedJoin.run(tables, "keys_" + mix, "dim_s3", proxy, window, gap);
-                    }
-                    jobs.computeIfAbsent(new CaseKey(system, prefix + mix), k -> new ArrayList<>())
-                            .add(job);
-                    log.printf(
-                            Locale.ROOT,
-                            "NOTE objectstore rep=%d %s %s%s first_row_ms=%.0f cold=%.0f/s"
-                                    + " warm=%.0f/s%n",
-                            rep,
-                            system,
-                            prefix,
-                            mix,
-                            job.firstRowMillis(),
-                            job.cold().eventsPerSecond(),
-                            job.warm().eventsPerSecond());
+                    step(tables, proxy, step, rep, window, gap, jobs);
                 }
             }
         }
         return jobs;
+    }
+
+    /** The key streams, the sink, the check function and both dimension tables. */
+    private StreamTableEnvironment tables(
+            MiniCluster cluster, String uri, Map<String, String> hadoop, Path file)
+            throws Exception {
+        URI rest = cluster.getRestAddress().get();
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(), rest.getPort());
+        env.setParallelism(options.parallelism());
+        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+        tables.createTemporarySystemFunction("checked", WindowedJoin.CheckFunction.class);
+        tables.executeSql(
+                "CREATE TEMPORARY TABLE enriched (k BIGINT) WITH ('connector' = 'blackhole')");
+        for (boolean skewed : new boolean[] {false, true}) {
+            // Endless for the job's life: it is cancelled after its windows.
+            DataStream<Long> keys =
+                    env.fromSequence(0, Long.MAX_VALUE / 4)
+                            .map(new LookupKeys(options.rows(), skewed))
+                            .name(skewed ? "skewed-keys" : "uniform-keys");
+            tables.createTemporaryView(
+                    "keys_" + mixName(skewed),
+                    tables.fromDataStream(
+                            keys,
+                            Schema.newBuilder()
+                                    .column("f0", DataTypes.BIGINT())
+                                    .columnByExpression("proc", "PROCTIME()")
+                                    .build()));
+        }
+        createDimension(tables, "dim_s3", uri, hadoop);
+        createDimension(tables, "dim_local", file.toAbsolutePath().toUri().toString(), Map.of());
+        return tables;
+    }
+
+    /** One measured job: {@code local:SKEWED} or {@code D:SKEWED}. */
+    private void step(
+            StreamTableEnvironment tables,
+            LatencyProxy proxy,
+            String step,
+            int rep,
+            long window,
+            long gap,
+            Map<CaseKey, List<Job>> jobs)
+            throws Exception {
+        String[] parts = step.split(":");
+        String mix = mixName(Boolean.parseBoolean(parts[1]));
+        Job job;
+        String system;
+        String prefix;
+        if (parts[0].equals("local")) {
+            system = LOCAL;
+            prefix = "";
+            job = WindowedJoin.run(tables, "keys_" + mix, "dim_local", null, window, gap);
+        } else {
+            int d = Integer.parseInt(parts[0]);
+            proxy.setDelay(Duration.ofMillis(d));
+            system = S3;
+            prefix = "d" + d + "-";
+            job = WindowedJoin.run(tables, "keys_" + mix, "dim_s3", proxy, window, gap);
+        }
+        jobs.computeIfAbsent(new CaseKey(system, prefix + mix), k -> new ArrayList<>()).add(job);
+        log.printf(
+                Locale.ROOT,
+                "NOTE objectstore rep=%d %s %s%s first_row_ms=%.0f open_gets=%d cold=%.0f/s"
+                        + " warm=%.0f/s load=%s%n",
+                rep,
+                system,
+                prefix,
+                mix,
+                job.firstRowMillis(),
+                job.openGets(),
+                job.cold().eventsPerSecond(),
+                job.warm().eventsPerSecond(),
+                loadAverage());
     }
 
     private void createDimension(
@@ -303,216 +319,6 @@ final class ObjectStoreSuite {
 
     private static String mixName(boolean skewed) {
         return skewed ? "skewed" : "uniform";
-    }
-
-    private void report(
-            Map<CaseKey, List<Job>> jobs,
-            List<Integer> delays,
-            long window,
-            S3Ceiling.Result start,
-            S3Ceiling.Result end) {
-        int parallelism = options.parallelism();
-        S3Ceiling.Result c = start.getsPerSecond() >= end.getsPerSecond() ? start : end;
-        Map<String, String> ceilingExtra = new LinkedHashMap<>();
-        ceilingExtra.put("range_bytes", Integer.toString(c.rangeBytes()));
-        ceilingExtra.put("clients", Integer.toString(c.clients()));
-        ceilingExtra.put("request_ms", ResultRow.fmt2(c.meanRequestMillis()));
-        ceilingExtra.put("inflight_mean", ResultRow.fmt1(c.meanInFlight()));
-        ceilingExtra.put("inflight_max", Integer.toString(c.maxInFlight()));
-        ceilingExtra.put("gets", Long.toString(c.gets()));
-        ceilingExtra.put("window_ms", Long.toString(c.window().toMillis()));
-        ceilingExtra.put("gets_per_s_start", ResultRow.fmt0(start.getsPerSecond()));
-        ceilingExtra.put("gets_per_s_end", ResultRow.fmt0(end.getsPerSecond()));
-        report.result(
-                new ResultRow(
-                        SUITE,
-                        CEILING,
-                        "d0-ranged-get-" + c.rangeBytes() / 1024 + "k",
-                        c.clients(),
-                        c.getsPerSecond(),
-                        c.meanRequestMillis() * 1e3,
-                        c.meanRequestMillis() * 1e3,
-                        (double) c.rangeBytes(),
-                        1.0,
-                        null,
-                        Math.min(start.getsPerSecond(), end.getsPerSecond()),
-                        c.getsPerSecond(),
-                        2,
-                        ceilingExtra));
-
-        Map<String, ResultRow> rows = new LinkedHashMap<>();
-        Map<String, Double> bounds = new LinkedHashMap<>();
-        for (Map.Entry<CaseKey, List<Job>> e : jobs.entrySet()) {
-            CaseKey key = e.getKey();
-            for (String phase : List.of("cold", "warm")) {
-                List<Job> list = new ArrayList<>(e.getValue());
-                boolean cold = phase.equals("cold");
-                list.sort(
-                        (a, b) ->
-                                Double.compare(
-                                        (cold ? a.cold() : a.warm()).eventsPerSecond(),
-                                        (cold ? b.cold() : b.warm()).eventsPerSecond()));
-                Job median = list.get(list.size() / 2);
-                Window w = cold ? median.cold() : median.warm();
-                double min = (cold ? list.get(0).cold() : list.get(0).warm()).eventsPerSecond();
-                Job top = list.get(list.size() - 1);
-                double max = (cold ? top.cold() : top.warm()).eventsPerSecond();
-                double[] firsts =
-                        e.getValue().stream().mapToDouble(Job::firstRowMillis).sorted().toArray();
-                String caseName = key.caseName() + "-" + phase;
-                boolean s3 = key.system().equals(S3);
-                Map<String, String> extra = new LinkedHashMap<>();
-                extra.put("first_row_ms", ResultRow.fmt1(firsts[firsts.length / 2]));
-                extra.put("events", Long.toString(w.events()));
-                extra.put("window_ms", ResultRow.fmt0(w.seconds() * 1e3));
-                Double getsPerEvent = null;
-                Double bytesPerEvent = null;
-                if (s3) {
-                    int d = delayOf(key.caseName());
-                    getsPerEvent = w.events() == 0 ? null : w.getsPerEvent();
-                    bytesPerEvent =
-                            w.events() == 0 ? null : w.responseBytes() / (double) w.events();
-                    extra.put("delay_ms", Integer.toString(d));
-                    extra.put("open_gets", Long.toString(median.openGets()));
-                    extra.put("gets_per_s", ResultRow.fmt0(w.gets() / w.seconds()));
-                    extra.put("request_ms", ResultRow.fmt2(w.meanRequestMillis()));
-                    extra.put("inflight_mean", ResultRow.fmt2(w.meanInFlight()));
-                    extra.put("inflight_max", Integer.toString(w.maxInFlight()));
-                    int limit =
-                            options.inflightLimit() > 0 ? options.inflightLimit() : w.maxInFlight();
-                    extra.put("inflight_limit", Integer.toString(limit));
-                    extra.put(
-                            "inflight_limit_from",
-                            options.inflightLimit() > 0 ? "option" : "observed_max");
-                    double concurrencyGets =
-                            d == 0 || limit == 0 ? Double.POSITIVE_INFINITY : limit * 1000.0 / d;
-                    double bound1Get = Math.min(c.getsPerSecond(), concurrencyGets);
-                    double g = getsPerEvent == null ? 0 : getsPerEvent;
-                    double serverBound = g > 0 ? c.getsPerSecond() / g : Double.POSITIVE_INFINITY;
-                    double concBound = g > 0 ? concurrencyGets / g : Double.POSITIVE_INFINITY;
-                    double bound = Math.min(serverBound, concBound);
-                    extra.put("bound_server", fmtBound(serverBound));
-                    extra.put("bound_concurrency", fmtBound(concBound));
-                    extra.put(
-                            "binding_bound",
-                            Double.isInfinite(bound)
-                                    ? "none"
-                                    : serverBound <= concBound ? "server" : "concurrency");
-                    extra.put(
-                            "server_utilisation",
-                            c.getsPerSecond() > 0
-                                    ? ResultRow.fmt2(w.gets() / w.seconds() / c.getsPerSecond())
-                                    : "NA");
-                    double served = w.gets() / w.seconds();
-                    if (served > c.getsPerSecond()) {
-                        report.note(
-                                String.format(
-                                        Locale.ROOT,
-                                        "ceiling suite=objectstore case=%s served %.0f GETs/s, more"
-                                                + " than the measured server ceiling (%.0f):"
-                                                + " the ceiling was taken under heavier load, so"
-                                                + " bounds from it are too low",
-                                        caseName,
-                                        served,
-                                        c.getsPerSecond()));
-                    }
-                    bounds.put(caseName + "/bound", bound);
-                    bounds.put(caseName + "/bound_1get", bound1Get);
-                }
-                ResultRow row =
-                        new ResultRow(
-                                SUITE,
-                                key.system(),
-                                caseName,
-                                parallelism,
-                                w.eventsPerSecond(),
-                                1e6 / Math.max(1e-9, w.eventsPerSecond()),
-                                1e6 / Math.max(1e-9, min),
-                                bytesPerEvent,
-                                getsPerEvent,
-                                null,
-                                min,
-                                max,
-                                list.size(),
-                                extra);
-                report.result(row);
-                rows.put(key.system() + "/" + caseName, row);
-            }
-        }
-
-        DefaultCategoryDataset chart = new DefaultCategoryDataset();
-        List<String> categories = new ArrayList<>();
-        categories.add("local");
-        for (int d : delays) {
-            categories.add("D=" + d + "ms");
-        }
-        for (String mix : List.of("uniform", "skewed")) {
-            for (String phase : List.of("cold", "warm")) {
-                String series = mix + " " + phase;
-                ResultRow local = rows.get(LOCAL + "/" + mix + "-" + phase);
-                if (local != null) {
-                    chart.addValue(Math.max(1, local.opsPerSec()), series, "local");
-                }
-                for (int d : delays) {
-                    String caseName = "d" + d + "-" + mix + "-" + phase;
-                    ResultRow ours = rows.get(S3 + "/" + caseName);
-                    if (ours == null) {
-                        continue;
-                    }
-                    chart.addValue(Math.max(1, ours.opsPerSec()), series, "D=" + d + "ms");
-                    Map<String, Double> ratios = new LinkedHashMap<>();
-                    ratios.put(
-                            "ours/bound", ratio(ours.opsPerSec(), bounds.get(caseName + "/bound")));
-                    ratios.put(
-                            "ours/bound_1get",
-                            ratio(ours.opsPerSec(), bounds.get(caseName + "/bound_1get")));
-                    ratios.put(
-                            "ours/local",
-                            local == null
-                                    ? Double.NaN
-                                    : ratio(ours.opsPerSec(), local.opsPerSec()));
-                    report.ratios(SUITE, caseName, parallelism, ratios);
-                }
-            }
-        }
-        for (int d : delays) {
-            Double b = bounds.get("d" + d + "-uniform-cold/bound_1get");
-            if (b != null && !b.isInfinite()) {
-                chart.addValue(b, "bound at 1 GET/event", "D=" + d + "ms");
-            }
-        }
-        try {
-            Charts.bars(
-                    report.out().resolve("objectstore-events.png"),
-                    "SQL lookup join, dimension on S3Proxy at first-byte delay D: enriched events/s"
-                            + " (p="
-                            + parallelism
-                            + ", "
-                            + options.rows()
-                            + " rows, window "
-                            + window
-                            + " ms)",
-                    "events/s",
-                    chart,
-                    true);
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot write objectstore-events.png", e);
-        }
-    }
-
-    private static int delayOf(String caseName) {
-        return Integer.parseInt(caseName.substring(1, caseName.indexOf('-')));
-    }
-
-    private static double ratio(double ours, Double bound) {
-        if (bound == null || bound.isInfinite() || bound.isNaN() || bound <= 0) {
-            return Double.NaN;
-        }
-        return ours / bound;
-    }
-
-    private static String fmtBound(double v) {
-        return Double.isInfinite(v) || Double.isNaN(v) ? "NA" : ResultRow.fmt0(v);
     }
 
     /** {@code /proc/loadavg}'s three figures, e.g. {@code 1.52/1.31/1.20}, or NA. */

@@ -13,20 +13,10 @@ import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.RowGroupIndexes;
 import dev.parquetlookup.s3proxy.LatencyProxy;
 import dev.parquetlookup.s3proxy.S3ProxyServer;
-import dev.parquetlookup.types.ValueType;
-import dev.parquetlookup.writer.ColumnSpec;
-import dev.parquetlookup.writer.LookupFileWriter;
-import dev.parquetlookup.writer.WriterOptions;
-
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,8 +70,8 @@ final class OpenScaleCase {
         Path dir = report.out().resolve("open-scale");
         Path small = dir.resolve("small");
         Path big = dir.resolve("big");
-        writeSmall(small, files, rowsPerFile);
-        writeBig(big, bigRows);
+        OpenScaleData.writeSmall(small, files, rowsPerFile);
+        OpenScaleData.writeBig(big, bigRows);
         List<Integer> delays =
                 options.delaysMillis().isEmpty() ? List.of(0, 20) : options.delaysMillis();
         Path lib = S3ProxyServer.libDirBeside(OpenScaleCase.class);
@@ -89,8 +79,8 @@ final class OpenScaleCase {
             server.start();
             server.createBucket(BUCKET);
             long t0 = System.nanoTime();
-            upload(server.hadoopOptions(), small, "s3a://" + BUCKET + "/small/");
-            upload(server.hadoopOptions(), big, "s3a://" + BUCKET + "/big/");
+            OpenScaleData.upload(server.hadoopOptions(), small, "s3a://" + BUCKET + "/small/");
+            OpenScaleData.upload(server.hadoopOptions(), big, "s3a://" + BUCKET + "/big/");
             note(
                     "config files=%d rows_per_file=%d big_rows=%d uploaded_in_s=%.1f load=%s",
                     files,
@@ -123,81 +113,6 @@ final class OpenScaleCase {
         report.note(line);
     }
 
-    private static void writeSmall(Path dir, int files, int rows) throws IOException {
-        if (Files.isDirectory(dir)) {
-            try (var list = Files.list(dir)) {
-                if (list.count() == files) {
-                    return;
-                }
-            }
-        }
-        Files.createDirectories(dir);
-        for (int f = 0; f < files; f++) {
-            write(
-                    dir.resolve(String.format(Locale.ROOT, "part-%05d.parquet", f)),
-                    (long) f * rows,
-                    rows,
-                    WriterOptions.defaults());
-        }
-    }
-
-    /**
-     * 32-row pages and 20,000-row row groups: a page index of a few hundred KB per million rows.
-     */
-    private static void writeBig(Path dir, int rows) throws IOException {
-        Path file = dir.resolve("part-0.parquet");
-        if (Files.exists(file)) {
-            return;
-        }
-        Files.createDirectories(dir);
-        write(
-                file,
-                0,
-                rows,
-                WriterOptions.builder()
-                        .rowsPerPage(32)
-                        .rowsPerRowGroup(20_000)
-                        .dictionary(false)
-                        .build());
-    }
-
-    private static void write(Path file, long first, int rows, WriterOptions options)
-            throws IOException {
-        try (LookupFileWriter writer =
-                LookupFileWriter.open(
-                        file.toString(),
-                        List.of(
-                                ColumnSpec.required("k", ValueType.of(ValueType.Kind.BIGINT)),
-                                ColumnSpec.required("v", ValueType.of(ValueType.Kind.STRING))),
-                        List.of("k"),
-                        options)) {
-            for (long k = first; k < first + rows; k++) {
-                writer.write(new Object[] {k, value(k)});
-            }
-        }
-    }
-
-    private static byte[] value(long k) {
-        return ("v-" + k).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static void upload(Map<String, String> hadoop, Path dir, String target)
-            throws IOException {
-        Configuration conf = new Configuration();
-        hadoop.forEach(conf::set);
-        conf.set("fs.s3a.fast.upload.buffer", "bytebuffer");
-        try (FileSystem fs = FileSystem.newInstance(URI.create(target), conf);
-                var list = Files.list(dir)) {
-            for (Path p : list.sorted().toList()) {
-                try (OutputStream out =
-                        fs.create(new org.apache.hadoop.fs.Path(target + p.getFileName()), true)) {
-                    Files.copy(p, out);
-                }
-            }
-        }
-    }
-
-    /** The metadata reads opening did before the lazy index: footer, then the index region. */
     private void openEager(
             Map<String, String> hadoop, LatencyProxy proxy, String path, String table, int d)
             throws Exception {
@@ -359,6 +274,22 @@ final class OpenScaleCase {
                     proxy.stats().gets() - listingGets,
                     ObjectStoreSuite.loadAverage());
         }
+        evictionVariants(hadoop, proxy, path, rows, d, indexBytes, rowGroups);
+    }
+
+    /**
+     * Lookups with a metadata cache of a quarter of the index (with and without collections every
+     * 10 lookups) and with a large one: index reads and GETs per lookup.
+     */
+    private void evictionVariants(
+            Map<String, String> hadoop,
+            LatencyProxy proxy,
+            String path,
+            int rows,
+            int d,
+            long indexBytes,
+            int rowGroups)
+            throws Exception {
         long bound = Math.max(1, indexBytes / 4);
         int lookups = options.quick() ? 300 : 1_000;
         // With the bound, evicted indexes still in use stay reachable (weak references) until a

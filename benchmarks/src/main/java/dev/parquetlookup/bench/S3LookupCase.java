@@ -3,19 +3,12 @@ package dev.parquetlookup.bench;
 import dev.parquetlookup.engine.DimensionTable;
 import dev.parquetlookup.engine.LookupPlan;
 import dev.parquetlookup.engine.TableConfig;
-import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
-import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.s3proxy.S3ProxyServer;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.statistics.IOStatistics;
-import org.apache.hadoop.fs.statistics.IOStatisticsSupport;
-import org.apache.hadoop.fs.statistics.StoreStatisticNames;
-import org.apache.hadoop.fs.statistics.StreamStatisticNames;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -30,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The {@code pageindex} suite's object-storage case: this engine's point lookups on the seed file
@@ -137,75 +129,20 @@ final class S3LookupCase {
 
     private void measure(Map<String, String> hadoop, String dir, Path file) throws Exception {
         long rows = options.rows();
-        CountingStore s3Store = new CountingStore(HadoopFileStore.create(hadoop));
+        S3CountingStore s3Store = new S3CountingStore(HadoopFileStore.create(hadoop));
         long openStart = System.nanoTime();
         try (DimensionTable s3 = DimensionTable.open(config(dir, hadoop), s3Store);
                 DimensionTable local =
                         DimensionTable.open(config(file.toAbsolutePath().toString(), Map.of()))) {
-            long s3OpenNanos = System.nanoTime() - openStart;
-            int files = s3.files().size();
-            long openGets = s3Store.gets();
-            long openHeads = s3Store.heads() - s3Store.headsByListing;
-            if (openGets > 2L * files || openHeads != 0) {
-                throw new IllegalStateException(
-                        String.format(
-                                "suite=pageindex case=%s: opening %d file(s) on S3 cost %d GETs and"
-                                        + " %d HEADs, expected at most 2 GETs per file (tail, then"
-                                        + " a larger footer) and no HEAD",
-                                CASE, files, openGets, openHeads));
-            }
-            Map<String, String> openFields = new LinkedHashMap<>();
-            openFields.put("open_ms", ResultRow.fmt1(s3OpenNanos / 1e6));
-            openFields.put(
-                    "open_gets_per_file", ResultRow.fmt2(openGets / (double) Math.max(1, files)));
-            openFields.put("open_heads_per_file", Long.toString(openHeads / Math.max(1, files)));
-            openFields.put("listing_heads", Long.toString(s3Store.headsByListing));
-            openFields.put("listing_lists", Long.toString(s3Store.listsByListing));
-
+            Map<String, String> openFields = checkOpen(s3, s3Store, System.nanoTime() - openStart);
             LookupPlan s3Plan = s3.plan(List.of("k"), List.of("v"));
             LookupPlan localPlan = local.plan(List.of("k"), List.of("v"));
-            // Warm-up, not recorded: three times the usual one, as S3Proxy's JVM and the AWS SDK
-            // need far more JIT warm-up than the engine (GET latencies still halve after the
-            // first thousand requests). It also sizes the repetitions so that S3's takes about
-            // --run-ms.
-            long[] warm = KeyMix.UNIFORM.keys(rows, 100_000, 0xC0FFEEL);
-            long warmNanos = 3 * options.warmupMillis() * 1_000_000L;
-            int warmed = 0;
-            long s3WarmStart = System.nanoTime();
-            long secondHalfStart = 0;
-            int secondHalfFrom = 0;
-            while (warmed < 20
-                    || (System.nanoTime() - s3WarmStart < warmNanos && warmed < 100_000)) {
-                if (secondHalfStart == 0 && System.nanoTime() - s3WarmStart >= warmNanos / 2) {
-                    secondHalfStart = System.nanoTime();
-                    secondHalfFrom = warmed;
-                }
-                lookup(s3, s3Plan, warm[warmed++ % warm.length]);
-            }
-            // The pace of the warmer second half sizes the repetitions.
-            long perS3Lookup =
-                    secondHalfStart == 0 || warmed == secondHalfFrom
-                            ? (System.nanoTime() - s3WarmStart) / warmed
-                            : (System.nanoTime() - secondHalfStart) / (warmed - secondHalfFrom);
-            long localWarmStart = System.nanoTime();
-            for (int i = 0; i < 20 || System.nanoTime() - localWarmStart < warmNanos; i++) {
-                lookup(local, localPlan, warm[i % warm.length]);
-            }
-            int n =
-                    (int)
-                            Math.max(
-                                    20,
-                                    Math.min(
-                                            100_000,
-                                            options.runMillis()
-                                                    * 1_000_000L
-                                                    / Math.max(1, perS3Lookup)));
+            int n = warmUp(s3, s3Plan, local, localPlan);
             long[] keys = KeyMix.UNIFORM.keys(rows, n, 0x53L);
             long truth = 0;
             for (int i = 0; i < n; i++) {
                 truth += Fingerprint.answer(i, keys[i], CaseRunner.truth(rows, keys[i]));
             }
-
             List<Rep> s3Reps = new ArrayList<>();
             List<Rep> localReps = new ArrayList<>();
             for (int rep = 0; rep < options.repetitions(); rep++) {
@@ -217,40 +154,112 @@ final class S3LookupCase {
                     s3Reps.add(repetition(s3, s3Plan, s3Store, keys));
                 }
             }
-            for (Map.Entry<String, List<Rep>> e : Map.of(S3, s3Reps, LOCAL, localReps).entrySet()) {
-                for (Rep r : e.getValue()) {
-                    if (r.answersSum() != truth) {
-                        throw new IllegalStateException(
-                                String.format(
-                                        "fingerprint mismatch in suite=pageindex case=%s: %s gave"
-                                                + " %s, expected %s over %d keys",
-                                        CASE,
-                                        e.getKey(),
-                                        Fingerprint.hex(r.answersSum()),
-                                        Fingerprint.hex(truth),
-                                        n));
-                    }
+            output(s3Reps, localReps, truth, n, openFields);
+        }
+    }
+
+    /** Fails the run if opening cost more than 2 GETs per file or any HEAD; the open's fields. */
+    private static Map<String, String> checkOpen(
+            DimensionTable s3, S3CountingStore s3Store, long s3OpenNanos) {
+        int files = s3.files().size();
+        long openGets = s3Store.gets();
+        long openHeads = s3Store.heads() - s3Store.headsByListing;
+        if (openGets > 2L * files || openHeads != 0) {
+            throw new IllegalStateException(
+                    String.format(
+                            "suite=pageindex case=%s: opening %d file(s) on S3 cost %d GETs and"
+                                    + " %d HEADs, expected at most 2 GETs per file (tail, then"
+                                    + " a larger footer) and no HEAD",
+                            CASE, files, openGets, openHeads));
+        }
+        Map<String, String> openFields = new LinkedHashMap<>();
+        openFields.put("open_ms", ResultRow.fmt1(s3OpenNanos / 1e6));
+        openFields.put(
+                "open_gets_per_file", ResultRow.fmt2(openGets / (double) Math.max(1, files)));
+        openFields.put("open_heads_per_file", Long.toString(openHeads / Math.max(1, files)));
+        openFields.put("listing_heads", Long.toString(s3Store.headsByListing));
+        openFields.put("listing_lists", Long.toString(s3Store.listsByListing));
+        return openFields;
+    }
+
+    /**
+     * Warm-up, not recorded: three times the usual one, as S3Proxy's JVM and the AWS SDK need far
+     * more JIT warm-up than the engine (GET latencies still halve after the first thousand
+     * requests). Returns the lookups per repetition, sized so that S3's takes about --run-ms.
+     */
+    private int warmUp(
+            DimensionTable s3, LookupPlan s3Plan, DimensionTable local, LookupPlan localPlan)
+            throws IOException {
+        long[] warm = KeyMix.UNIFORM.keys(options.rows(), 100_000, 0xC0FFEEL);
+        long warmNanos = 3 * options.warmupMillis() * 1_000_000L;
+        int warmed = 0;
+        long s3WarmStart = System.nanoTime();
+        long secondHalfStart = 0;
+        int secondHalfFrom = 0;
+        while (warmed < 20 || (System.nanoTime() - s3WarmStart < warmNanos && warmed < 100_000)) {
+            if (secondHalfStart == 0 && System.nanoTime() - s3WarmStart >= warmNanos / 2) {
+                secondHalfStart = System.nanoTime();
+                secondHalfFrom = warmed;
+            }
+            lookup(s3, s3Plan, warm[warmed++ % warm.length]);
+        }
+        // The pace of the warmer second half sizes the repetitions.
+        long perS3Lookup =
+                secondHalfStart == 0 || warmed == secondHalfFrom
+                        ? (System.nanoTime() - s3WarmStart) / warmed
+                        : (System.nanoTime() - secondHalfStart) / (warmed - secondHalfFrom);
+        long localWarmStart = System.nanoTime();
+        for (int i = 0; i < 20 || System.nanoTime() - localWarmStart < warmNanos; i++) {
+            lookup(local, localPlan, warm[i % warm.length]);
+        }
+        return (int)
+                Math.max(
+                        20,
+                        Math.min(
+                                100_000,
+                                options.runMillis() * 1_000_000L / Math.max(1, perS3Lookup)));
+    }
+
+    /** Checks every repetition's answers, then writes the rows and ratios. */
+    private void output(
+            List<Rep> s3Reps,
+            List<Rep> localReps,
+            long truth,
+            int n,
+            Map<String, String> openFields) {
+        for (Map.Entry<String, List<Rep>> e : Map.of(S3, s3Reps, LOCAL, localReps).entrySet()) {
+            for (Rep r : e.getValue()) {
+                if (r.answersSum() != truth) {
+                    throw new IllegalStateException(
+                            String.format(
+                                    "fingerprint mismatch in suite=pageindex case=%s: %s gave"
+                                            + " %s, expected %s over %d keys",
+                                    CASE,
+                                    e.getKey(),
+                                    Fingerprint.hex(r.answersSum()),
+                                    Fingerprint.hex(truth),
+                                    n));
                 }
             }
-            report.note(
-                    String.format(
-                            "fingerprint suite=pageindex case=%s threads=1 keys=%d %s agree=%s,%s",
-                            CASE, n, Fingerprint.hex(truth), LOCAL, S3));
-            Map<String, String> fingerprint = Map.of("fingerprint", Fingerprint.hex(truth));
-            report.result(row(LOCAL, localReps, false, fingerprint));
-            Map<String, String> s3Extra = new LinkedHashMap<>(openFields);
-            s3Extra.putAll(fingerprint);
-            report.result(row(S3, s3Reps, true, s3Extra));
-            report.ratio(PageIndexSuite.SUITE, CASE, 1, LOCAL, List.of(S3));
-            ResultRow s3Row = report.find(PageIndexSuite.SUITE, S3, CASE, 1);
-            ResultRow localRow = report.find(PageIndexSuite.SUITE, LOCAL, CASE, 1);
-            report.ratioLine(
-                    PageIndexSuite.SUITE,
-                    CASE,
-                    1,
-                    S3 + "/" + LOCAL + "_p50_latency",
-                    s3Row.p50Micros() / Math.max(0.001, localRow.p50Micros()));
         }
+        report.note(
+                String.format(
+                        "fingerprint suite=pageindex case=%s threads=1 keys=%d %s agree=%s,%s",
+                        CASE, n, Fingerprint.hex(truth), LOCAL, S3));
+        Map<String, String> fingerprint = Map.of("fingerprint", Fingerprint.hex(truth));
+        report.result(row(LOCAL, localReps, false, fingerprint));
+        Map<String, String> s3Extra = new LinkedHashMap<>(openFields);
+        s3Extra.putAll(fingerprint);
+        report.result(row(S3, s3Reps, true, s3Extra));
+        report.ratio(PageIndexSuite.SUITE, CASE, 1, LOCAL, List.of(S3));
+        ResultRow s3Row = report.find(PageIndexSuite.SUITE, S3, CASE, 1);
+        ResultRow localRow = report.find(PageIndexSuite.SUITE, LOCAL, CASE, 1);
+        report.ratioLine(
+                PageIndexSuite.SUITE,
+                CASE,
+                1,
+                S3 + "/" + LOCAL + "_p50_latency",
+                s3Row.p50Micros() / Math.max(0.001, localRow.p50Micros()));
     }
 
     private static TableConfig config(String path, Map<String, String> hadoop) {
@@ -271,7 +280,7 @@ final class S3LookupCase {
 
     /** The keys in order on one system; with {@code store}, S3 requests per lookup. */
     private static Rep repetition(
-            DimensionTable table, LookupPlan plan, CountingStore store, long[] keys)
+            DimensionTable table, LookupPlan plan, S3CountingStore store, long[] keys)
             throws IOException {
         long[] nanos = new long[keys.length];
         long sum = 0;
@@ -376,66 +385,5 @@ final class S3LookupCase {
                 sorted.get(sorted.size() - 1).opsPerSec(),
                 reps.size(),
                 extra);
-    }
-
-    /**
-     * The S3 store, keeping the sources it opens to read their S3A stream statistics (live while
-     * open), and the requests the listing made.
-     */
-    private static final class CountingStore extends ForwardingFileStore {
-        private final HadoopFileStore delegate;
-        private final List<RangeSource> sources = new CopyOnWriteArrayList<>();
-        long headsByListing;
-        long listsByListing;
-
-        CountingStore(HadoopFileStore delegate) {
-            super(delegate);
-            this.delegate = delegate;
-        }
-
-        @Override
-        public List<FileId> list(String path) throws IOException {
-            List<FileId> files = super.list(path);
-            headsByListing = heads();
-            listsByListing = counter(delegate, StoreStatisticNames.OBJECT_LIST_REQUEST);
-            return files;
-        }
-
-        @Override
-        public RangeSource open(FileId file) throws IOException {
-            RangeSource source = super.open(file);
-            sources.add(source);
-            return source;
-        }
-
-        /** GETs of the open streams (a closed stream's move to its file system's statistics). */
-        long gets() {
-            long n = counter(delegate, StoreStatisticNames.ACTION_HTTP_GET_REQUEST);
-            for (RangeSource s : sources) {
-                n += counter(s, StoreStatisticNames.ACTION_HTTP_GET_REQUEST);
-            }
-            return n;
-        }
-
-        long heads() {
-            return counter(delegate, StoreStatisticNames.ACTION_HTTP_HEAD_REQUEST);
-        }
-
-        long discardedBytes() {
-            long n = 0;
-            for (RangeSource s : sources) {
-                n += counter(s, StreamStatisticNames.STREAM_READ_VECTORED_READ_BYTES_DISCARDED);
-            }
-            return n;
-        }
-
-        private static long counter(Object source, String name) {
-            IOStatistics statistics = IOStatisticsSupport.retrieveIOStatistics(source);
-            if (statistics == null) {
-                return 0;
-            }
-            Long value = statistics.counters().get(name);
-            return value == null ? 0 : value;
-        }
     }
 }

@@ -6,12 +6,9 @@ import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.FileMetadata;
-import dev.parquetlookup.metadata.KeyRanges;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.LookupFileException;
-import dev.parquetlookup.metadata.RowGroupInfo;
 import dev.parquetlookup.types.ValueType;
-import dev.parquetlookup.types.Widening;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -203,40 +200,13 @@ public final class DimensionTable implements Closeable {
      * Lower bounds of the leading sort-key column, one per page (per row group for files without a
      * page index), in ascending order per file and in the engine's value representation: a free
      * sample of the key distribution from metadata already in memory, e.g. for range partitioning.
-     * String bounds may be truncated prefixes of real keys.
+     * String bounds may be truncated prefixes of real keys. Sends no request: a remote row group
+     * whose page index is not loaded yet is sampled from its footer statistics ({@link
+     * KeySamples}).
      */
     public List<Object> leadingKeySamples() {
-        KeyType lead = schema.keyTypes().get(0);
-        ValueType leadType = schema.column(schema.sortKey().get(0)).type();
-        List<Object> samples = new ArrayList<>();
-        for (SortedFile file : files) {
-            if (file.columns().leadingIsConstant()) {
-                // A partition value: the file's one leading key.
-                samples.add(Widening.widen(KeyValues.engineValue(lead, file.minKey()), leadType));
-                continue;
-            }
-            FileMetadata meta = file.metadata();
-            for (RowGroupInfo rg : meta.rowGroups()) {
-                KeyRanges pages = rg.keyPages()[0];
-                if (pages != null) {
-                    for (int i = 0; i < pages.size(); i++) {
-                        samples.add(
-                                Widening.widen(
-                                        KeyValues.engineValue(lead, pages.min(i)), leadType));
-                    }
-                }
-            }
-            KeyRanges rowGroups = meta.rowGroupKeys();
-            for (int i = 0; i < rowGroups.size(); i++) {
-                RowGroupInfo rg = meta.rowGroups().get(rowGroups.entry(i));
-                if (rg.keyPages()[0] == null) {
-                    samples.add(
-                            Widening.widen(
-                                    KeyValues.engineValue(lead, rowGroups.min(i)), leadType));
-                }
-            }
-        }
-        return samples;
+        return KeySamples.of(
+                files, schema.keyTypes().get(0), schema.column(schema.sortKey().get(0)).type());
     }
 
     /**

@@ -1,18 +1,18 @@
 package dev.parquetlookup.engine;
 
+import dev.parquetlookup.engine.WarmupPlan.Piece;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.io.TransientFailures;
 import dev.parquetlookup.io.disk.TieredFileStore;
 import dev.parquetlookup.io.disk.TieredRangeSource;
-import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
-import dev.parquetlookup.metadata.PageLocations;
-import dev.parquetlookup.metadata.RowGroupIndexes;
-import dev.parquetlookup.metadata.RowGroupInfo;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -54,6 +54,9 @@ public final class TableWarmup implements Closeable {
 
     private static final long MAX_BACKOFF_MILLIS = 5_000;
 
+    /** How often a yielding worker looks whether the lookups' requests are back. */
+    private static final long YIELD_MILLIS = 5;
+
     /** What warm-up fetches ({@code warmup} option). */
     public enum Mode {
         NONE("none"),
@@ -82,8 +85,6 @@ public final class TableWarmup implements Closeable {
         }
     }
 
-    private record Piece(FileId file, FileRange range) {}
-
     private final String tableName;
     private final List<Piece> pieces;
     private final Map<FileId, TieredRangeSource> sources;
@@ -99,23 +100,29 @@ public final class TableWarmup implements Closeable {
     private final long startNanos = System.nanoTime();
     private volatile boolean closed;
 
+    /** The lookups' limiter: while it has requests out, only the first worker fetches. */
+    @Nullable private final RequestLimiter lookups;
+
+    private final AtomicInteger fetching = new AtomicInteger();
+    private final AtomicInteger peakFetchingBesideLookups = new AtomicInteger();
+
     private TableWarmup(
             String tableName,
             List<Piece> pieces,
             Map<FileId, TieredRangeSource> sources,
-            int concurrency) {
+            int concurrency,
+            @Nullable RequestLimiter lookups) {
         this.tableName = tableName;
         this.pieces = pieces;
         this.sources = sources;
-        long planned = 0;
-        for (Piece p : pieces) {
-            planned += p.range().length();
-        }
-        this.plannedBytes = planned;
+        this.lookups = lookups;
+        this.plannedBytes = WarmupPlan.bytes(pieces);
         int threads = Math.max(1, Math.min(concurrency, pieces.size()));
         this.running = new AtomicInteger(threads);
         for (int i = 0; i < threads; i++) {
-            Thread t = new Thread(this::work, "parquet-lookup-warmup-" + tableName + "-" + i);
+            int worker = i;
+            Thread t =
+                    new Thread(() -> work(worker), "parquet-lookup-warmup-" + tableName + "-" + i);
             t.setDaemon(true);
             workers.add(t);
         }
@@ -132,24 +139,35 @@ public final class TableWarmup implements Closeable {
             Mode mode,
             int concurrency)
             throws IOException {
+        return start(tableName, table, store, mode, concurrency, null);
+    }
+
+    /**
+     * Like {@link #start(String, RefreshingTable, TieredFileStore, Mode, int)}, yielding to the
+     * lookups of {@code lookups}: while it has requests out, one fetch runs, not {@code
+     * concurrency}. Warm-up never takes the lookups' permits or client (it reads on S3A's
+     * synchronous client); this keeps it from taking most of the store's capacity from them too
+     * (measured: lookups at 10-30 events/s while four 8 MiB fetches ran on a busy machine).
+     */
+    public static TableWarmup start(
+            String tableName,
+            RefreshingTable table,
+            TieredFileStore store,
+            Mode mode,
+            int concurrency,
+            @Nullable RequestLimiter lookups)
+            throws IOException {
         List<FileMetadata> files;
         try (RefreshingTable.Lease lease = table.acquire()) {
             files = lease.table().fileMetadata();
         }
         long budget = (long) (store.tier().maxBytes() * 0.9);
         long maxPiece = Math.min(MAX_PIECE_BYTES, store.tier().maxExtentBytes());
-        List<Piece> planned = mode == Mode.NONE ? List.of() : plan(files, mode, maxPiece);
-        List<Piece> pieces = new ArrayList<>();
-        long bytes = 0;
-        long skipped = 0;
-        for (Piece p : planned) {
-            if (bytes + p.range().length() <= budget) {
-                pieces.add(p);
-                bytes += p.range().length();
-            } else {
-                skipped += p.range().length();
-            }
-        }
+        List<Piece> planned =
+                mode == Mode.NONE ? List.of() : WarmupPlan.plan(files, mode, maxPiece);
+        List<Piece> pieces = WarmupPlan.withinBudget(planned, budget);
+        long bytes = WarmupPlan.bytes(pieces);
+        long skipped = WarmupPlan.bytes(planned) - bytes;
         if (skipped > 0) {
             LOG.warn(
                     "Warm-up of table '{}' fetches {} of {} bytes: the rest does not fit in"
@@ -170,7 +188,7 @@ public final class TableWarmup implements Closeable {
             }
             throw e;
         }
-        TableWarmup warmup = new TableWarmup(tableName, pieces, sources, concurrency);
+        TableWarmup warmup = new TableWarmup(tableName, pieces, sources, concurrency, lookups);
         LOG.info(
                 "Warm-up ({}) of table '{}': {} bytes of {} file(s) in {} requests, {} at a time",
                 mode.optionValue(),
@@ -190,117 +208,59 @@ public final class TableWarmup implements Closeable {
         return warmup;
     }
 
-    /** Tails first, then key columns, then (ALL) the others; remote files only. */
-    private static List<Piece> plan(List<FileMetadata> files, Mode mode, long maxPiece) {
-        List<Piece> tails = new ArrayList<>();
-        List<Piece> keys = new ArrayList<>();
-        List<Piece> others = new ArrayList<>();
-        for (FileMetadata meta : files) {
-            FileId file = meta.file();
-            if (TieredFileStore.isLocal(file.path())) {
-                continue;
-            }
-            long dataEnd = 0;
-            boolean[] isKey = new boolean[meta.schema().getColumns().size()];
-            for (int leaf : meta.keyLeaves()) {
-                isKey[leaf] = true;
-            }
-            RowGroupIndexes lazy = meta.rowGroupIndexes();
-            for (int r = 0; r < meta.rowGroups().size(); r++) {
-                // A lazily read page index is not read for the plan (that would cost a request per
-                // row group before the first lookup): without it, chunks are cut at maxPiece.
-                RowGroupInfo cached = lazy == null ? null : lazy.cached(r);
-                RowGroupInfo rg =
-                        lazy == null
-                                ? meta.rowGroups().get(r)
-                                : cached != null ? cached : meta.footerRowGroup(r);
-                boolean cut = lazy != null;
-                ColumnChunkInfo[] columns = rg.columns();
-                for (int c = 0; c < columns.length; c++) {
-                    ColumnChunkInfo chunk = columns[c];
-                    dataEnd = Math.max(dataEnd, chunk.startOffset() + chunk.totalCompressedSize());
-                    if (isKey[c]) {
-                        addChunk(keys, file, chunk, maxPiece, cut);
-                    } else if (mode == Mode.ALL) {
-                        addChunk(others, file, chunk, maxPiece, cut);
-                    }
-                }
-            }
-            long tail = file.length() - dataEnd;
-            if (dataEnd > 0 && tail > 0 && tail <= maxPiece) {
-                tails.add(new Piece(file, new FileRange(dataEnd, (int) tail)));
-            }
-        }
-        List<Piece> all = new ArrayList<>(tails.size() + keys.size() + others.size());
-        all.addAll(tails);
-        all.addAll(keys);
-        all.addAll(others);
-        return all;
-    }
-
-    /**
-     * Runs of whole pages of at most {@code maxPiece} bytes (the first one from the chunk's start,
-     * so with its dictionary page); the whole chunk when it has no page index.
-     */
-    static void addChunk(List<Piece> out, FileId file, ColumnChunkInfo chunk, long maxPiece) {
-        addChunk(out, file, chunk, maxPiece, false);
-    }
-
-    /**
-     * Like {@link #addChunk(List, FileId, ColumnChunkInfo, long)}; with {@code cut}, a chunk whose
-     * page locations are not at hand (a lazily read page index) is cut into pieces of {@code
-     * maxPiece} bytes (a page across a cut is read remotely).
-     */
-    static void addChunk(
-            List<Piece> out, FileId file, ColumnChunkInfo chunk, long maxPiece, boolean cut) {
-        long start = chunk.startOffset();
-        long end = start + chunk.totalCompressedSize();
-        PageLocations pages = chunk.pages();
-        if (pages == null || pages.pageCount() == 0) {
-            if (cut) {
-                for (long from = start; from < end; from += maxPiece) {
-                    addPiece(out, file, from, Math.min(end, from + maxPiece), maxPiece);
-                }
-            } else {
-                addPiece(out, file, start, end, maxPiece);
-            }
-            return;
-        }
-        long pieceStart = start;
-        long pieceEnd = start;
-        for (int i = 0; i < pages.pageCount(); i++) {
-            long pageStart = pages.offsets()[i];
-            long pageEnd = pageStart + pages.sizes()[i];
-            if (pageEnd - pieceStart > maxPiece && pieceEnd > pieceStart) {
-                addPiece(out, file, pieceStart, pieceEnd, maxPiece);
-                pieceStart = pageStart;
-            }
-            pieceEnd = Math.max(pieceEnd, pageEnd);
-        }
-        addPiece(out, file, pieceStart, Math.max(pieceEnd, end), maxPiece);
-    }
-
-    private static void addPiece(List<Piece> out, FileId file, long start, long end, long max) {
-        if (end > start && end - start <= max && end <= file.length()) {
-            out.add(new Piece(file, new FileRange(start, (int) (end - start))));
-        }
-    }
-
-    private void work() {
+    private void work(int worker) {
         try {
-            for (int i = next.getAndIncrement(); i < pieces.size() && !closed; ) {
+            while (!closed) {
+                if (worker > 0) {
+                    yieldToLookups(); // before taking a piece: the first worker may take it
+                }
+                int i = next.getAndIncrement();
+                if (i >= pieces.size()) {
+                    break;
+                }
                 Piece p = pieces.get(i);
                 TieredRangeSource source = sources.get(p.file());
-                if (source != null && warm(source, p.range()) && source.isHeld(p.range())) {
+                if (source != null && fetch(source, p.range()) && source.isHeld(p.range())) {
                     warmedBytes.addAndGet(p.range().length());
                 }
-                i = next.getAndIncrement();
             }
         } finally {
             if (running.decrementAndGet() == 0) {
                 finish();
             }
         }
+    }
+
+    /** Waits while lookups have requests out and pieces are left (or until closed). */
+    private void yieldToLookups() {
+        while (!closed && lookups != null && lookups.inFlight() > 0 && next.get() < pieces.size()) {
+            try {
+                stop.await(YIELD_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private boolean fetch(TieredRangeSource source, FileRange range) {
+        int now = fetching.incrementAndGet();
+        try {
+            if (lookups != null && lookups.inFlight() > 0) {
+                peakFetchingBesideLookups.accumulateAndGet(now, Math::max);
+            }
+            return warm(source, range);
+        } finally {
+            fetching.decrementAndGet();
+        }
+    }
+
+    /**
+     * The most warm-up fetches out at once that started while lookups had requests out (1 when
+     * warm-up yields as it should); for tests.
+     */
+    public int peakFetchesBesideLookups() {
+        return peakFetchingBesideLookups.get();
     }
 
     /** Fetches one range, waiting out transient failures; false if it was given up. */

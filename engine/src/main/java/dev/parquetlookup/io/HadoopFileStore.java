@@ -18,6 +18,8 @@ import org.apache.hadoop.fs.statistics.IOStatisticsSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -30,6 +32,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 
 /**
  * {@link FileStore} over any Hadoop {@link FileSystem}: {@code file://} and plain paths, {@code
@@ -188,10 +191,33 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
         if (fs instanceof RawLocalFileSystem) {
             return new HadoopRangeSource(file, in, true);
         }
-        AsyncRangeReader reader =
-                asyncReaders.computeIfAbsent(fs, HadoopFileStore::asyncReader).orElse(null);
-        return new HadoopRangeSource(
-                file, in, false, reader, reader == null ? blockingReads() : null);
+        return new HadoopRangeSource(file, in, false, asyncReads(fs));
+    }
+
+    /**
+     * Asynchronous reads of {@code fs}, resolved on the first asynchronous read and then kept for
+     * the file system: opening files for their footers (planning, a refresh's listing) starts no
+     * asynchronous client and no pool.
+     */
+    private HadoopRangeSource.AsyncReads asyncReads(FileSystem fs) {
+        return new HadoopRangeSource.AsyncReads() {
+            @Nullable private volatile Optional<AsyncRangeReader> resolved;
+
+            @Override
+            public AsyncRangeReader reader() {
+                Optional<AsyncRangeReader> r = resolved;
+                if (r == null) {
+                    r = asyncReaders.computeIfAbsent(fs, HadoopFileStore::asyncReader);
+                    resolved = r;
+                }
+                return r.orElse(null);
+            }
+
+            @Override
+            public Executor blockingReads() {
+                return HadoopFileStore.this.blockingReads();
+            }
+        };
     }
 
     /**
@@ -245,6 +271,53 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
             }
         }
         return sum;
+    }
+
+    /**
+     * Starts creating the asynchronous client of {@code path}'s file system on a daemon thread, so
+     * that it overlaps opening the table instead of delaying the first lookup (the SDK's client and
+     * its event loops take 0.3-1.2 s to start in a fresh JVM). Does nothing for local paths or when
+     * the client exists; failures are left to the first asynchronous read, which meets them again.
+     */
+    public void prepareAsyncReads(String path) {
+        Thread t =
+                new Thread(
+                        () -> {
+                            try {
+                                FileSystem fs = fileSystem(new Path(path));
+                                if (!(fs instanceof RawLocalFileSystem)) {
+                                    asyncReaders.computeIfAbsent(fs, HadoopFileStore::asyncReader);
+                                }
+                            } catch (IOException | RuntimeException | LinkageError e) {
+                                LOG.debug("Preparing asynchronous reads of {} failed", path, e);
+                            }
+                        },
+                        "parquet-lookup-prepare-async-reads");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /**
+     * Whether an asynchronous read of a remote file was made, so its client exists (S3: the SDK's
+     * asynchronous client and its event loops); opening files and blocking reads start none. For
+     * tests.
+     */
+    public boolean asyncReadsStarted() {
+        return !asyncReaders.isEmpty();
+    }
+
+    /**
+     * Whether a file system other than the local one was created (an object store's client): such a
+     * store is worth keeping open for the next user.
+     */
+    public boolean hasRemoteFileSystem() {
+        for (FileSystem fs : fileSystems.values()) {
+            if (!(fs instanceof RawLocalFileSystem)
+                    && !(fs instanceof org.apache.hadoop.fs.LocalFileSystem)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

@@ -35,26 +35,32 @@ final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
     /** Local files: several preads beat the asynchronous channel of vectored reads. */
     private final boolean local;
 
-    /** Asynchronous reads of remote files: the store's client (S3), else a bounded pool. */
-    @Nullable private final AsyncRangeReader asyncReader;
+    /**
+     * Asynchronous reads of remote files, resolved by the store on the first one (so a file only
+     * opened for its footer, as planning does, never starts an asynchronous client): the store's
+     * client (S3), else a bounded pool. Null for local files.
+     */
+    @Nullable private final AsyncReads asyncReads;
 
-    @Nullable private final Executor blockingReads;
+    /** How a remote source reads asynchronously; both methods are called on the first read only. */
+    interface AsyncReads {
+        /** The file system's asynchronous client, or null to read on {@link #blockingReads()}. */
+        @Nullable
+        AsyncRangeReader reader();
+
+        Executor blockingReads();
+    }
 
     HadoopRangeSource(FileId file, FSDataInputStream in, boolean local) {
-        this(file, in, local, null, null);
+        this(file, in, local, null);
     }
 
     HadoopRangeSource(
-            FileId file,
-            FSDataInputStream in,
-            boolean local,
-            @Nullable AsyncRangeReader asyncReader,
-            @Nullable Executor blockingReads) {
+            FileId file, FSDataInputStream in, boolean local, @Nullable AsyncReads asyncReads) {
         this.file = file;
         this.in = in;
         this.local = local;
-        this.asyncReader = asyncReader;
-        this.blockingReads = blockingReads;
+        this.asyncReads = asyncReads;
     }
 
     @Override
@@ -132,7 +138,7 @@ final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
      */
     @Override
     public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
-        if (local || (asyncReader == null && blockingReads == null)) {
+        if (local || asyncReads == null) {
             return RangeSource.super.readAllAsync(ranges);
         }
         for (FileRange range : ranges) {
@@ -148,8 +154,9 @@ final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
                                         + " bytes)"));
             }
         }
+        AsyncRangeReader asyncReader = asyncReads.reader();
         if (asyncReader == null) {
-            return BlockingReads.supply(blockingReads, () -> readAll(ranges));
+            return BlockingReads.supply(asyncReads.blockingReads(), () -> readAll(ranges));
         }
         return asyncReader
                 .readAll(file, ranges)

@@ -166,6 +166,23 @@ class S3AsyncLookupITCase {
     }
 
     @Test
+    void openingAndBlockingLookupsStartNoAsynchronousClient() throws Exception {
+        HadoopFileStore store = HadoopFileStore.create(hadoop);
+        try (DimensionTable table = DimensionTable.open(config(DIM), store)) {
+            LookupPlan plan = table.plan(List.of("k"), List.of("k", "v"));
+            checkRow(table.lookup(plan, new Object[] {4L}), 4L);
+            // Planning opens tables like this: it must not start (and then wait to shut down) the
+            // SDK's asynchronous client and its event loops.
+            assertThat(store.asyncReadsStarted()).isFalse();
+            checkRow(
+                    table.lookupAsync(plan, new Object[] {6L}, RequestLimiter.unbounded())
+                            .get(30, TimeUnit.SECONDS),
+                    6L);
+            assertThat(store.asyncReadsStarted()).isTrue();
+        }
+    }
+
+    @Test
     void requestsInFlightAtTheServerNeverExceedTheBound() throws Exception {
         int bound = 6;
         try (DimensionTable table = DimensionTable.open(config(DIM))) {

@@ -89,21 +89,7 @@ public final class LatencyProxy implements AutoCloseable {
     private volatile long delayNanos;
     private volatile boolean closed;
 
-    // Window counters: changed under `this` (a few thousand requests per second at most).
-    private long requests;
-    private long gets;
-    private long heads;
-    private long puts;
-    private long completed;
-    private long requestBytes;
-    private long responseBytes;
-    private int inFlight;
-    private int maxInFlight;
-    private double inFlightArea; // sum of inFlight * nanos since windowStart
-    private long lastChange;
-    private long windowStart;
-    private long requestNanos;
-    private long accepted;
+    private final ProxyCounters counters = new ProxyCounters();
 
     private LatencyProxy(int upstreamPort, Duration delay) throws IOException {
         this.upstreamPort = upstreamPort;
@@ -111,9 +97,6 @@ public final class LatencyProxy implements AutoCloseable {
         this.server = new ServerSocket();
         server.setReuseAddress(true);
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 256);
-        long now = System.nanoTime();
-        this.windowStart = now;
-        this.lastChange = now;
         this.acceptor = new Thread(this::acceptLoop, "latency-proxy-" + port() + "-accept");
         acceptor.setDaemon(true);
     }
@@ -151,43 +134,13 @@ public final class LatencyProxy implements AutoCloseable {
     }
 
     /** The counters of the window since start or the last {@link #resetStats()}. */
-    public synchronized Stats stats() {
-        long now = System.nanoTime();
-        advance(now);
-        long window = Math.max(1, now - windowStart);
-        return new Stats(
-                requests,
-                gets,
-                heads,
-                puts,
-                completed,
-                requestBytes,
-                responseBytes,
-                inFlight,
-                maxInFlight,
-                inFlightArea / window,
-                completed == 0 ? 0 : requestNanos / 1e6 / completed,
-                Duration.ofNanos(window),
-                accepted,
-                connections.size());
+    public Stats stats() {
+        return counters.stats(connections.size());
     }
 
     /** Starts a new measuring window (requests in flight now stay in flight). */
-    public synchronized void resetStats() {
-        long now = System.nanoTime();
-        requests = 0;
-        gets = 0;
-        heads = 0;
-        puts = 0;
-        completed = 0;
-        requestBytes = 0;
-        responseBytes = 0;
-        maxInFlight = inFlight;
-        inFlightArea = 0;
-        requestNanos = 0;
-        accepted = 0;
-        windowStart = now;
-        lastChange = now;
+    public void resetStats() {
+        counters.reset();
     }
 
     /** Closes the listening socket and every connection, and waits for their threads. */
@@ -208,44 +161,6 @@ public final class LatencyProxy implements AutoCloseable {
         }
     }
 
-    private void advance(long now) {
-        inFlightArea += (double) inFlight * (now - lastChange);
-        lastChange = now;
-    }
-
-    private synchronized void requestStarted(long now) {
-        advance(now);
-        requests++;
-        inFlight++;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-    }
-
-    private synchronized void requestMethod(String method) {
-        switch (method) {
-            case "GET" -> gets++;
-            case "HEAD" -> heads++;
-            case "PUT", "POST" -> puts++;
-            default -> {}
-        }
-    }
-
-    private synchronized void requestEnded(long now, long startedAt, boolean complete) {
-        advance(now);
-        inFlight--;
-        if (complete) {
-            completed++;
-            requestNanos += now - Math.max(startedAt, windowStart);
-        }
-    }
-
-    private synchronized void forwarded(boolean toServer, int bytes) {
-        if (toServer) {
-            requestBytes += bytes;
-        } else {
-            responseBytes += bytes;
-        }
-    }
-
     private void acceptLoop() {
         while (!closed) {
             Socket client;
@@ -257,9 +172,7 @@ public final class LatencyProxy implements AutoCloseable {
             try {
                 Connection c = new Connection(client);
                 connections.add(c);
-                synchronized (this) {
-                    accepted++;
-                }
+                counters.accepted();
                 if (closed) {
                     c.close();
                 }
@@ -341,7 +254,7 @@ public final class LatencyProxy implements AutoCloseable {
                             synchronized (this) {
                                 pending.addLast(now);
                             }
-                            requestStarted(now);
+                            counters.requestStarted(now);
                         }
                         boolean hadHead = framer.headParsed();
                         try {
@@ -352,14 +265,14 @@ public final class LatencyProxy implements AutoCloseable {
                             break;
                         }
                         if (!hadHead && (framer.headParsed() || framer.messageComplete())) {
-                            requestMethod(framer.method());
+                            counters.requestMethod(framer.method());
                             synchronized (this) {
                                 methods.addLast(framer.method());
                             }
                         }
                     }
                     // Count and frame before forwarding: the server cannot answer before.
-                    forwarded(true, n);
+                    counters.forwarded(true, n);
                     out.write(buf, 0, n);
                     out.flush();
                 }
@@ -379,7 +292,7 @@ public final class LatencyProxy implements AutoCloseable {
                 boolean framing = true;
                 int n;
                 while ((n = in.read(buf)) > 0) {
-                    forwarded(false, n);
+                    counters.forwarded(false, n);
                     int pos = 0;
                     while (pos < n) {
                         if (!framing) {
@@ -428,7 +341,7 @@ public final class LatencyProxy implements AutoCloseable {
                 methods.pollFirst();
             }
             if (startedAt != null) {
-                requestEnded(System.nanoTime(), startedAt, true);
+                counters.requestEnded(System.nanoTime(), startedAt, true);
             }
         }
 
@@ -454,7 +367,7 @@ public final class LatencyProxy implements AutoCloseable {
                 if (startedAt == null) {
                     return;
                 }
-                requestEnded(now, startedAt, false);
+                counters.requestEnded(now, startedAt, false);
             }
         }
 

@@ -105,6 +105,7 @@ public final class LookupRuntime implements Closeable {
             MetricGroup metricGroup,
             TableOpener opener)
             throws IOException {
+        long openStart = System.nanoTime();
         SharedCaches.Lease caches =
                 SharedCaches.acquire(
                         config.metadataCacheMaxBytes(), config.resolvedPageCacheMaxBytes());
@@ -114,6 +115,10 @@ public final class LookupRuntime implements Closeable {
         SharedCaches.TierLease tier = null;
         TableWarmup warmup = null;
         try {
+            if (config.async() && !TieredFileStore.isLocal(config.path())) {
+                // The asynchronous client starts while the table opens, not at the first lookup.
+                store.shared().prepareAsyncReads(config.path());
+            }
             FileStore shared = store.store();
             TieredFileStore tiered = null;
             if (config.diskTier().enabled() && !TieredFileStore.isLocal(config.path())) {
@@ -138,18 +143,20 @@ public final class LookupRuntime implements Closeable {
                                 table,
                                 tiered,
                                 config.diskTier().warmup(),
-                                DiskTierConfig.WARMUP_CONCURRENCY);
+                                DiskTierConfig.WARMUP_CONCURRENCY,
+                                runtime.limiter);
                 runtime.tier = tier;
                 runtime.warmup = warmup;
                 DiskTierMetrics.register(metricGroup, tier.tier(), warmup);
             }
             LOG.info(
-                    "Opened lookup table '{}' at {}: {} files, key {}, columns {}",
+                    "Opened lookup table '{}' at {}: {} files, key {}, columns {}, in {} ms",
                     config.tableName(),
                     config.path(),
                     table.files().size(),
                     spec.normalizer().keyColumns(),
-                    spec.projectedNames());
+                    spec.projectedNames(),
+                    (System.nanoTime() - openStart) / 1_000_000);
             return runtime;
         } catch (IOException | RuntimeException e) {
             if (warmup != null) {

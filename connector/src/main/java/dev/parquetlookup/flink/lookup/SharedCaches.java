@@ -17,6 +17,8 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The metadata and page caches shared by every lookup function of a job in one TaskManager JVM,
@@ -48,6 +50,17 @@ public final class SharedCaches {
     private static final Map<TierKey, Counted<DiskTier>> TIERS = new HashMap<>();
 
     /**
+     * How long a file store with a remote file system (an S3A client, its pools, its asynchronous
+     * client) stays open after its last lease is released: a job restarted, the next job or the
+     * lookup functions of a job just planned in this JVM take it over instead of starting new
+     * clients (0.3-1 s each, on the path to the first enriched row). Closed on a daemon thread.
+     */
+    static final long STORE_LINGER_MILLIS = 60_000;
+
+    /** Closes lingering stores; its one thread ends when idle. */
+    @Nullable private static ScheduledThreadPoolExecutor lingerCloser;
+
+    /**
      * Planning-time caches, one per bound, kept for the life of the JVM (see {@link #forPlanning}).
      */
     private static final Map<Long, MetadataCache> PLANNING = new HashMap<>();
@@ -64,6 +77,23 @@ public final class SharedCaches {
         synchronized (LOCK) {
             return PLANNING.computeIfAbsent(metadataMaxBytes, MetadataCache::new);
         }
+    }
+
+    /**
+     * The file store planning reads the files through: the shared store of these options (see
+     * {@link #fileStore}), whose view closes the lease when the planning table closes it. A store
+     * with a remote file system lingers after that ({@link #STORE_LINGER_MILLIS}), so planning
+     * neither waits for S3A to shut down nor makes the lookup functions start it again.
+     */
+    public static FileStore planningStore(
+            Map<String, String> hadoopOptions, boolean mapLocalFiles) {
+        StoreLease lease = fileStore(hadoopOptions, mapLocalFiles);
+        return new ForwardingFileStore(lease.shared) {
+            @Override
+            public void close() throws IOException {
+                lease.close();
+            }
+        };
     }
 
     /**
@@ -274,8 +304,12 @@ public final class SharedCaches {
                 closed = true;
                 Counted<HadoopFileStore> counted = STORES.get(key);
                 if (counted != null && --counted.references == 0) {
-                    STORES.remove(key);
-                    toClose = counted.value;
+                    if (counted.value.hasRemoteFileSystem()) {
+                        lingerThenClose(key, counted);
+                    } else {
+                        STORES.remove(key);
+                        toClose = counted.value;
+                    }
                 }
             }
             if (toClose != null) {
@@ -284,9 +318,48 @@ public final class SharedCaches {
         }
     }
 
+    /** Under LOCK: closes the store if no lease took it again within the linger time. */
+    private static void lingerThenClose(StoreKey key, Counted<HadoopFileStore> counted) {
+        long generation = ++counted.idleGeneration;
+        if (lingerCloser == null) {
+            lingerCloser =
+                    new ScheduledThreadPoolExecutor(
+                            1,
+                            r -> {
+                                Thread t = new Thread(r, "parquet-lookup-store-closer");
+                                t.setDaemon(true);
+                                return t;
+                            });
+            lingerCloser.setKeepAliveTime(STORE_LINGER_MILLIS * 2, TimeUnit.MILLISECONDS);
+            lingerCloser.allowCoreThreadTimeOut(true);
+            lingerCloser.setRemoveOnCancelPolicy(true);
+        }
+        lingerCloser.schedule(
+                () -> {
+                    synchronized (LOCK) {
+                        if (STORES.get(key) != counted
+                                || counted.references != 0
+                                || counted.idleGeneration != generation) {
+                            return;
+                        }
+                        STORES.remove(key);
+                    }
+                    try {
+                        counted.value.close();
+                    } catch (IOException | RuntimeException e) {
+                        LOG.debug("Ignoring failure to close an idle file store", e);
+                    }
+                },
+                STORE_LINGER_MILLIS,
+                TimeUnit.MILLISECONDS);
+    }
+
     private static final class Counted<T> {
         final T value;
         int references;
+
+        /** Counts the times the references fell to 0; a lingering close checks it is the last. */
+        long idleGeneration;
 
         Counted(T value) {
             this.value = value;

@@ -1,8 +1,10 @@
 package dev.parquetlookup.flink.lookup;
 
 import dev.parquetlookup.engine.ColumnSchema;
+import dev.parquetlookup.engine.RefreshOptions;
 import dev.parquetlookup.engine.RefreshingTable;
 import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.RetryingFileStore;
 import dev.parquetlookup.metadata.LookupFileException;
 
 import org.apache.flink.table.api.ValidationException;
@@ -88,10 +90,15 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
     private static RefreshingTable openForPlanning(ParquetLookupConfig config) throws IOException {
         try (TemporaryClassLoaderContext ignored =
                 TemporaryClassLoaderContext.of(TableFiles.class.getClassLoader())) {
+            RefreshOptions refresh = config.refreshOptions().withInterval(null);
             return RefreshingTable.open(
                     config.toTableConfig(
                             SharedCaches.forPlanning(config.metadataCacheMaxBytes()), null),
-                    config.refreshOptions().withInterval(null));
+                    refresh,
+                    new RetryingFileStore(
+                            SharedCaches.planningStore(
+                                    config.hadoopOptions(), config.mapLocalFiles()),
+                            refresh.retryPolicy()));
         }
     }
 

@@ -1,5 +1,11 @@
 package dev.parquetlookup.flink.lookup;
 
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.HadoopFileStore;
+
+import org.apache.hadoop.fs.FilterFileSystem;
+import org.apache.hadoop.fs.RawLocalFileSystem;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -7,6 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 class SharedCachesTest {
 
@@ -91,6 +98,45 @@ class SharedCachesTest {
         try (SharedCaches.Lease a = SharedCaches.acquire(META + 1, 0);
                 SharedCaches.Lease b = SharedCaches.acquire(META + 2, 0)) {
             assertThat(a.metadataCache()).isNotSameAs(b.metadataCache());
+        }
+    }
+
+    /**
+     * A file system that is not the local one (as S3A is), over the local disk; enough for the
+     * store to count a remote file system.
+     */
+    public static final class RemoteLikeFileSystem extends FilterFileSystem {
+        public RemoteLikeFileSystem() {
+            super(new RawLocalFileSystem());
+        }
+
+        @Override
+        public String getScheme() {
+            return "lingertest";
+        }
+    }
+
+    @Test
+    void aStoreWithARemoteFileSystemOutlivesItsLastLeaseForTheNextUser() throws Exception {
+        Map<String, String> options =
+                Map.of(
+                        "fs.lingertest.impl",
+                        RemoteLikeFileSystem.class.getName(),
+                        "fs.test.linger",
+                        "1");
+        SharedCaches.StoreLease first = SharedCaches.fileStore(options, true);
+        HadoopFileStore shared = first.shared();
+        assertThat(shared.hasRemoteFileSystem()).isFalse();
+        // Creates the file system (the stat itself may fail: the path is not there).
+        catchThrowable(() -> first.store().stat("lingertest:///no/such/file"));
+        assertThat(shared.hasRemoteFileSystem()).isTrue();
+        first.close();
+        // Planning through the shared store, then a lookup function: both take it over.
+        try (FileStore planning = SharedCaches.planningStore(options, true)) {
+            assertThat(planning).isNotNull();
+        }
+        try (SharedCaches.StoreLease second = SharedCaches.fileStore(options, true)) {
+            assertThat(second.shared()).isSameAs(shared);
         }
     }
 }

@@ -11,10 +11,7 @@ import javax.annotation.Nullable;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -74,7 +71,6 @@ public final class DiskTier implements Closeable {
     private final Path directory;
     private final long maxBytes;
     private final long segmentBytes;
-    private final DiskWrites writes;
 
     private final ConcurrentHashMap<FileId, FileExtents> files = new ConcurrentHashMap<>();
 
@@ -84,20 +80,14 @@ public final class DiskTier implements Closeable {
 
     record WarmKey(FileId file, FileRange range) {}
 
-    /** Guards segments, active, usedBytes and segment numbering. */
-    private final Object allocation = new Object();
-
-    private final List<Segment> segments = new ArrayList<>();
-    @Nullable private Segment active;
-    private long usedBytes;
-    private long segmentCounter;
+    private final SegmentSpace space;
 
     private final ThreadPoolExecutor writer;
     private final AtomicLong pendingWriteBytes = new AtomicLong();
     private volatile long lastFilesCheckNanos = System.nanoTime();
     private volatile boolean closed;
 
-    private final TierCounters counters = new TierCounters();
+    private final TierCounters counters;
 
     /**
      * Counters of the tier, summed since it was created.
@@ -135,7 +125,8 @@ public final class DiskTier implements Closeable {
                 Math.min(
                         maxBytes,
                         Math.max(MIN_SEGMENT_BYTES, Math.min(MAX_SEGMENT_BYTES, maxBytes / 8)));
-        this.writes = writes;
+        this.counters = new TierCounters();
+        this.space = new SegmentSpace(directory, maxBytes, segmentBytes, writes, files, counters);
         this.writer =
                 new ThreadPoolExecutor(
                         1,
@@ -195,11 +186,7 @@ public final class DiskTier implements Closeable {
     }
 
     public Stats stats() {
-        long bytes;
-        synchronized (allocation) {
-            bytes = usedBytes;
-        }
-        return counters.stats(bytes, maxBytes);
+        return counters.stats(space.usedBytes(), maxBytes);
     }
 
     /** Completes once every range handed to the writer before this call is written or dropped. */
@@ -237,7 +224,7 @@ public final class DiskTier implements Closeable {
                 });
         if (removed[0] != null) {
             removed[0].unindexAll();
-            reclaimEmptySegments();
+            space.reclaimEmpty();
         }
     }
 
@@ -345,45 +332,12 @@ public final class DiskTier implements Closeable {
         }
         maybeCheckFiles();
         int[] checksums = FileExtents.checksums(bytes);
-        Segment segment;
-        long position;
-        // Allocation and write under one lock: a failed write (a full disk) then always gives its
-        // space back, since nothing was allocated after it. Writes come from the writer thread
-        // and the warm-up's few fetches; a lookup never waits for them.
-        synchronized (allocation) {
-            try {
-                if (closed) {
-                    return false;
-                }
-                if (active != null && active.writePosition + length > active.capacity) {
-                    // Full: its unused end counts, so the number of files stays bounded too.
-                    usedBytes += active.capacity - active.writePosition;
-                    active.writePosition = active.capacity;
-                    active = null;
-                }
-                while (usedBytes + length > maxBytes && !segments.isEmpty()) {
-                    evict(victim());
-                }
-                if (active == null) {
-                    active = newSegment();
-                }
-            } catch (IOException e) {
-                writeFailed(file, e);
-                return false;
-            }
-            segment = active;
-            position = segment.writePosition;
-            try {
-                writes.write(segment.channel, ByteBuffer.wrap(bytes), position);
-            } catch (IOException e) {
-                if (!segment.isDropped()) {
-                    writeFailed(file, e);
-                }
-                return false;
-            }
-            segment.writePosition += length;
-            usedBytes += length;
+        SegmentSpace.Placement placed = space.write(file, bytes);
+        if (placed == null) {
+            return false;
         }
+        Segment segment = placed.segment();
+        long position = placed.position();
         counters.bytesWritten.add(length);
         Extent x = new Extent(file, offset, length, segment, position, checksums);
         segment.extents.add(x);
@@ -397,66 +351,6 @@ public final class DiskTier implements Closeable {
                     return e;
                 });
         return indexed[0];
-    }
-
-    // ------------------------------------------------------------------ segments (under
-    // allocation)
-
-    private Segment newSegment() throws IOException {
-        Files.createDirectories(directory); // deleted from outside?
-        Path path = directory.resolve(String.format("segment-%06d.bin", segmentCounter++));
-        Segment segment = Segment.create(path, segmentBytes);
-        segments.add(segment);
-        return segment;
-    }
-
-    /** Segments without live ranges first, then the least recently used, the active one last. */
-    private Segment victim() {
-        Segment best = null;
-        for (Segment s : segments) {
-            if (s == active) {
-                continue;
-            }
-            if (s.liveBytes.get() <= 0) {
-                return s;
-            }
-            if (best == null || s.lastAccessNanos - best.lastAccessNanos < 0) {
-                best = s;
-            }
-        }
-        return best != null ? best : active;
-    }
-
-    private void evict(Segment victim) {
-        segments.remove(victim);
-        usedBytes -= victim.writePosition;
-        counters.evictedBytes.add(victim.liveBytes.get());
-        if (victim == active) {
-            active = null;
-        }
-        for (Extent x : victim.extents) {
-            FileExtents entry = files.get(x.file());
-            if (entry != null) {
-                entry.unindex(x);
-            }
-        }
-        victim.drop();
-    }
-
-    private void reclaimEmptySegments() {
-        synchronized (allocation) {
-            for (Segment s : new ArrayList<>(segments)) {
-                if (s.liveBytes.get() <= 0) {
-                    // A write in flight to it fails quietly: the range is simply not kept.
-                    segments.remove(s);
-                    usedBytes -= s.writePosition;
-                    if (s == active) {
-                        active = null;
-                    }
-                    s.drop();
-                }
-            }
-        }
     }
 
     // ------------------------------------------------------------------ faults
@@ -474,14 +368,7 @@ public final class DiskTier implements Closeable {
      * fetched again. Runs at most once a second from the write path; returns how many were lost.
      */
     public int checkFiles() {
-        List<Segment> lost = new ArrayList<>();
-        synchronized (allocation) {
-            for (Segment s : segments) {
-                if (!Files.exists(s.path)) {
-                    lost.add(s);
-                }
-            }
-        }
+        List<Segment> lost = space.missingFiles();
         for (Segment s : lost) {
             lostSegment(s, "its file was deleted");
         }
@@ -489,17 +376,9 @@ public final class DiskTier implements Closeable {
     }
 
     private void lostSegment(Segment segment, String why) {
-        synchronized (allocation) {
-            if (!segments.contains(segment)) {
-                return;
-            }
-            evict(segment);
+        if (space.drop(segment)) {
+            counters.lostSegment(segment.path, why);
         }
-        counters.lostSegment(segment.path, why);
-    }
-
-    private void writeFailed(FileId file, IOException e) {
-        counters.writeFailed(file, directory, e);
     }
 
     /** Stops the writer, releases every mapping and deletes the directory. */
@@ -515,14 +394,7 @@ public final class DiskTier implements Closeable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        synchronized (allocation) {
-            for (Segment s : segments) {
-                s.drop();
-            }
-            segments.clear();
-            active = null;
-            usedBytes = 0;
-        }
+        space.close();
         files.clear();
         home.close();
         LOG.info("Closed the local disk tier in {}", directory);
