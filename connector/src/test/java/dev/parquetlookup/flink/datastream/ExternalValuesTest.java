@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.datastream;
 
+import dev.parquetlookup.flink.lookup.RowDataConverter;
 import dev.parquetlookup.types.TimestampValue;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
@@ -8,6 +9,13 @@ import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.types.Row;
 
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +25,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -114,5 +123,56 @@ class ExternalValuesTest {
                     .isEqualTo(expected[i]);
         }
         assertThat(ExternalValues.logicalType(ValueType.of(Kind.NESTED))).isNull();
+    }
+
+    @Test
+    void nestedValuesBecomeListsMapsAndNamedRows() {
+        ValueType row =
+                ValueType.row(
+                        List.of(
+                                new ValueType.Field("city", ValueType.of(Kind.STRING)),
+                                new ValueType.Field(
+                                        "zips", ValueType.array(ValueType.of(Kind.SMALLINT)))));
+        ValueType type = ValueType.map(ValueType.of(Kind.STRING), ValueType.array(row));
+        LogicalType logical = ExternalValues.logicalType(type);
+        VarCharType string = new VarCharType(VarCharType.MAX_LENGTH);
+        assertThat(logical)
+                .isEqualTo(
+                        new MapType(
+                                string,
+                                new ArrayType(
+                                        new RowType(
+                                                List.of(
+                                                        new RowType.RowField("city", string),
+                                                        new RowType.RowField(
+                                                                "zips",
+                                                                new ArrayType(
+                                                                        new SmallIntType())))))));
+        java.util.Map<Object, Object> engine = new java.util.LinkedHashMap<>();
+        engine.put(
+                "b".getBytes(StandardCharsets.UTF_8),
+                java.util.Arrays.asList(
+                        new Object[] {"x".getBytes(StandardCharsets.UTF_8), List.of(1, 2)},
+                        null,
+                        new Object[] {null, java.util.Arrays.asList(3, null)}));
+        engine.put("a".getBytes(StandardCharsets.UTF_8), null);
+        GenericRowData data =
+                new RowDataConverter(List.of(logical)).toRowData(new Object[] {engine});
+        Object external = ExternalValues.toExternal(data, 0, logical);
+        assertThat(external).isInstanceOf(java.util.Map.class);
+        java.util.Map<?, ?> map = (java.util.Map<?, ?>) external;
+        assertThat(new java.util.ArrayList<Object>(map.keySet())).containsExactly("b", "a");
+        assertThat(map.get("a")).isNull();
+        List<?> rows = (List<?>) map.get("b");
+        assertThat(rows).hasSize(3);
+        Row first = (Row) rows.get(0);
+        assertThat(first.getField("city")).isEqualTo("x");
+        assertThat(first.getField(1)).isEqualTo(List.of((short) 1, (short) 2));
+        assertThat(rows.get(1)).isNull();
+        Row third = (Row) rows.get(2);
+        assertThat(third.getField("city")).isNull();
+        assertThat(third.getField("zips")).isEqualTo(java.util.Arrays.asList((short) 3, null));
+        assertThatThrownBy(() -> ExternalValues.toEngineKey(List.of(), type, "m"))
+                .hasMessageContaining("cannot be a key");
     }
 }
