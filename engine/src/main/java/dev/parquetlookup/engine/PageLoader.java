@@ -6,6 +6,7 @@ import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupInfo;
 
@@ -361,6 +362,32 @@ final class PageLoader {
         }
         page.dictionary = dictionary;
         return dictionary;
+    }
+
+    /**
+     * A key page's dictionary in comparable form, or null when the page is not dictionary-encoded:
+     * built once from {@link #dictionaryFor} and cached beside it.
+     */
+    @Nullable
+    KeyDictionary keyDictionaryFor(LoadedPage page, int leaf, KeyType type, LookupContext ctx)
+            throws IOException {
+        if (!page.page.valueEncoding().usesDictionary()) {
+            return null;
+        }
+        if (page.keyDictionary != null) {
+            return page.keyDictionary;
+        }
+        int rowGroup = page.rowGroup;
+        KeyDictionary keys =
+                pageCache == null ? null : pageCache.keyDictionary(file(), rowGroup, leaf);
+        if (keys == null) {
+            keys = KeyDictionary.of(dictionaryFor(page, leaf, ctx), type);
+            if (pageCache != null) {
+                pageCache.putKeyDictionary(file(), rowGroup, leaf, keys);
+            }
+        }
+        page.keyDictionary = keys;
+        return keys;
     }
 
     private static FileRange dictionaryRange(ColumnChunkInfo chunk) {
