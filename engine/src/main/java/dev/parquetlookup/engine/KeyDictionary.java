@@ -8,6 +8,7 @@ import org.apache.parquet.schema.PrimitiveType;
 
 import javax.annotation.Nullable;
 
+import java.io.IOException;
 import java.math.BigInteger;
 import java.util.Arrays;
 
@@ -71,6 +72,60 @@ final class KeyDictionary {
         }
         return ofObjects(type, values);
     }
+
+    /**
+     * The comparable form of a dictionary page's PLAIN values ({@code count} of them in {@code
+     * data}), read straight from the bytes: no parquet-java dictionary is built on the way.
+     */
+    static KeyDictionary ofPlain(byte[] data, int count, KeyType type) throws IOException {
+        PrimitiveType primitive = type.type();
+        int p = 0;
+        if (type.kind() == KeyType.Kind.LONG) {
+            boolean int32 =
+                    primitive.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.INT32;
+            int width = int32 ? 4 : 8;
+            if ((long) count * width > data.length) {
+                throw new IOException(
+                        "dictionary of " + data.length + " bytes is too short for " + count);
+            }
+            long[] values = new long[count];
+            for (int id = 0; id < count; id++) {
+                values[id] =
+                        int32 ? (int) INT_LE.get(data, id << 2) : (long) LONG_LE.get(data, id << 3);
+            }
+            return ofLongs(type, values);
+        }
+        boolean fixed =
+                primitive.getPrimitiveTypeName()
+                        == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
+        Object[] values = new Object[count];
+        for (int id = 0; id < count; id++) {
+            int length;
+            if (fixed) {
+                length = primitive.getTypeLength();
+            } else {
+                if (p + 4 > data.length) {
+                    throw new IOException("dictionary value " + id + " runs past the page");
+                }
+                length = (int) INT_LE.get(data, p);
+                p += 4;
+            }
+            if (length < 0 || length > data.length - p) {
+                throw new IOException("dictionary value " + id + " runs past the page");
+            }
+            byte[] bytes = java.util.Arrays.copyOfRange(data, p, p + length);
+            p += length;
+            values[id] = type.kind() == KeyType.Kind.BIG_INTEGER ? new BigInteger(bytes) : bytes;
+        }
+        return ofObjects(type, values);
+    }
+
+    private static final java.lang.invoke.VarHandle INT_LE =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+                    int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final java.lang.invoke.VarHandle LONG_LE =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+                    long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
     private static KeyDictionary ofLongs(KeyType type, long[] values) {
         int size = values.length;

@@ -377,13 +377,28 @@ final class PageLoader {
         if (page.keyDictionary != null) {
             return page.keyDictionary;
         }
-        int rowGroup = page.rowGroup;
+        if (page.dictionary != null) {
+            page.keyDictionary = KeyDictionary.of(page.dictionary, type); // a walked chunk's
+            return page.keyDictionary;
+        }
+        RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
         KeyDictionary keys =
-                pageCache == null ? null : pageCache.keyDictionary(file(), rowGroup, leaf);
+                pageCache == null ? null : pageCache.keyDictionary(file(), rg.ordinal(), leaf);
         if (keys == null) {
-            keys = KeyDictionary.of(dictionaryFor(page, leaf, ctx), type);
+            ColumnChunkInfo chunk = rg.columns()[leaf];
+            if (!chunk.hasDictionaryPage()) {
+                throw errors.missingDictionary(rg, leaf);
+            }
+            byte[] bytes = ctx.read(this, dictionaryRange(chunk));
+            try {
+                PageDecoder.Header header = PageDecoder.header(bytes, 0, bytes.length);
+                byte[] values = PageDecoder.dictionaryValues(bytes, header, chunk.codec());
+                keys = KeyDictionary.ofPlain(values, header.valueCount(), type);
+            } catch (IOException | RuntimeException e) {
+                throw errors.pageError(rg, leaf, -1, e);
+            }
             if (pageCache != null) {
-                pageCache.putKeyDictionary(file(), rowGroup, leaf, keys);
+                pageCache.putKeyDictionary(file(), rg.ordinal(), leaf, keys);
             }
         }
         page.keyDictionary = keys;
