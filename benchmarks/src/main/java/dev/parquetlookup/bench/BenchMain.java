@@ -56,6 +56,7 @@ public final class BenchMain {
                 switch (suite) {
                     case "reader" -> new ReaderSuite(options, report, out).run();
                     case "reader-noindex" -> new NoPageIndexCase(options, report, out).run();
+                    case "reader-dict" -> new DictionaryKeyCase(options, report, out).run();
                     case "prepare" -> new PrepareCase(options, report, out).run();
                     case "pageindex" -> new PageIndexSuite(options, report, out).run();
                     case "layout" -> new LayoutSuite(options, report, out).run();

@@ -162,42 +162,49 @@ final class PageLoader {
         }
         if (!ranges.isEmpty()) {
             if (source.readsInline()) {
-                decodeInPlace(ranges, missing, rowsNeeded, ctx);
+                for (int i = 0; i < ranges.size(); i++) {
+                    FileRange range = ranges.get(i);
+                    decodeMissing(
+                            missing.get(i),
+                            rowsNeeded[i],
+                            ctx,
+                            reader -> source.readWith(range.offset(), range.length(), reader));
+                }
             } else {
-                decode(ctx.read(this, ranges, missing), missing);
+                byte[][] bytes = ctx.read(this, ranges, missing);
+                for (int i = 0; i < bytes.length; i++) {
+                    ByteBuffer page = ByteBuffer.wrap(bytes[i]);
+                    decodeMissing(missing.get(i), rowsNeeded[i], ctx, reader -> reader.read(page));
+                }
             }
         }
         return result;
     }
 
+    /** Runs a page decode over the bytes of one range, wherever they lie. */
+    @FunctionalInterface
+    private interface PageBytes {
+        DataPage decode(RangeSource.RangeReader<DataPage> reader) throws IOException;
+    }
+
     /**
-     * Local files (memory-mapped or read inline): each page is decompressed straight from the
-     * source's bytes, only as far as the rows asked for, into the lookup's scratch arrays. A page
-     * the cache admits is decoded whole into its own array and cached instead.
+     * Decodes one missing page from its bytes (a local file's, lent in place, or a remote read's)
+     * only as far as the {@code rows} asked for, into the lookup's scratch arrays. A page the cache
+     * admits is decoded whole into its own array and cached instead.
      */
-    private void decodeInPlace(
-            List<FileRange> ranges, List<LoadedPage> missing, int[] rowsNeeded, LookupContext ctx)
-            throws IOException {
-        for (int i = 0; i < ranges.size(); i++) {
-            LoadedPage page = missing.get(i);
-            RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
-            boolean cache =
-                    pageCache != null
-                            && pageCache.admit(file(), page.rowGroup, page.leaf, page.pageNumber);
-            int rows = cache ? Integer.MAX_VALUE : rowsNeeded[i];
-            FileRange range = ranges.get(i);
-            try {
-                page.page =
-                        source.readWith(
-                                range.offset(),
-                                range.length(),
-                                bytes -> decodePage(bytes, rg, page.leaf, rows, cache, ctx));
-            } catch (IOException | RuntimeException e) {
-                throw errors.pageError(rg, page.leaf, page.pageNumber, e);
-            }
-            if (cache) {
-                pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
-            }
+    private void decodeMissing(LoadedPage page, int rows, LookupContext ctx, PageBytes bytes) {
+        RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
+        boolean cache =
+                pageCache != null
+                        && pageCache.admit(file(), page.rowGroup, page.leaf, page.pageNumber);
+        int wanted = cache ? Integer.MAX_VALUE : rows;
+        try {
+            page.page = bytes.decode(b -> decodePage(b, rg, page.leaf, wanted, cache, ctx));
+        } catch (IOException | RuntimeException e) {
+            throw errors.pageError(rg, page.leaf, page.pageNumber, e);
+        }
+        if (cache) {
+            pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
         }
     }
 
@@ -207,20 +214,7 @@ final class PageLoader {
     private DataPage decodePage(
             ByteBuffer bytes, RowGroupInfo rg, int leaf, int rows, boolean whole, LookupContext ctx)
             throws IOException {
-        int length = bytes.limit();
-        byte[] head = new byte[Math.min(length, HEADER_PROBE)];
-        bytes.get(0, head, 0, head.length);
-        PageDecoder.Header header;
-        try {
-            header = PageDecoder.header(head, 0, head.length, length);
-        } catch (IOException e) {
-            if (head.length == length) {
-                throw e;
-            }
-            head = new byte[length];
-            bytes.get(0, head, 0, length);
-            header = PageDecoder.header(head, 0, length);
-        }
+        PageDecoder.Header header = header(bytes);
         CompressionCodecName codec = rg.columns()[leaf].codec();
         int size = PagePrefix.decodedSize(header, codec);
         if (size < 0) {
@@ -231,20 +225,23 @@ final class PageLoader {
         return PagePrefix.decode(bytes, header, codec, leaves[leaf], rows, out, !whole);
     }
 
-    private void decode(byte[][] bytes, List<LoadedPage> missing) {
-        for (int i = 0; i < bytes.length; i++) {
-            LoadedPage page = missing.get(i);
-            RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
-            try {
-                PageDecoder.Header header = PageDecoder.header(bytes[i], 0, bytes[i].length);
-                page.page = PageDecoder.dataPage(bytes[i], header, rg.columns()[page.leaf].codec());
-            } catch (IOException | RuntimeException e) {
-                throw errors.pageError(rg, page.leaf, page.pageNumber, e);
+    /** The header of the page in {@code bytes}: parsed in place from a heap array, else a copy. */
+    private static PageDecoder.Header header(ByteBuffer bytes) throws IOException {
+        int length = bytes.limit();
+        if (bytes.hasArray() && bytes.arrayOffset() == 0) {
+            return PageDecoder.header(bytes.array(), 0, length);
+        }
+        byte[] head = new byte[Math.min(length, HEADER_PROBE)];
+        bytes.get(0, head, 0, head.length);
+        try {
+            return PageDecoder.header(head, 0, head.length, length);
+        } catch (IOException e) {
+            if (head.length == length) {
+                throw e;
             }
-            if (pageCache != null
-                    && pageCache.admit(file(), page.rowGroup, page.leaf, page.pageNumber)) {
-                pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
-            }
+            head = new byte[length];
+            bytes.get(0, head, 0, length);
+            return PageDecoder.header(head, 0, length);
         }
     }
 
