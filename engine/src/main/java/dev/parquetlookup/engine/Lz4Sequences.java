@@ -32,36 +32,33 @@ final class Lz4Sequences {
             int target)
             throws IOException {
         int ip = from;
+        byte[] b = in.src;
+        int d = in.delta;
+        int readable = in.copied;
         while (op < target && ip < end) {
-            if (ip + 32 > in.copied) {
+            if (ip + 32 > readable) {
                 in.fill(ip + 32);
+                b = in.src;
+                readable = in.copied;
             }
-            byte[] b = in.src;
-            int d = in.delta;
             int token = b[ip++ + d] & 0xff;
             int literals = token >>> 4;
             if (literals == 15) {
-                int x;
-                do {
-                    if (ip >= in.copied) {
-                        in.fill(ip + 32);
-                        b = in.src;
-                        if (ip >= in.copied) {
-                            throw new IOException("LZ4 literal length runs past the page");
-                        }
-                    }
-                    x = b[ip++ + d] & 0xff;
-                    literals += x;
-                } while (x == 255);
+                long extended = length(in, ip, literals, "literal");
+                ip = (int) (extended >>> 32);
+                literals = (int) extended;
+                b = in.src;
+                readable = in.copied;
             }
             if (literals > end - ip || literals > outEnd - op) {
                 throw new IOException("LZ4 literals run past the page");
             }
-            if (ip + literals + 8 > in.copied) {
+            if (ip + literals + 8 > readable) {
                 in.fill(ip + literals + 8);
                 b = in.src;
+                readable = in.copied;
             }
-            ByteCopies.literals(b, ip + d, in.copied + d, o, op, literals);
+            ByteCopies.literals(b, ip + d, readable + d, o, op, literals);
             ip += literals;
             op += literals;
             if (ip >= end) {
@@ -74,18 +71,11 @@ final class Lz4Sequences {
             ip += 2;
             int match = token & 15;
             if (match == 15) {
-                int x;
-                do {
-                    if (ip >= in.copied) {
-                        in.fill(ip + 32);
-                        b = in.src;
-                        if (ip >= in.copied) {
-                            throw new IOException("LZ4 match length runs past the page");
-                        }
-                    }
-                    x = b[ip++ + d] & 0xff;
-                    match += x;
-                } while (x == 255);
+                long extended = length(in, ip, match, "match");
+                ip = (int) (extended >>> 32);
+                match = (int) extended;
+                b = in.src;
+                readable = in.copied;
             }
             match += 4;
             if (offset == 0 || offset > op - outStart || match > outEnd - op) {
@@ -95,5 +85,25 @@ final class Lz4Sequences {
             op += match;
         }
         return ((long) ip << 32) | (op & 0xffffffffL);
+    }
+
+    /**
+     * Adds the bytes of a length's extension (each up to 255, the last below) at {@code ip} to
+     * {@code length}; returns {@code (position after them << 32) | length}.
+     */
+    private static long length(CompressedInput in, int ip, int length, String what)
+            throws IOException {
+        int x;
+        do {
+            if (ip >= in.copied) {
+                in.fill(ip + 32);
+                if (ip >= in.copied) {
+                    throw new IOException("LZ4 " + what + " length runs past the page");
+                }
+            }
+            x = in.src[ip++ + in.delta] & 0xff;
+            length += x;
+        } while (x == 255);
+        return ((long) ip << 32) | (length & 0xffffffffL);
     }
 }

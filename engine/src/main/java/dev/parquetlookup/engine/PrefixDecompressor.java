@@ -107,6 +107,11 @@ public final class PrefixDecompressor {
         return d;
     }
 
+    /** The codec the payload is read with (UNCOMPRESSED for a v2 page stored uncompressed). */
+    CompressionCodecName codec() {
+        return codec;
+    }
+
     /** The end (exclusive, absolute) of the output decompressed so far. */
     public int available() {
         return outPos;
