@@ -23,6 +23,9 @@ final class LoadedPage {
     /** A key column's dictionary in comparable form, once resolved for this page. */
     @Nullable KeyDictionary keyDictionary;
 
+    /** The dictionary page's bytes as read for {@link #keyDictionary}, for a value read after. */
+    @Nullable byte[] dictionaryBytes;
+
     LoadedPage(
             int rowGroup,
             int leaf,

@@ -65,7 +65,11 @@ final class PageDictionaries {
         if (!chunk.hasDictionaryPage()) {
             throw errors.missingDictionary(rg, leaf);
         }
-        byte[] bytes = ctx.read(loader, range(chunk));
+        // The key search of this lookup may have read the page already (key columns projected).
+        byte[] bytes =
+                page.dictionaryBytes != null
+                        ? page.dictionaryBytes
+                        : ctx.read(loader, range(chunk));
         Dictionary dictionary;
         int size;
         try {
@@ -108,6 +112,7 @@ final class PageDictionaries {
                 throw errors.missingDictionary(rg, leaf);
             }
             byte[] bytes = ctx.read(loader, range(chunk));
+            page.dictionaryBytes = bytes;
             try {
                 PageDecoder.Header header = PageDecoder.header(bytes, 0, bytes.length);
                 byte[] values = PageDecoder.dictionaryValues(bytes, header, chunk.codec());
