@@ -11,6 +11,7 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
@@ -76,7 +77,7 @@ final class PaimonChild {
             PaimonTable table = writeTable(rest, catalog, warehouse);
             StreamTableEnvironment tables = joinTables(rest, catalog, file);
             Map<String, String> dims = dims();
-            Map<String, List<Job>> jobs = runJobs(tables, dims, expected, ioTmp);
+            Map<String, List<PaimonJob>> jobs = runJobs(tables, dims, expected, ioTmp);
             results(expected, dims, jobs, table, file);
         }
         report.note(
@@ -222,7 +223,7 @@ final class PaimonChild {
     }
 
     /** Every (system, mix) job of every repetition, in alternating order, fingerprints checked. */
-    private Map<String, List<Job>> runJobs(
+    private Map<String, List<PaimonJob>> runJobs(
             StreamTableEnvironment tables,
             Map<String, String> dims,
             Map<String, Long> expected,
@@ -234,7 +235,7 @@ final class PaimonChild {
         for (String system : reps > 1 ? dims.keySet() : List.<String>of()) {
             PaimonJob.run(tables, "uniform", system, dims.get(system), ioTmp);
         }
-        Map<String, List<Job>> jobs = new LinkedHashMap<>();
+        Map<String, List<PaimonJob>> jobs = new LinkedHashMap<>();
         for (int rep = 0; rep < reps; rep++) {
             List<String[]> order = new ArrayList<>();
             for (String mix : PaimonSuite.MIXES) {
@@ -283,7 +284,7 @@ final class PaimonChild {
     private void results(
             Map<String, Long> expected,
             Map<String, String> dims,
-            Map<String, List<Job>> jobs,
+            Map<String, List<PaimonJob>> jobs,
             PaimonTable table,
             Path file)
             throws IOException {
