@@ -58,6 +58,7 @@ public final class BenchMain {
                     case "reader-noindex" ->
                             new NoPageIndexRemoteCase(options, report)
                                     .run(new NoPageIndexCase(options, report, out).run());
+                    case "reader-dict" -> new DictionaryKeyCase(options, report, out).run();
                     case "prepare" -> new PrepareCase(options, report, out).run();
                     case "pageindex" -> new PageIndexSuite(options, report, out).run();
                     case "layout" -> new LayoutSuite(options, report, out).run();

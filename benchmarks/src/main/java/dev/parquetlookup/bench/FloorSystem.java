@@ -45,7 +45,7 @@ import java.util.concurrent.atomic.LongAdder;
  * can: the row's end is {@code (row in page + 1) x bytes per row}, exact for the seed's fixed-width
  * values. LZ4_RAW, SNAPPY and uncompressed pages stop there (the engine's {@link
  * PrefixDecompressor}, into a per-thread array) when the prefix holds at most {@link
- * PagePrefix#MAX_PREFIX_SHARE} of the page's rows, the engine's own rule (beyond it the library's
+ * PagePrefix#maxPrefixShare} of the page's rows, the engine's own rule (beyond it the library's
  * whole-page decoder is faster); other codecs cannot stop and are decompressed whole as in the
  * plain floor.
  */
@@ -281,7 +281,7 @@ final class FloorSystem implements LookupSystem {
                 if (partial
                         && pages == valuePages
                         && stopsEarly(pages.codec)
-                        && rowShare(row) <= PagePrefix.MAX_PREFIX_SHARE) {
+                        && rowShare(row) <= PagePrefix.maxPrefixShare(pages.codec)) {
                     PrefixDecompressor d =
                             PrefixDecompressor.start(
                                     pages.codec,

@@ -1,21 +1,6 @@
 package dev.parquetlookup.bench;
 
-import org.apache.flink.api.common.RuntimeExecutionMode;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.configuration.DeploymentOptions;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.api.Schema;
-import org.apache.flink.table.api.TableResult;
-import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -28,22 +13,14 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
@@ -86,8 +63,8 @@ final class PaimonSuite {
     static final String PAIMON_SHUFFLE = "paimon-shuffle";
     static final String PAIMON_VERSION = "1.4.2";
     static final List<String> MIXES = List.of("uniform", "skewed");
-    private static final int BUCKETS = 2;
-    private static final long SAMPLE_MILLIS = 50;
+    static final int BUCKETS = 2;
+    static final long SAMPLE_MILLIS = 50;
 
     private static final InternalTypeInfo<RowData> EVENT_TYPE =
             InternalTypeInfo.of(
@@ -191,6 +168,14 @@ final class PaimonSuite {
                         + " load_start="
                         + loadStart);
 
+        runChild(childCommand(jars, heapMb, events));
+        ratiosAndChart(events);
+        report.note(
+                "load suite=paimon start=" + loadStart + " end=" + ObjectStoreSuite.loadAverage());
+    }
+
+    /** The child JVM's command line: this class path, then Paimon's jars. */
+    private List<String> childCommand(List<Path> jars, long heapMb, long events) {
         StringBuilder classPath = new StringBuilder(System.getProperty("java.class.path"));
         for (Path jar : jars) {
             classPath.append(java.io.File.pathSeparatorChar).append(jar.toAbsolutePath());
@@ -218,6 +203,11 @@ final class PaimonSuite {
         if (options.quick()) {
             command.add("--quick");
         }
+        return command;
+    }
+
+    /** Runs the child, records its RESULT lines and fails with its output's tail if it fails. */
+    private void runChild(List<String> command) throws Exception {
         Path childLog = report.out().resolve("paimon").resolve("child.log");
         Files.createDirectories(childLog.getParent());
         Process child =
@@ -257,9 +247,6 @@ final class PaimonSuite {
                             + "):\n"
                             + String.join("\n", tail));
         }
-        ratiosAndChart(events);
-        report.note(
-                "load suite=paimon start=" + loadStart + " end=" + ObjectStoreSuite.loadAverage());
     }
 
     private static java.io.File nullFile() {
@@ -320,444 +307,8 @@ final class PaimonSuite {
         return v == null ? Double.NaN : Double.parseDouble(v);
     }
 
-    // ---------------------------------------------------------------------------------------
-    // Child: both systems on one MiniCluster.
-    // ---------------------------------------------------------------------------------------
-
-    private record Job(
-            long nanos, long firstRowNanos, long rows, long fingerprint, long peakDiskBytes) {}
-
     /** The child JVM's side: prints RESULT and NOTE lines; the parent records them. */
     static void child(BenchOptions options, PrintStream out) throws Exception {
-        new PaimonSuite(options, Report.consoleOnly(out), out).measure();
-    }
-
-    private void measure() throws Exception {
-        long rows = options.rows();
-        long events = events(options);
-        int parallelism = options.parallelism();
-        Path base = options.out().toAbsolutePath().resolve("paimon");
-        Path ioTmp = base.resolve("io-tmp");
-        Path warehouse = base.resolve("warehouse-" + rows);
-        deleteTree(ioTmp);
-        deleteTree(warehouse);
-        Files.createDirectories(ioTmp);
-        Path file = SeedDataset.get(options.out(), SeedLayout.writerDefault(rows), log);
-
-        Map<String, Long> expected = new LinkedHashMap<>();
-        for (String mix : MIXES) {
-            LookupKeys keys = new LookupKeys(rows, mix.equals("skewed"));
-            long sum = 0;
-            for (long id = 1; id <= events; id++) {
-                long k = keys.key(id);
-                sum += Fingerprint.answer(0, id, CaseRunner.truth(rows, k));
-            }
-            expected.put(mix, sum);
-        }
-
-        Configuration conf = new Configuration();
-        conf.set(RestOptions.BIND_PORT, "0");
-        conf.set(RestOptions.ADDRESS, "127.0.0.1");
-        // Where Paimon's lookup store goes (TaskManagerRuntimeInfo.getTmpDirectories).
-        conf.set(CoreOptions.TMP_DIRS, ioTmp.toString());
-        MiniClusterConfiguration clusterConf =
-                new MiniClusterConfiguration.Builder()
-                        .setConfiguration(conf)
-                        .setNumTaskManagers(1)
-                        .setNumSlotsPerTaskManager(Math.max(2, parallelism))
-                        .build();
-        try (MiniCluster cluster = new MiniCluster(clusterConf)) {
-            cluster.start();
-            URI rest = cluster.getRestAddress().get();
-            String catalog =
-                    "CREATE CATALOG paimon WITH ('type' = 'paimon', 'warehouse' = '"
-                            + warehouse.toUri()
-                            + "')";
-
-            // 1. Paimon's table: a batch INSERT from a bounded source, then a full compaction.
-            StreamExecutionEnvironment batchEnv =
-                    StreamExecutionEnvironment.createRemoteEnvironment(
-                            rest.getHost(), rest.getPort());
-            batchEnv.setParallelism(parallelism);
-            batchEnv.setRuntimeMode(RuntimeExecutionMode.BATCH);
-            StreamTableEnvironment batch = StreamTableEnvironment.create(batchEnv);
-            batch.executeSql(catalog);
-            batch.executeSql(
-                    "CREATE TABLE paimon.`default`.dim (k BIGINT, v STRING, PRIMARY KEY (k) NOT"
-                            + " ENFORCED) WITH ('bucket' = '"
-                            + BUCKETS
-                            + "')");
-            batch.createTemporaryView(
-                    "seed",
-                    batch.fromDataStream(
-                            batchEnv.fromSequence(1, rows)
-                                    .name("seed")
-                                    .map(new SeedRow())
-                                    .returns(SEED_TYPE),
-                            Schema.newBuilder()
-                                    .column("k", DataTypes.BIGINT().notNull())
-                                    .column("v", DataTypes.STRING().notNull())
-                                    .build()));
-            long t0 = System.nanoTime();
-            batch.executeSql("INSERT INTO paimon.`default`.dim SELECT k, v FROM seed").await();
-            long writeNanos = System.nanoTime() - t0;
-            batch.getConfig().set("table.dml-sync", "true");
-            // Paimon's procedures run their job in StreamExecutionEnvironment
-            // .getExecutionEnvironment(tableConfig): without a context environment that is a new
-            // local cluster (on this one's REST port: it fails). Point it at this cluster.
-            ContextEnvironment.install(rest.getHost(), rest.getPort());
-            batch.executeSql("USE CATALOG paimon");
-            t0 = System.nanoTime();
-            try {
-                batch.executeSql("CALL sys.compact(`table` => 'default.dim')").await();
-            } finally {
-                ContextEnvironment.uninstall();
-            }
-            long compactNanos = System.nanoTime() - t0;
-            long tableBytes = treeBytes(warehouse, p -> true);
-            long dataFiles =
-                    countFiles(
-                            warehouse,
-                            p ->
-                                    p.getFileName().toString().startsWith("data-")
-                                            && p.toString().contains("bucket-"));
-            log.printf(
-                    Locale.ROOT,
-                    "NOTE paimon table %s: %d rows written in %.1f s, compacted in %.1f s;"
-                            + " %d bytes on disk (all snapshots), %d data files; load %s%n",
-                    warehouse,
-                    rows,
-                    writeNanos / 1e9,
-                    compactNanos / 1e9,
-                    tableBytes,
-                    dataFiles,
-                    ObjectStoreSuite.loadAverage());
-
-            // 2. The joins.
-            StreamExecutionEnvironment env =
-                    StreamExecutionEnvironment.createRemoteEnvironment(
-                            rest.getHost(), rest.getPort());
-            env.setParallelism(parallelism);
-            StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-            tables.executeSql(catalog);
-            tables.createTemporarySystemFunction(
-                    "fingerprinted", FlinkSuite.FingerprintFunction.class);
-            tables.executeSql(
-                    "CREATE TEMPORARY TABLE enriched (f BIGINT) WITH ('connector' = 'blackhole')");
-            for (String mix : MIXES) {
-                tables.createTemporaryView(
-                        "events_" + mix,
-                        tables.fromDataStream(
-                                env.fromSequence(1, events)
-                                        .name("events-" + mix)
-                                        .map(new KeyedEvent(rows, mix.equals("skewed")))
-                                        .returns(EVENT_TYPE),
-                                Schema.newBuilder()
-                                        .column("id", DataTypes.BIGINT().notNull())
-                                        .column("k", DataTypes.BIGINT().notNull())
-                                        .columnByExpression("proc", "PROCTIME()")
-                                        .build()));
-            }
-            for (String mode : List.of("sync", "async")) {
-                tables.executeSql(
-                        "CREATE TEMPORARY TABLE dim_"
-                                + mode
-                                + " (k BIGINT, v STRING) WITH ('connector' = 'parquet-lookup',"
-                                + " 'path' = '"
-                                + file.toAbsolutePath().toUri()
-                                + "', 'sort-key' = 'k', 'lookup.async' = '"
-                                + mode.equals("async")
-                                + "')");
-            }
-            Map<String, String> dims = new LinkedHashMap<>();
-            dims.put(OURS_SYNC, "dim_sync");
-            dims.put(OURS_ASYNC, "dim_async");
-            dims.put(PAIMON, "paimon.`default`.dim");
-            // Paimon's lookup supports Flink's custom shuffle (FLIP-462): with the hint each
-            // subtask gets the keys of its buckets and builds a local store for those only.
-            dims.put(PAIMON_SHUFFLE, "paimon.`default`.dim");
-
-            // Warm-up (class loading, planner, JIT) of both systems, not recorded.
-            int reps = repetitions(options);
-            for (String system : reps > 1 ? dims.keySet() : List.<String>of()) {
-                runJob(tables, "uniform", system, dims.get(system), ioTmp);
-            }
-            Map<String, List<Job>> jobs = new LinkedHashMap<>();
-            for (int rep = 0; rep < reps; rep++) {
-                List<String[]> order = new ArrayList<>();
-                for (String mix : MIXES) {
-                    for (String system : dims.keySet()) {
-                        order.add(new String[] {system, mix});
-                    }
-                }
-                if (rep % 2 == 1) {
-                    Collections.reverse(order);
-                }
-                for (String[] step : order) {
-                    String system = step[0];
-                    String mix = step[1];
-                    Job job = runJob(tables, mix, system, dims.get(system), ioTmp);
-                    long want = expected.get(mix);
-                    if (job.rows() != events || job.fingerprint() != want) {
-                        throw new IllegalStateException(
-                                String.format(
-                                        "fingerprint mismatch in suite=paimon system=%s case=%s:"
-                                                + " %d rows %s, expected %d rows %s",
-                                        system,
-                                        mix,
-                                        job.rows(),
-                                        Fingerprint.hex(job.fingerprint()),
-                                        events,
-                                        Fingerprint.hex(want)));
-                    }
-                    jobs.computeIfAbsent(system + " " + mix, x -> new ArrayList<>()).add(job);
-                    log.printf(
-                            Locale.ROOT,
-                            "NOTE paimon-suite rep=%d %s %s %.0f events/s first_row_ms=%.0f"
-                                    + " disk_bytes=%d load=%s%n",
-                            rep,
-                            system,
-                            mix,
-                            events * 1e9 / job.nanos(),
-                            job.firstRowNanos() / 1e6,
-                            job.peakDiskBytes(),
-                            ObjectStoreSuite.loadAverage());
-                }
-            }
-            for (String mix : MIXES) {
-                report.note(
-                        String.format(
-                                "fingerprint suite=paimon case=%s events=%d %s agree=%s",
-                                mix,
-                                events,
-                                Fingerprint.hex(expected.get(mix)),
-                                String.join(",", dims.keySet())));
-            }
-            for (String mix : MIXES) {
-                for (String system : dims.keySet()) {
-                    Map<String, String> extra = new LinkedHashMap<>();
-                    if (system.startsWith(PAIMON)) {
-                        extra.put("write_ms", ResultRow.fmt0(writeNanos / 1e6));
-                        extra.put("compact_ms", ResultRow.fmt0(compactNanos / 1e6));
-                        extra.put("table_bytes", Long.toString(tableBytes));
-                    } else {
-                        extra.put("table_bytes", Long.toString(Files.size(file)));
-                    }
-                    report.result(
-                            row(
-                                    system,
-                                    mix,
-                                    parallelism,
-                                    events,
-                                    jobs.get(system + " " + mix),
-                                    extra));
-                }
-            }
-        }
-        report.note(
-                "paimon local store: peak bytes under io.tmp.dirs/lookup-*/ sampled every "
-                        + SAMPLE_MILLIS
-                        + " ms per job (Paimon deletes it when the job ends);"
-                        + " lookup.cache-file-retention and lookup.local-file-type at their"
-                        + " defaults");
-    }
-
-    private static ResultRow row(
-            String system,
-            String mix,
-            int parallelism,
-            long events,
-            List<Job> runs,
-            Map<String, String> more) {
-        List<Job> sorted = new ArrayList<>(runs);
-        sorted.sort(Comparator.comparingLong(Job::nanos));
-        Job median = sorted.get(sorted.size() / 2);
-        long[] firsts = runs.stream().mapToLong(Job::firstRowNanos).sorted().toArray();
-        long[] disks = runs.stream().mapToLong(Job::peakDiskBytes).sorted().toArray();
-        double[] after =
-                runs.stream()
-                        .mapToDouble(
-                                j ->
-                                        (events - 1)
-                                                * 1e9
-                                                / Math.max(1, j.nanos() - j.firstRowNanos()))
-                        .sorted()
-                        .toArray();
-        Map<String, String> extra = new LinkedHashMap<>();
-        extra.put("events", Long.toString(events));
-        extra.put("first_row_ms", ResultRow.fmt1(firsts[firsts.length / 2] / 1e6));
-        extra.put("first_row_ms_max", ResultRow.fmt1(firsts[firsts.length - 1] / 1e6));
-        extra.put("after_first_row_per_s", ResultRow.fmt0(after[after.length / 2]));
-        extra.put("total_ms", ResultRow.fmt1(median.nanos() / 1e6));
-        extra.put("disk_bytes", Long.toString(disks[disks.length / 2]));
-        extra.put("disk_bytes_max", Long.toString(disks[disks.length - 1]));
-        extra.putAll(more);
-        extra.put("load", ObjectStoreSuite.loadAverage());
-        return new ResultRow(
-                SUITE,
-                system,
-                mix,
-                parallelism,
-                events * 1e9 / median.nanos(),
-                median.nanos() / 1e3 / events,
-                sorted.get(sorted.size() - 1).nanos() / 1e3 / events,
-                null,
-                null,
-                null,
-                events * 1e9 / sorted.get(sorted.size() - 1).nanos(),
-                events * 1e9 / sorted.get(0).nanos(),
-                sorted.size(),
-                extra);
-    }
-
-    private Job runJob(
-            StreamTableEnvironment tables, String mix, String system, String dim, Path ioTmp)
-            throws Exception {
-        FlinkSuite.FingerprintFunction.reset();
-        AtomicLong peak = new AtomicLong();
-        AtomicBoolean done = new AtomicBoolean();
-        Thread sampler =
-                new Thread(
-                        () -> {
-                            while (!done.get()) {
-                                peak.accumulateAndGet(lookupStoreBytes(ioTmp), Math::max);
-                                try {
-                                    Thread.sleep(SAMPLE_MILLIS);
-                                } catch (InterruptedException e) {
-                                    return;
-                                }
-                            }
-                        },
-                        "paimon-disk-sampler");
-        sampler.setDaemon(true);
-        long start = System.nanoTime();
-        sampler.start();
-        long end;
-        try {
-            TableResult result =
-                    tables.executeSql(
-                            "INSERT INTO enriched SELECT "
-                                    + (system.equals(PAIMON_SHUFFLE)
-                                            ? "/*+ LOOKUP('table'='d', 'shuffle'='true') */ "
-                                            : "")
-                                    + "fingerprinted(e.id, d.v) FROM events_"
-                                    + mix
-                                    + " AS e LEFT JOIN "
-                                    + dim
-                                    + " FOR SYSTEM_TIME AS OF e.proc AS d ON e.k = d.k");
-            result.await();
-            end = System.nanoTime();
-        } finally {
-            done.set(true);
-            sampler.interrupt();
-            sampler.join();
-        }
-        long first = FlinkSuite.FingerprintFunction.FIRST.get();
-        return new Job(
-                end - start,
-                first == 0 ? -1 : first - start,
-                FlinkSuite.FingerprintFunction.ROWS.sum(),
-                FlinkSuite.FingerprintFunction.SUM.sum(),
-                peak.get());
-    }
-
-    /** Bytes under {@code dir/lookup-*}: Paimon's local lookup store(s). */
-    static long lookupStoreBytes(Path dir) {
-        long total = 0;
-        try (Stream<Path> s = Files.list(dir)) {
-            for (Path p : (Iterable<Path>) s::iterator) {
-                if (p.getFileName().toString().startsWith("lookup-")) {
-                    total += treeBytes(p, x -> true);
-                }
-            }
-        } catch (IOException | UncheckedIOException e) {
-            // The store is created and deleted while we look: count what was seen.
-        }
-        return total;
-    }
-
-    private static long treeBytes(Path dir, java.util.function.Predicate<Path> filter) {
-        long total = 0;
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) s::iterator) {
-                try {
-                    if (Files.isRegularFile(p) && filter.test(p)) {
-                        total += Files.size(p);
-                    }
-                } catch (NoSuchFileException e) {
-                    // deleted meanwhile
-                }
-            }
-        } catch (IOException | UncheckedIOException e) {
-            // a directory vanished while walking
-        }
-        return total;
-    }
-
-    private static long countFiles(Path dir, java.util.function.Predicate<Path> filter)
-            throws IOException {
-        try (Stream<Path> s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile).filter(filter).count();
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
-
-    /**
-     * Makes {@link StreamExecutionEnvironment#getExecutionEnvironment(Configuration)} return a
-     * remote environment on the embedded cluster (what a cluster's client does for submitted
-     * programs).
-     */
-    static final class ContextEnvironment extends StreamExecutionEnvironment {
-        private ContextEnvironment() {}
-
-        static void install(String host, int port) {
-            initializeContextEnvironment(
-                    conf -> {
-                        Configuration c = new Configuration(conf);
-                        c.set(DeploymentOptions.TARGET, "remote");
-                        c.set(RestOptions.ADDRESS, host);
-                        c.set(RestOptions.PORT, port);
-                        return new StreamExecutionEnvironment(c);
-                    });
-        }
-
-        static void uninstall() {
-            resetContextEnvironment();
-        }
-    }
-
-    /** Seed row {@code (k, md5hex(k))} as Flink's internal row. */
-    static final class SeedRow implements MapFunction<Long, RowData> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public RowData map(Long k) {
-            return GenericRowData.of(k, StringData.fromString(Md5Hex.of(k)));
-        }
-    }
-
-    /** Event {@code (id, key)} with the key from {@link LookupKeys}. */
-    static final class KeyedEvent implements MapFunction<Long, RowData> {
-        private static final long serialVersionUID = 1L;
-        private final LookupKeys keys;
-
-        KeyedEvent(long rows, boolean skewed) {
-            this.keys = new LookupKeys(rows, skewed);
-        }
-
-        @Override
-        public RowData map(Long id) {
-            return GenericRowData.of(id, keys.key(id));
-        }
+        new PaimonChild(options, Report.consoleOnly(out), out).measure();
     }
 }

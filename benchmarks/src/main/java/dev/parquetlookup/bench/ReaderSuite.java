@@ -90,6 +90,7 @@ final class ReaderSuite {
         scaling();
         charts();
         new NoPageIndexCase(options, report, log).run();
+        new DictionaryKeyCase(options, report, log).run();
     }
 
     private void openAll(

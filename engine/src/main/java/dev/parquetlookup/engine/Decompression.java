@@ -72,73 +72,7 @@ public final class Decompression {
             throws IOException {
         int written;
         try {
-            written =
-                    switch (codec) {
-                        case UNCOMPRESSED -> {
-                            System.arraycopy(
-                                    input,
-                                    offset,
-                                    out,
-                                    outOffset,
-                                    Math.min(length, uncompressedSize));
-                            yield length;
-                        }
-                        case LZ4_RAW ->
-                                LZ4.decompress(
-                                        input, offset, length, out, outOffset, uncompressedSize);
-                        case SNAPPY ->
-                                SNAPPY.decompress(
-                                        input, offset, length, out, outOffset, uncompressedSize);
-                        case ZSTD ->
-                                (int)
-                                        Zstd.decompressByteArray(
-                                                out,
-                                                outOffset,
-                                                uncompressedSize,
-                                                input,
-                                                offset,
-                                                length);
-                        case GZIP ->
-                                readFully(
-                                        new GZIPInputStream(
-                                                new ByteArrayInputStream(input, offset, length),
-                                                8192),
-                                        out,
-                                        outOffset,
-                                        uncompressedSize);
-                        case BROTLI ->
-                                readFully(
-                                        new BrotliInputStream(
-                                                new ByteArrayInputStream(input, offset, length)),
-                                        out,
-                                        outOffset,
-                                        uncompressedSize);
-                        case LZ4 ->
-                                hadoopBlocks(
-                                        LZ4,
-                                        input,
-                                        offset,
-                                        length,
-                                        out,
-                                        outOffset,
-                                        uncompressedSize);
-                        case LZO ->
-                                hadoopBlocks(
-                                        LZO,
-                                        input,
-                                        offset,
-                                        length,
-                                        out,
-                                        outOffset,
-                                        uncompressedSize);
-                        default ->
-                                throw new IOException(
-                                        "codec "
-                                                + codec
-                                                + " is not supported: rewrite the file"
-                                                + " with another writer's 'prepare' step (LZ4_RAW,"
-                                                + " ZSTD, SNAPPY, GZIP or UNCOMPRESSED)");
-                    };
+            written = decode(codec, input, offset, length, out, outOffset, uncompressedSize);
         } catch (MalformedInputException | com.github.luben.zstd.ZstdException e) {
             throw new IOException(codec + " data cannot be decompressed: " + e.getMessage(), e);
         }
@@ -150,6 +84,46 @@ public final class Decompression {
                             + " bytes, the header says "
                             + uncompressedSize);
         }
+    }
+
+    /** Decompresses with {@code codec}'s decoder and returns the bytes written. */
+    private static int decode(
+            CompressionCodecName codec,
+            byte[] in,
+            int offset,
+            int length,
+            byte[] out,
+            int outOffset,
+            int size)
+            throws IOException {
+        return switch (codec) {
+            case UNCOMPRESSED -> {
+                System.arraycopy(in, offset, out, outOffset, Math.min(length, size));
+                yield length;
+            }
+            case LZ4_RAW -> LZ4.decompress(in, offset, length, out, outOffset, size);
+            case SNAPPY -> SNAPPY.decompress(in, offset, length, out, outOffset, size);
+            case ZSTD -> (int) Zstd.decompressByteArray(out, outOffset, size, in, offset, length);
+            case GZIP -> readFully(gzip(in, offset, length), out, outOffset, size);
+            case BROTLI -> readFully(brotli(in, offset, length), out, outOffset, size);
+            case LZ4 -> hadoopBlocks(LZ4, in, offset, length, out, outOffset, size);
+            case LZO -> hadoopBlocks(LZO, in, offset, length, out, outOffset, size);
+            default ->
+                    throw new IOException(
+                            "codec "
+                                    + codec
+                                    + " is not supported: rewrite the file with another writer's"
+                                    + " 'prepare' step (LZ4_RAW, ZSTD, SNAPPY, GZIP or"
+                                    + " UNCOMPRESSED)");
+        };
+    }
+
+    private static InputStream gzip(byte[] in, int offset, int length) throws IOException {
+        return new GZIPInputStream(new ByteArrayInputStream(in, offset, length), 8192);
+    }
+
+    private static InputStream brotli(byte[] in, int offset, int length) throws IOException {
+        return new BrotliInputStream(new ByteArrayInputStream(in, offset, length));
     }
 
     private static int readFully(InputStream stream, byte[] out, int outOffset, int size)

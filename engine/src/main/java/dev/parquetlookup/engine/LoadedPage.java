@@ -20,6 +20,12 @@ final class LoadedPage {
     /** The chunk's dictionary when the page was found by walking the chunk, else resolved later. */
     @Nullable Dictionary dictionary;
 
+    /** A key column's dictionary in comparable form, once resolved for this page. */
+    @Nullable KeyDictionary keyDictionary;
+
+    /** The dictionary page's bytes as read for {@link #keyDictionary}, for a value read after. */
+    @Nullable byte[] dictionaryBytes;
+
     LoadedPage(
             int rowGroup,
             int leaf,

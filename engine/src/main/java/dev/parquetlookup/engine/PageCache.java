@@ -13,9 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Cache of decompressed pages and decoded dictionaries of hot columns, bounded in bytes. Keyed by
- * file version, row group, column and page, so rewritten files never hit stale pages. Share one
- * instance per JVM like the metadata cache.
+ * Cache of decompressed pages and decoded dictionaries of hot columns (key columns' also in
+ * comparable form, {@link KeyDictionary}), bounded in bytes. Keyed by file version, row group,
+ * column and page, so rewritten files never hit stale pages. Share one instance per JVM like the
+ * metadata cache.
  *
  * <p>Admission: a data page is cached on its second touch within a window (a doorkeeper bit set,
  * cleared after about as many touches as the cache holds pages), then Caffeine's W-TinyLFU decides
@@ -118,6 +119,15 @@ public final class PageCache {
         cache.put(new Key(file, rowGroup, leaf, -1), new SizedDictionary(dictionary, bytes));
     }
 
+    /** A key column's dictionary in comparable form (see {@link KeyDictionary}). */
+    KeyDictionary keyDictionary(FileId file, int rowGroup, int leaf) {
+        return (KeyDictionary) cache.getIfPresent(new Key(file, rowGroup, leaf, -2));
+    }
+
+    void putKeyDictionary(FileId file, int rowGroup, int leaf, KeyDictionary dictionary) {
+        cache.put(new Key(file, rowGroup, leaf, -2), dictionary);
+    }
+
     /** Drops every page of a file version. */
     void invalidate(FileId file) {
         cache.asMap().keySet().removeIf(k -> k.file().equals(file));
@@ -126,6 +136,9 @@ public final class PageCache {
     private static int weight(Object value) {
         if (value instanceof DataPage page) {
             return page.retainedBytes();
+        }
+        if (value instanceof KeyDictionary keys) {
+            return keys.retainedBytes();
         }
         return ((SizedDictionary) value).bytes();
     }

@@ -116,20 +116,25 @@ final class PageDecoder {
         throw new IOException("expected a data page, found a " + header.type() + " page");
     }
 
-    /** Decompresses and decodes a dictionary page. */
-    static Dictionary dictionary(
-            byte[] bytes, Header header, CompressionCodecName codec, ColumnDescriptor column)
+    /** The decompressed PLAIN values of a dictionary page. */
+    static byte[] dictionaryValues(byte[] bytes, Header header, CompressionCodecName codec)
             throws IOException {
         if (header.type() != PageType.DICTIONARY_PAGE) {
             throw new IOException("expected a dictionary page, found a " + header.type() + " page");
         }
-        byte[] data =
-                Decompression.decompress(
-                        codec,
-                        bytes,
-                        header.payloadOffset(),
-                        header.compressedSize(),
-                        header.uncompressedSize());
+        return Decompression.decompress(
+                codec,
+                bytes,
+                header.payloadOffset(),
+                header.compressedSize(),
+                header.uncompressedSize());
+    }
+
+    /** Decompresses and decodes a dictionary page. */
+    static Dictionary dictionary(
+            byte[] bytes, Header header, CompressionCodecName codec, ColumnDescriptor column)
+            throws IOException {
+        byte[] data = dictionaryValues(bytes, header, codec);
         // Writers mark dictionary pages PLAIN or PLAIN_DICTIONARY; both hold plain values.
         DictionaryPage page =
                 new DictionaryPage(

@@ -6,12 +6,12 @@ import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupInfo;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
-import org.apache.parquet.format.PageType;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 import javax.annotation.Nullable;
@@ -21,16 +21,15 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Owns getting the pages of one file into memory: from this lookup's pages, the {@link PageCache},
  * or the file's {@link RangeSource} (located by the OffsetIndex; chunks without a page index are
- * read whole and walked), decompressed and cached. Asynchronous reads go through {@link #fetch}:
- * one request per range in flight, shared by every lookup that needs it (single flight), started
- * within the caller's {@link RequestLimiter}. A local disk tier plugs in below, as a decorator of
- * the source.
+ * read whole and walked by the {@link ChunkWalker}), decompressed only as far as the rows asked for
+ * ({@link PagePrefix}) and cached when the cache admits them. Dictionaries come from {@link
+ * PageDictionaries}; asynchronous reads go through {@link #fetch} ({@link InFlightReads}: single
+ * flight, within the caller's {@link RequestLimiter}). A local disk tier plugs in below, as a
+ * decorator of the source.
  */
 final class PageLoader {
 
@@ -49,9 +48,9 @@ final class PageLoader {
     private final ColumnDescriptor[] leaves;
     private final FileErrors errors;
 
-    /** Requests in flight by range: a second lookup needing the range joins the first's. */
-    private final ConcurrentHashMap<FileRange, CompletableFuture<byte[]>> inFlight =
-            new ConcurrentHashMap<>();
+    private final InFlightReads inFlight;
+    private final PageDictionaries dictionaries;
+    private final ChunkWalker walker;
 
     PageLoader(
             FileMetadata meta,
@@ -64,6 +63,9 @@ final class PageLoader {
         this.pageCache = pageCache;
         this.leaves = leaves;
         this.errors = errors;
+        this.inFlight = new InFlightReads(source);
+        this.dictionaries = new PageDictionaries(this, meta, pageCache, leaves, errors);
+        this.walker = new ChunkWalker(this, leaves, errors);
     }
 
     RangeSource source() {
@@ -101,106 +103,131 @@ final class PageLoader {
     List<List<LoadedPage>> loadPages(List<PageRequest> requests, LookupContext ctx)
             throws IOException {
         List<List<LoadedPage>> result = new ArrayList<>(requests.size());
-        List<FileRange> ranges = new ArrayList<>();
-        List<LoadedPage> missing = new ArrayList<>(); // placeholders, one per range
-        int[] rowsNeeded = new int[4]; // per missing page: its leading rows the requests read
+        Batch batch = new Batch();
         List<LoadedPage> walkedHere = new ArrayList<>();
         for (PageRequest request : requests) {
-            RowGroupInfo rg = request.rowGroup();
-            PageLocations locations = rg.columns()[request.leaf()].pages();
-            if (locations == null) {
-                List<LoadedPage> walked = alreadyWalked(ctx.loaded, request);
-                if (walked == null) {
-                    walked = alreadyWalked(walkedHere, request);
-                }
-                if (walked == null) {
-                    walked = walkChunk(request, ctx);
-                    walkedHere.addAll(walked);
-                }
-                result.add(walked);
+            if (request.rowGroup().columns()[request.leaf()].pages() != null) {
+                result.add(indexedPages(request, batch, ctx));
                 continue;
             }
-            int firstPage = locations.pageOfRow(request.from());
-            int lastPage = locations.pageOfRow(request.to() - 1);
-            List<LoadedPage> pages = new ArrayList<>(lastPage - firstPage + 1);
-            for (int p = firstPage; p <= lastPage; p++) {
-                long firstRow = locations.firstRows()[p];
-                int rows =
-                        (int)
-                                (Math.min(request.to(), locations.endRow(p, rg.rowCount()))
-                                        - firstRow);
-                LoadedPage page = find(ctx.loaded, rg.ordinal(), request.leaf(), p);
-                if (page != null && page.page != null && page.page.rowsAvailable() < rows) {
-                    page = null; // decoded for fewer rows by an earlier step: decode again
-                }
-                if (page == null) {
-                    page = find(missing, rg.ordinal(), request.leaf(), p);
-                    if (page != null) {
-                        int i = missing.indexOf(page);
-                        rowsNeeded[i] = Math.max(rowsNeeded[i], rows);
-                    }
-                }
-                if (page == null) {
-                    DataPage cached =
-                            pageCache == null
-                                    ? null
-                                    : pageCache.page(file(), rg.ordinal(), request.leaf(), p);
-                    page = new LoadedPage(rg.ordinal(), request.leaf(), p, firstRow, cached, null);
-                    if (cached == null) {
-                        ranges.add(locations.range(p));
-                        if (missing.size() == rowsNeeded.length) {
-                            rowsNeeded = java.util.Arrays.copyOf(rowsNeeded, 2 * missing.size());
-                        }
-                        rowsNeeded[missing.size()] = rows;
-                        missing.add(page);
-                    }
-                }
-                pages.add(page);
+            List<LoadedPage> walked = ChunkWalker.alreadyWalked(ctx.loaded, request);
+            if (walked == null) {
+                walked = ChunkWalker.alreadyWalked(walkedHere, request);
             }
-            result.add(pages);
+            if (walked == null) {
+                walked = walker.walk(request, ctx);
+                walkedHere.addAll(walked);
+            }
+            result.add(walked);
         }
-        if (!ranges.isEmpty()) {
-            if (source.readsInline()) {
-                decodeInPlace(ranges, missing, rowsNeeded, ctx);
-            } else {
-                decode(ctx.read(this, ranges, missing), missing);
-            }
+        if (!batch.ranges.isEmpty()) {
+            read(batch, ctx);
         }
         return result;
     }
 
+    /** The pages still to read in one batch, each once, with the leading rows asked of each. */
+    private static final class Batch {
+        final List<FileRange> ranges = new ArrayList<>();
+        final List<LoadedPage> missing = new ArrayList<>(); // placeholders, one per range
+        int[] rowsNeeded = new int[4];
+
+        void add(LoadedPage page, FileRange range, int rows) {
+            if (missing.size() == rowsNeeded.length) {
+                rowsNeeded = java.util.Arrays.copyOf(rowsNeeded, 2 * missing.size());
+            }
+            rowsNeeded[missing.size()] = rows;
+            ranges.add(range);
+            missing.add(page);
+        }
+    }
+
     /**
-     * Local files (memory-mapped or read inline): each page is decompressed straight from the
-     * source's bytes, only as far as the rows asked for, into the lookup's scratch arrays. A page
-     * the cache admits is decoded whole into its own array and cached instead.
+     * The pages of a request located by the OffsetIndex: this lookup's own when they hold enough
+     * rows, else the page cache's, else placeholders added to {@code batch}.
      */
-    private void decodeInPlace(
-            List<FileRange> ranges, List<LoadedPage> missing, int[] rowsNeeded, LookupContext ctx)
-            throws IOException {
-        for (int i = 0; i < ranges.size(); i++) {
-            LoadedPage page = missing.get(i);
-            RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
-            boolean cache =
-                    pageCache != null
-                            && pageCache.admit(file(), page.rowGroup, page.leaf, page.pageNumber);
-            // Pages of repeated leaves are decoded whole: their rows are not their values.
+    private List<LoadedPage> indexedPages(PageRequest request, Batch batch, LookupContext ctx) {
+        RowGroupInfo rg = request.rowGroup();
+        PageLocations locations = rg.columns()[request.leaf()].pages();
+        int firstPage = locations.pageOfRow(request.from());
+        int lastPage = locations.pageOfRow(request.to() - 1);
+        List<LoadedPage> pages = new ArrayList<>(lastPage - firstPage + 1);
+        for (int p = firstPage; p <= lastPage; p++) {
+            long firstRow = locations.firstRows()[p];
             int rows =
-                    cache || leaves[page.leaf].getMaxRepetitionLevel() > 0
-                            ? Integer.MAX_VALUE
-                            : rowsNeeded[i];
-            FileRange range = ranges.get(i);
-            try {
-                page.page =
-                        source.readWith(
-                                range.offset(),
-                                range.length(),
-                                bytes -> decodePage(bytes, rg, page.leaf, rows, cache, ctx));
-            } catch (IOException | RuntimeException e) {
-                throw errors.pageError(rg, page.leaf, page.pageNumber, e);
+                    (int) (Math.min(request.to(), locations.endRow(p, rg.rowCount())) - firstRow);
+            LoadedPage page = find(ctx.loaded, rg.ordinal(), request.leaf(), p);
+            if (page != null && page.page != null && page.page.rowsAvailable() < rows) {
+                page = null; // decoded for fewer rows by an earlier step: decode again
             }
-            if (cache) {
-                pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
+            if (page == null) {
+                page = find(batch.missing, rg.ordinal(), request.leaf(), p);
+                if (page != null) {
+                    int i = batch.missing.indexOf(page);
+                    batch.rowsNeeded[i] = Math.max(batch.rowsNeeded[i], rows);
+                }
             }
+            if (page == null) {
+                DataPage cached =
+                        pageCache == null
+                                ? null
+                                : pageCache.page(file(), rg.ordinal(), request.leaf(), p);
+                page = new LoadedPage(rg.ordinal(), request.leaf(), p, firstRow, cached, null);
+                if (cached == null) {
+                    batch.add(page, locations.range(p), rows);
+                }
+            }
+            pages.add(page);
+        }
+        return pages;
+    }
+
+    /** Reads and decodes a batch: local bytes lent in place, remote ones through the context. */
+    private void read(Batch batch, LookupContext ctx) throws IOException {
+        if (source.readsInline()) {
+            for (int i = 0; i < batch.ranges.size(); i++) {
+                FileRange range = batch.ranges.get(i);
+                decodeMissing(
+                        batch.missing.get(i),
+                        batch.rowsNeeded[i],
+                        ctx,
+                        reader -> source.readWith(range.offset(), range.length(), reader));
+            }
+            return;
+        }
+        byte[][] bytes = ctx.read(this, batch.ranges, batch.missing);
+        for (int i = 0; i < bytes.length; i++) {
+            ByteBuffer page = ByteBuffer.wrap(bytes[i]);
+            decodeMissing(batch.missing.get(i), batch.rowsNeeded[i], ctx, r -> r.read(page));
+        }
+    }
+
+    /** Runs a page decode over the bytes of one range, wherever they lie. */
+    @FunctionalInterface
+    private interface PageBytes {
+        DataPage decode(RangeSource.RangeReader<DataPage> reader) throws IOException;
+    }
+
+    /**
+     * Decodes one missing page from its bytes (a local file's, lent in place, or a remote read's)
+     * only as far as the {@code rows} asked for, into the lookup's scratch arrays. A page the cache
+     * admits is decoded whole into its own array and cached instead.
+     */
+    private void decodeMissing(LoadedPage page, int rows, LookupContext ctx, PageBytes bytes) {
+        RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
+        boolean cache =
+                pageCache != null
+                        && pageCache.admit(file(), page.rowGroup, page.leaf, page.pageNumber);
+        // Pages of repeated leaves are decoded whole: their rows are not their values.
+        int wanted =
+                cache || leaves[page.leaf].getMaxRepetitionLevel() > 0 ? Integer.MAX_VALUE : rows;
+        try {
+            page.page = bytes.decode(b -> decodePage(b, rg, page.leaf, wanted, cache, ctx));
+        } catch (IOException | RuntimeException e) {
+            throw errors.pageError(rg, page.leaf, page.pageNumber, e);
+        }
+        if (cache) {
+            pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
         }
     }
 
@@ -210,20 +237,7 @@ final class PageLoader {
     private DataPage decodePage(
             ByteBuffer bytes, RowGroupInfo rg, int leaf, int rows, boolean whole, LookupContext ctx)
             throws IOException {
-        int length = bytes.limit();
-        byte[] head = new byte[Math.min(length, HEADER_PROBE)];
-        bytes.get(0, head, 0, head.length);
-        PageDecoder.Header header;
-        try {
-            header = PageDecoder.header(head, 0, head.length, length);
-        } catch (IOException e) {
-            if (head.length == length) {
-                throw e;
-            }
-            head = new byte[length];
-            bytes.get(0, head, 0, length);
-            header = PageDecoder.header(head, 0, length);
-        }
+        PageDecoder.Header header = header(bytes);
         CompressionCodecName codec = rg.columns()[leaf].codec();
         int size = PagePrefix.decodedSize(header, codec);
         if (size < 0) {
@@ -234,20 +248,23 @@ final class PageLoader {
         return PagePrefix.decode(bytes, header, codec, leaves[leaf], rows, out, !whole);
     }
 
-    private void decode(byte[][] bytes, List<LoadedPage> missing) {
-        for (int i = 0; i < bytes.length; i++) {
-            LoadedPage page = missing.get(i);
-            RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
-            try {
-                PageDecoder.Header header = PageDecoder.header(bytes[i], 0, bytes[i].length);
-                page.page = PageDecoder.dataPage(bytes[i], header, rg.columns()[page.leaf].codec());
-            } catch (IOException | RuntimeException e) {
-                throw errors.pageError(rg, page.leaf, page.pageNumber, e);
+    /** The header of the page in {@code bytes}: parsed in place from a heap array, else a copy. */
+    private static PageDecoder.Header header(ByteBuffer bytes) throws IOException {
+        int length = bytes.limit();
+        if (bytes.hasArray() && bytes.arrayOffset() == 0) {
+            return PageDecoder.header(bytes.array(), 0, length);
+        }
+        byte[] head = new byte[Math.min(length, HEADER_PROBE)];
+        bytes.get(0, head, 0, head.length);
+        try {
+            return PageDecoder.header(head, 0, head.length, length);
+        } catch (IOException e) {
+            if (head.length == length) {
+                throw e;
             }
-            if (pageCache != null
-                    && pageCache.admit(file(), page.rowGroup, page.leaf, page.pageNumber)) {
-                pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
-            }
+            head = new byte[length];
+            bytes.get(0, head, 0, length);
+            return PageDecoder.header(head, 0, length);
         }
     }
 
@@ -261,164 +278,27 @@ final class PageLoader {
         return null;
     }
 
-    /**
-     * Pages of a walked chunk (no page index) this lookup already holds, if they cover the rows.
-     */
-    @Nullable
-    private static List<LoadedPage> alreadyWalked(List<LoadedPage> loaded, PageRequest request) {
-        List<LoadedPage> pages = new ArrayList<>();
-        for (LoadedPage p : loaded) {
-            if (p.rowGroup == request.rowGroup().ordinal()
-                    && p.leaf == request.leaf()
-                    && p.firstRow + p.page.valueCount() > request.from()
-                    && p.firstRow < request.to()) {
-                pages.add(p);
-            }
-        }
-        if (pages.isEmpty()
-                || pages.get(0).firstRow > request.from()
-                || pages.get(pages.size() - 1).firstRow
-                                + pages.get(pages.size() - 1).page.valueCount()
-                        < request.to()) {
-            return null;
-        }
-        return pages;
-    }
-
-    /** No page index: read the whole column chunk and walk its pages. */
-    private List<LoadedPage> walkChunk(PageRequest request, LookupContext ctx) throws IOException {
-        RowGroupInfo rg = request.rowGroup();
-        ColumnChunkInfo chunk = rg.columns()[request.leaf()];
-        FileRange range = new FileRange(chunk.startOffset(), (int) chunk.totalCompressedSize());
-        byte[] bytes = ctx.read(this, range);
-        List<LoadedPage> pages = new ArrayList<>();
-        Dictionary dictionary = null;
-        int offset = 0;
-        long row = 0;
-        int pageNumber = 0;
-        try {
-            while (offset < bytes.length && row < request.to()) {
-                PageDecoder.Header header =
-                        PageDecoder.header(bytes, offset, bytes.length - offset);
-                int next = header.payloadOffset() + header.compressedSize();
-                PageType type = header.type();
-                if (type == PageType.DICTIONARY_PAGE) {
-                    dictionary =
-                            PageDecoder.dictionary(
-                                    bytes, header, chunk.codec(), leaves[request.leaf()]);
-                } else if (type == PageType.DATA_PAGE || type == PageType.DATA_PAGE_V2) {
-                    int values = header.rowCount();
-                    if (row + values > request.from()) {
-                        DataPage page = PageDecoder.dataPage(bytes, header, chunk.codec());
-                        pages.add(
-                                new LoadedPage(
-                                        rg.ordinal(),
-                                        request.leaf(),
-                                        pageNumber,
-                                        row,
-                                        page,
-                                        dictionary));
-                    }
-                    row += values;
-                    pageNumber++;
-                }
-                offset = next;
-            }
-        } catch (IOException | RuntimeException e) {
-            throw errors.pageError(rg, request.leaf(), pageNumber, e);
-        }
-        return pages;
-    }
-
     /** The dictionary of a dictionary-encoded page (read once per lookup, or from the cache). */
     @Nullable
     Dictionary dictionaryFor(LoadedPage page, int leaf, LookupContext ctx) throws IOException {
-        if (!page.page.valueEncoding().usesDictionary()) {
-            return null;
-        }
-        if (page.dictionary != null) {
-            return page.dictionary;
-        }
-        RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
-        if (pageCache != null) {
-            Dictionary cached = pageCache.dictionary(file(), rg.ordinal(), leaf);
-            if (cached != null) {
-                return cached;
-            }
-        }
-        ColumnChunkInfo chunk = rg.columns()[leaf];
-        if (!chunk.hasDictionaryPage()) {
-            throw errors.missingDictionary(rg, leaf);
-        }
-        byte[] bytes = ctx.read(this, dictionaryRange(chunk));
-        Dictionary dictionary;
-        int size;
-        try {
-            PageDecoder.Header header = PageDecoder.header(bytes, 0, bytes.length);
-            size = header.uncompressedSize();
-            dictionary = PageDecoder.dictionary(bytes, header, chunk.codec(), leaves[leaf]);
-        } catch (IOException | RuntimeException e) {
-            throw errors.pageError(rg, leaf, -1, e);
-        }
-        if (pageCache != null) {
-            pageCache.putDictionary(file(), rg.ordinal(), leaf, dictionary, 64 + 2 * size);
-        }
-        page.dictionary = dictionary;
-        return dictionary;
+        return dictionaries.dictionaryFor(page, leaf, ctx);
     }
 
-    private static FileRange dictionaryRange(ColumnChunkInfo chunk) {
-        return new FileRange(
-                chunk.startOffset(), (int) (chunk.firstDataPageOffset() - chunk.startOffset()));
+    /** A key page's dictionary in comparable form, or null when it is not dictionary-encoded. */
+    @Nullable
+    KeyDictionary keyDictionaryFor(LoadedPage page, int leaf, KeyType type, LookupContext ctx)
+            throws IOException {
+        return dictionaries.keyDictionaryFor(page, leaf, type, ctx);
     }
 
     // ---------------------------------------------------------------- asynchronous reads
 
     /**
-     * Starts (or joins) one request per range: a range already in flight for another lookup is
-     * shared, the others are read in one {@link RangeSource#readAllAsync} started within {@code
-     * limiter}. Local sources complete the futures before this returns.
+     * Starts (or joins) one request per range (see {@link InFlightReads}). Local sources complete
+     * the futures before this returns.
      */
     List<CompletableFuture<byte[]>> fetch(List<FileRange> ranges, RequestLimiter limiter) {
-        List<CompletableFuture<byte[]>> result = new ArrayList<>(ranges.size());
-        List<FileRange> mine = null;
-        List<CompletableFuture<byte[]>> mineFutures = null;
-        for (FileRange range : ranges) {
-            CompletableFuture<byte[]> future = new CompletableFuture<>();
-            CompletableFuture<byte[]> existing = inFlight.putIfAbsent(range, future);
-            if (existing != null) {
-                result.add(existing);
-                continue;
-            }
-            if (mine == null) {
-                mine = new ArrayList<>(ranges.size());
-                mineFutures = new ArrayList<>(ranges.size());
-            }
-            mine.add(range);
-            mineFutures.add(future);
-            result.add(future);
-        }
-        if (mine != null) {
-            List<FileRange> requested = mine;
-            List<CompletableFuture<byte[]>> futures = mineFutures;
-            limiter.submit(requested.size(), () -> source.readAllAsync(requested))
-                    .whenComplete(
-                            (bytes, failure) -> {
-                                for (int i = 0; i < futures.size(); i++) {
-                                    inFlight.remove(requested.get(i), futures.get(i));
-                                    if (failure != null) {
-                                        futures.get(i).completeExceptionally(unwrap(failure));
-                                    } else {
-                                        futures.get(i).complete(bytes[i]);
-                                    }
-                                }
-                            });
-        }
-        return result;
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        return inFlight.fetch(ranges, limiter);
     }
 
     /**
@@ -462,7 +342,7 @@ final class PageLoader {
                                 <= MAX_PREFETCHED_DICTIONARY
                         && (pageCache == null
                                 || pageCache.dictionary(file(), rg.ordinal(), leaf) == null)) {
-                    ranges.add(dictionaryRange(chunk));
+                    ranges.add(PageDictionaries.range(chunk));
                 }
             }
         }

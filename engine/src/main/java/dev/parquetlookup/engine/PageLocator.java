@@ -154,10 +154,12 @@ final class PageLocator {
                     page,
                     leaves[leaf],
                     meta.keyTypes().get(keyIndex),
-                    loader.dictionaryFor(page, leaf, ctx),
+                    loader,
+                    leaf,
                     errors,
                     rg,
-                    keyIndex);
+                    keyIndex,
+                    ctx);
         } catch (IOException | RuntimeException e) {
             throw errors.pageError(rg, leaf, page.pageNumber, e);
         }

@@ -26,11 +26,23 @@ import java.nio.ByteBuffer;
 public final class PagePrefix {
 
     /**
-     * A prefix is decoded when it needs at most this share of the rows: the libraries' whole-page
-     * decoders (aircompressor) are about twice as fast per byte as {@link PrefixDecompressor}'s
-     * early-stopping loop, so for longer prefixes the whole page is cheaper.
+     * A prefix of an LZ4 (or uncompressed) page is decoded when it needs at most this share of the
+     * rows: aircompressor's whole-page LZ4 decoder is about 1.3-2x as fast per byte as {@link
+     * Lz4Sequences}' early-stopping loop, so for longer prefixes the whole page is cheaper.
      */
     public static final double MAX_PREFIX_SHARE = 0.45;
+
+    /**
+     * SNAPPY prefixes up to this share: {@link SnappyElements} decodes a whole page in 0.4-0.9x the
+     * time of aircompressor's Snappy decoder (seed-like key and value pages, measured with the
+     * prefix loop at 0.25-1.0 of a page), so a prefix wins almost up to the whole page.
+     */
+    public static final double MAX_SNAPPY_PREFIX_SHARE = 0.9;
+
+    /** The largest share of a page's rows worth decoding as a prefix for {@code codec}. */
+    public static double maxPrefixShare(CompressionCodecName codec) {
+        return codec == CompressionCodecName.SNAPPY ? MAX_SNAPPY_PREFIX_SHARE : MAX_PREFIX_SHARE;
+    }
 
     /** Bytes decompressed ahead of a walk over PLAIN BINARY values. */
     private static final int WALK_STEP = 1024;
@@ -98,7 +110,7 @@ public final class PagePrefix {
         {
             int valuesStart = 0;
             int nonNull = wanted;
-            boolean prefix = worthAPrefix(wanted, valueCount);
+            boolean prefix = worthAPrefix(wanted, valueCount, d.codec());
             if (prefix && maxDefinition > 0) {
                 if (header.definitionEncoding() != Encoding.RLE) {
                     prefix = false;
@@ -203,7 +215,7 @@ public final class PagePrefix {
                                     maxDefinition,
                                     wanted);
             int end =
-                    worthAPrefix(wanted, valueCount)
+                    worthAPrefix(wanted, valueCount, d.codec())
                             ? valuesEnd(d, out, levels, nonNull, header, column)
                             : -1;
             if (end < 0) {
@@ -228,8 +240,8 @@ public final class PagePrefix {
     }
 
     /** Whether decoding only {@code wanted} of {@code valueCount} rows beats the whole page. */
-    static boolean worthAPrefix(int wanted, int valueCount) {
-        return wanted < valueCount && wanted <= MAX_PREFIX_SHARE * valueCount;
+    static boolean worthAPrefix(int wanted, int valueCount, CompressionCodecName codec) {
+        return wanted < valueCount && wanted <= maxPrefixShare(codec) * valueCount;
     }
 
     /** Non-null values among the first {@code rows} rows (RLE/bit-packed hybrid levels). */
@@ -300,37 +312,43 @@ public final class PagePrefix {
             return p;
         }
         if (encoding == Encoding.RLE_DICTIONARY || encoding == Encoding.PLAIN_DICTIONARY) {
-            // [bit width][runs]: an RLE run is a varint header and one value, a bit-packed run a
-            // header and groups of 8 values.
-            d.ensure(start + 1);
-            int bitWidth = out[start] & 0xff;
-            int p = start + 1;
-            int count = 0;
-            while (count < nonNull) {
-                d.ensure(p + 5);
-                int runHeader = 0;
-                int shift = 0;
-                int b;
-                do {
-                    if (p >= d.available() || shift > 28) {
-                        throw new IOException("dictionary ids run past the page");
-                    }
-                    b = out[p++] & 0xff;
-                    runHeader |= (b & 0x7f) << shift;
-                    shift += 7;
-                } while ((b & 0x80) != 0);
-                if ((runHeader & 1) == 0) {
-                    count += runHeader >>> 1;
-                    p += (bitWidth + 7) / 8;
-                } else {
-                    int groups = runHeader >>> 1;
-                    count += groups * 8;
-                    p += groups * bitWidth;
-                }
-                d.ensure(p);
-            }
-            return p;
+            return idsEnd(d, out, start, nonNull);
         }
         return -1;
+    }
+
+    /** Where the runs holding the first {@code nonNull} dictionary ids end (decompressed). */
+    private static int idsEnd(PrefixDecompressor d, byte[] out, int start, int nonNull)
+            throws IOException {
+        // [bit width][runs]: an RLE run is a varint header and one value, a bit-packed run a
+        // header and groups of 8 values.
+        d.ensure(start + 1);
+        int bitWidth = out[start] & 0xff;
+        int p = start + 1;
+        int count = 0;
+        while (count < nonNull) {
+            d.ensure(p + 5);
+            int runHeader = 0;
+            int shift = 0;
+            int b;
+            do {
+                if (p >= d.available() || shift > 28) {
+                    throw new IOException("dictionary ids run past the page");
+                }
+                b = out[p++] & 0xff;
+                runHeader |= (b & 0x7f) << shift;
+                shift += 7;
+            } while ((b & 0x80) != 0);
+            if ((runHeader & 1) == 0) {
+                count += runHeader >>> 1;
+                p += (bitWidth + 7) / 8;
+            } else {
+                int groups = runHeader >>> 1;
+                count += groups * 8;
+                p += groups * bitWidth;
+            }
+            d.ensure(p);
+        }
+        return p;
     }
 }

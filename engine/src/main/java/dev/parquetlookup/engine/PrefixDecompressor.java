@@ -3,10 +3,7 @@ package dev.parquetlookup.engine;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * Decompresses one page payload into a caller's array only as far as asked: {@link #ensure(int)}
@@ -31,14 +28,6 @@ public final class PrefixDecompressor {
     private static final io.airlift.compress.snappy.SnappyDecompressor SNAPPY =
             new io.airlift.compress.snappy.SnappyDecompressor();
 
-    /** Literal runs up to this length are copied 8 bytes at a time; longer ones in bulk. */
-    private static final int SHORT = 32;
-
-    private static final VarHandle LONG_ARRAY =
-            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle LONG_BUFFER =
-            MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
     private final CompressionCodecName codec;
     private final ByteBuffer in;
     private final int inStart;
@@ -52,17 +41,8 @@ public final class PrefixDecompressor {
     /** Hadoop LZ4: uncompressed bytes left in the current block. */
     private int blockLeft;
 
-    /**
-     * The compressed bytes as an array: the heap buffer's own, or for a direct (mapped) buffer a
-     * scratch array filled in chunks as the decoder reaches them, so a prefix copies only the
-     * compressed bytes it decodes. Byte-array loops are about twice as fast as buffer accessors.
-     * Index {@code i} of {@link #in} is {@code src[i + delta]}; {@code in[.., copied)} is in it.
-     */
-    private byte[] src;
-
-    private int delta;
-    private int copied;
-    private boolean ownsSrc;
+    /** The compressed bytes as an array (copied in chunks from a direct buffer). */
+    private final CompressedInput input;
 
     /** SNAPPY: where the elements start, after the length header. */
     private int snappyStart;
@@ -84,37 +64,12 @@ public final class PrefixDecompressor {
         this.outEnd = outOffset + outLength;
         this.inPos = inOffset;
         this.outPos = outOffset;
-        if (in.hasArray()) {
-            this.src = in.array();
-            this.delta = in.arrayOffset();
-            this.copied = inEnd;
-        } else {
-            this.delta = -inOffset;
-            this.copied = inOffset;
-        }
+        this.input = new CompressedInput(in, inStart, inEnd);
     }
 
     /** Gives a scratch input array back to the thread's pool; the decompressor is done. */
     public void release() {
-        if (ownsSrc) {
-            ownsSrc = false;
-            ScratchBuffers.give(src);
-            src = null;
-        }
-    }
-
-    /** Makes {@code in[.., index)} (clamped to the payload's end) readable in {@link #src}. */
-    private void fill(int index) {
-        if (index <= copied || copied >= inEnd) {
-            return;
-        }
-        if (src == null) {
-            src = ScratchBuffers.take(inEnd - inStart + 16);
-            ownsSrc = true;
-        }
-        int to = Math.min(inEnd, Math.max(index, copied + 8192));
-        in.get(copied, src, copied + delta, to - copied);
-        copied = to;
+        input.release();
     }
 
     /**
@@ -152,6 +107,11 @@ public final class PrefixDecompressor {
         return d;
     }
 
+    /** The codec the payload is read with (UNCOMPRESSED for a v2 page stored uncompressed). */
+    CompressionCodecName codec() {
+        return codec;
+    }
+
     /** The end (exclusive, absolute) of the output decompressed so far. */
     public int available() {
         return outPos;
@@ -179,7 +139,7 @@ public final class PrefixDecompressor {
                         whole(); // asked for everything: the library's decoder is faster
                         return outPos;
                     }
-                    inPos = lz4(inPos, inEnd, target);
+                    blocks(inEnd, target, false);
                     if (inPos == inEnd) {
                         finish();
                     }
@@ -189,7 +149,10 @@ public final class PrefixDecompressor {
                         whole();
                         return outPos;
                     }
-                    snappy(target);
+                    blocks(inEnd, target, true);
+                    if (inPos >= inEnd) {
+                        finish();
+                    }
                 }
                 case LZ4 -> hadoopLz4(target);
                 default -> whole();
@@ -198,6 +161,18 @@ public final class PrefixDecompressor {
             throw new IOException(codec + " data is damaged (runs past its page)", e);
         }
         return outPos;
+    }
+
+    /** Decodes LZ4 sequences or Snappy elements of {@code [inPos, end)} up to {@code target}. */
+    private void blocks(int end, int target, boolean snappy) throws IOException {
+        long positions =
+                snappy
+                        ? SnappyElements.decode(
+                                input, inPos, end, out, outStart, outEnd, outPos, target)
+                        : Lz4Sequences.decode(
+                                input, inPos, end, out, outStart, outEnd, outPos, target);
+        inPos = (int) (positions >>> 32);
+        outPos = (int) positions;
     }
 
     private void finish() throws IOException {
@@ -269,109 +244,6 @@ public final class PrefixDecompressor {
         outPos = outEnd;
     }
 
-    // ------------------------------------------------------------------ LZ4 block format
-
-    /**
-     * Decodes LZ4 sequences of {@code in[from, end)} until the output reaches {@code target} or the
-     * block ends; returns the input position after the last sequence decoded. A block ends with a
-     * sequence of literals only.
-     */
-    private int lz4(int from, int end, int target) throws IOException {
-        int ip = from;
-        int op = outPos;
-        byte[] o = out;
-        while (op < target && ip < end) {
-            if (ip + 32 > copied) {
-                fill(ip + 32);
-            }
-            byte[] b = src;
-            int d = delta;
-            int token = b[ip++ + d] & 0xff;
-            int literals = token >>> 4;
-            if (literals == 15) {
-                int x;
-                do {
-                    if (ip >= copied) {
-                        fill(ip + 32);
-                        if (ip >= copied) {
-                            throw new IOException("LZ4 literal length runs past the page");
-                        }
-                    }
-                    x = b[ip++ + d] & 0xff;
-                    literals += x;
-                } while (x == 255);
-            }
-            if (literals > end - ip || literals > outEnd - op) {
-                throw new IOException("LZ4 literals run past the page");
-            }
-            if (ip + literals + 8 > copied) {
-                fill(ip + literals + 8);
-                b = src;
-            }
-            if (literals <= SHORT && ip + literals + 8 <= copied && op + literals + 8 <= o.length) {
-                // Short runs: 8-byte copies (may write up to 7 bytes past the run, inside `out`
-                // and beyond what is decoded; they are overwritten or never read).
-                int n = 0;
-                do {
-                    LONG_ARRAY.set(o, op + n, (long) LONG_ARRAY.get(b, ip + d + n));
-                    n += 8;
-                } while (n < literals);
-            } else {
-                System.arraycopy(b, ip + d, o, op, literals);
-            }
-            ip += literals;
-            op += literals;
-            if (ip >= end) {
-                break; // the last sequence has no match
-            }
-            if (ip + 2 > end) {
-                throw new IOException("LZ4 match offset runs past the page");
-            }
-            int offset = (b[ip + d] & 0xff) | ((b[ip + 1 + d] & 0xff) << 8);
-            ip += 2;
-            int match = token & 15;
-            if (match == 15) {
-                int x;
-                do {
-                    if (ip >= copied) {
-                        fill(ip + 32);
-                        if (ip >= copied) {
-                            throw new IOException("LZ4 match length runs past the page");
-                        }
-                    }
-                    x = b[ip++ + d] & 0xff;
-                    match += x;
-                } while (x == 255);
-            }
-            match += 4;
-            if (offset == 0 || offset > op - outStart || match > outEnd - op) {
-                throw new IOException("LZ4 match outside the page (offset " + offset + ")");
-            }
-            copyMatch(o, op, offset, match);
-            op += match;
-        }
-        outPos = op;
-        return ip;
-    }
-
-    private static void copyMatch(byte[] o, int op, int offset, int length) {
-        int src = op - offset;
-        if (offset >= 8 && op + length + 8 <= o.length) {
-            // 8 bytes at a time; with offset >= 8 every chunk reads bytes already written.
-            int n = 0;
-            do {
-                LONG_ARRAY.set(o, op + n, (long) LONG_ARRAY.get(o, src + n));
-                n += 8;
-            } while (n < length);
-        } else if (offset >= length) {
-            System.arraycopy(o, src, o, op, length);
-        } else {
-            for (int i = 0; i < length; i++) {
-                o[op + i] = o[src + i];
-            }
-        }
-    }
-
     /** Hadoop framing: {@code [uncompressed length][compressed length][block]...}, big-endian. */
     private void hadoopLz4(int target) throws IOException {
         while (outPos < target) {
@@ -396,10 +268,10 @@ public final class PrefixDecompressor {
             }
             int before = outPos;
             int end = inPos + compressed;
-            if (lz4(inPos, end, outEnd) != end) {
+            blocks(end, outEnd, false);
+            if (inPos != end) {
                 throw new IOException("LZ4 block did not end where its length says");
             }
-            inPos = end;
             blockLeft -= outPos - before;
             if (blockLeft < 0) {
                 throw new IOException("LZ4 block longer than its header says");
@@ -416,8 +288,6 @@ public final class PrefixDecompressor {
                 | ((in.get(i + 2) & 0xff) << 8)
                 | (in.get(i + 3) & 0xff);
     }
-
-    // ------------------------------------------------------------------ Snappy
 
     private void snappyHeader() throws IOException {
         int length = 0;
@@ -437,65 +307,6 @@ public final class PrefixDecompressor {
                             + length
                             + " bytes, the header says "
                             + (outEnd - outStart));
-        }
-    }
-
-    private void snappy(int target) throws IOException {
-        int ip = inPos;
-        int op = outPos;
-        byte[] o = out;
-        while (op < target && ip < inEnd) {
-            int tag = in.get(ip++) & 0xff;
-            int length;
-            int offset;
-            switch (tag & 3) {
-                case 0 -> {
-                    length = tag >>> 2;
-                    if (length >= 60) {
-                        int bytes = length - 59;
-                        length = 0;
-                        for (int i = 0; i < bytes; i++) {
-                            length |= (in.get(ip++) & 0xff) << (8 * i);
-                        }
-                    }
-                    length += 1;
-                    if (length <= 0 || length > inEnd - ip || length > outEnd - op) {
-                        throw new IOException("SNAPPY literal runs past the page");
-                    }
-                    in.get(ip, o, op, length);
-                    ip += length;
-                    op += length;
-                    continue;
-                }
-                case 1 -> {
-                    length = ((tag >>> 2) & 7) + 4;
-                    offset = ((tag >>> 5) << 8) | (in.get(ip++) & 0xff);
-                }
-                case 2 -> {
-                    length = (tag >>> 2) + 1;
-                    offset = (in.get(ip) & 0xff) | ((in.get(ip + 1) & 0xff) << 8);
-                    ip += 2;
-                }
-                default -> {
-                    length = (tag >>> 2) + 1;
-                    offset =
-                            (in.get(ip) & 0xff)
-                                    | ((in.get(ip + 1) & 0xff) << 8)
-                                    | ((in.get(ip + 2) & 0xff) << 16)
-                                    | ((in.get(ip + 3) & 0xff) << 24);
-                    ip += 4;
-                }
-            }
-            if (offset <= 0 || offset > op - outStart || length > outEnd - op) {
-                throw new IOException("SNAPPY copy outside the page (offset " + offset + ")");
-            }
-            copyMatch(o, op, offset, length);
-            op += length;
-        }
-        inPos = ip;
-        outPos = op;
-        if (ip >= inEnd) {
-            finish();
         }
     }
 }

@@ -17,7 +17,7 @@ final class ScratchBuffers {
     static final int MAX_POOLED = 4 << 20;
 
     /** Arrays kept per thread: a lookup holds a key page and a few value pages at once. */
-    private static final int PER_THREAD = 4;
+    private static final int PER_THREAD = 8;
 
     /** Smallest array handed out, so small pages reuse one size. */
     private static final int MIN_SIZE = 16 << 10;

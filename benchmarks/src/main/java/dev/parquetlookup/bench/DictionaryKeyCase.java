@@ -1,0 +1,162 @@
+package dev.parquetlookup.bench;
+
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.EncodingStats;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.io.LocalInputFile;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code reader} suite's dictionary case: the seed data in the protocol's lookup layout with
+ * dictionary encoding on (what parquet-java, Spark and pyarrow write by default), read by this
+ * engine with and without the page cache, against the same layout without dictionary and its floor,
+ * in one run on the same keys. The RATIO lines say what a dictionary-encoded key page costs over a
+ * PLAIN one. A NOTE says how many of the key column's pages are dictionary-encoded (parquet-java
+ * falls back to PLAIN once a chunk's dictionary passes 1 MiB). Runs alone as suite {@code
+ * reader-dict}.
+ */
+final class DictionaryKeyCase {
+
+    static final String CASE = "dictionary";
+
+    private static final String DICT = "parquet-lookup-dict";
+    private static final String DICT_CACHED = "parquet-lookup-dict-pagecache";
+    private static final String PLAIN = "parquet-lookup-plain";
+    private static final String PLAIN_CACHED = "parquet-lookup-plain-pagecache";
+
+    private final BenchOptions options;
+    private final Report report;
+    private final PrintStream log;
+
+    DictionaryKeyCase(BenchOptions options, Report report, PrintStream log) {
+        this.options = options;
+        this.report = report;
+        this.log = log;
+    }
+
+    void run() throws Exception {
+        SeedLayout plainLayout = SeedLayout.lookupDefault(options.rows());
+        SeedLayout dictLayout = plainLayout.withDictionary(true);
+        Path plain = SeedDataset.get(report.out(), plainLayout, log);
+        Path dict = DictionaryKeyFile.get(report.out(), dictLayout, log);
+        report.note(
+                "case="
+                        + CASE
+                        + " file="
+                        + dict.getFileName()
+                        + " key pages dictionary-encoded: "
+                        + dictionaryPages(dict));
+        List<LookupSystem> systems = new ArrayList<>();
+        try {
+            systems.add(new Renamed(new EngineSystem(dict, false), DICT));
+            systems.add(new Renamed(new EngineSystem(dict, true), DICT_CACHED));
+            systems.add(new Renamed(new EngineSystem(plain, false), PLAIN));
+            systems.add(new Renamed(new EngineSystem(plain, true), PLAIN_CACHED));
+            systems.add(new FloorSystem(plain, plainLayout));
+            for (LookupSystem s : systems) {
+                report.note(
+                        "case=" + CASE + " system=" + s.name() + " config=\"" + s.config() + "\"");
+            }
+            int count = options.quick() ? 100_000 : 400_000;
+            for (KeyMix mix : List.of(KeyMix.UNIFORM, KeyMix.ZIPF)) {
+                String name = CASE + "-" + mix.label();
+                long[] keys = mix.keys(options.rows(), count, 0);
+                long[] warm = mix.keys(options.rows(), Math.min(count, 50_000), 1);
+                CaseRunner.Outcome outcome =
+                        CaseRunner.measure(
+                                ReaderSuite.SUITE,
+                                name,
+                                systems,
+                                options.rows(),
+                                keys,
+                                warm,
+                                1,
+                                options,
+                                report);
+                for (LookupSystem system : systems) {
+                    report.result(
+                            CaseRunner.row(
+                                    ReaderSuite.SUITE,
+                                    system,
+                                    null,
+                                    name,
+                                    1,
+                                    outcome.runs().get(system),
+                                    Map.of()));
+                }
+                report.ratio(ReaderSuite.SUITE, name, 1, DICT, List.of(PLAIN, "floor"));
+                report.ratio(
+                        ReaderSuite.SUITE, name, 1, DICT_CACHED, List.of(PLAIN_CACHED, "floor"));
+            }
+        } finally {
+            for (LookupSystem system : systems) {
+                system.close();
+            }
+        }
+    }
+
+    /** "N of M" data pages of column k, from the footer's encoding statistics. */
+    private static String dictionaryPages(Path file) throws IOException {
+        long dictionary = 0;
+        long all = 0;
+        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file))) {
+            for (BlockMetaData block : reader.getRowGroups()) {
+                for (ColumnChunkMetaData c : block.getColumns()) {
+                    EncodingStats stats = c.getEncodingStats();
+                    if (!c.getPath().toDotString().equals("k") || stats == null) {
+                        continue;
+                    }
+                    for (Encoding e : stats.getDataEncodings()) {
+                        int pages = stats.getNumDataPagesEncodedAs(e);
+                        all += pages;
+                        if (e.usesDictionary()) {
+                            dictionary += pages;
+                        }
+                    }
+                }
+            }
+        }
+        return dictionary + " of " + all;
+    }
+
+    /** A system under another name, so two files' engines can share a case. */
+    private record Renamed(LookupSystem inner, String name) implements LookupSystem {
+        @Override
+        public String config() {
+            return inner.config();
+        }
+
+        @Override
+        public boolean answers() {
+            return inner.answers();
+        }
+
+        @Override
+        public Session session() throws Exception {
+            return inner.session();
+        }
+
+        @Override
+        public long bytesRead() {
+            return inner.bytesRead();
+        }
+
+        @Override
+        public long readRequests() {
+            return inner.readRequests();
+        }
+
+        @Override
+        public void close() throws Exception {
+            inner.close();
+        }
+    }
+}
