@@ -67,29 +67,8 @@ final class NoPageIndexCase {
         Path own = SeedDataset.get(report.out(), layout, log);
         Path dir = report.out().resolve("data");
         Path stripped = dir.resolve("noindex-stripped-" + layout.id() + ".parquet");
-        if (!Files.exists(stripped)
-                || Files.getLastModifiedTime(stripped).compareTo(Files.getLastModifiedTime(own))
-                        < 0) {
-            PageIndexStripper.strip(own, stripped);
-        }
         Path duck = dir.resolve("noindex-duckdb-" + options.rows() + ".parquet");
-        if (!Files.exists(duck)
-                || Files.getLastModifiedTime(duck).compareTo(Files.getLastModifiedTime(own)) < 0) {
-            long t0 = System.nanoTime();
-            Files.deleteIfExists(duck);
-            try (DuckDBConnection conn = DuckDbSystem.openDatabase();
-                    Statement st = conn.createStatement()) {
-                st.execute(
-                        "COPY (SELECT k, v FROM read_parquet('"
-                                + own.toAbsolutePath()
-                                + "') ORDER BY k) TO '"
-                                + duck.toAbsolutePath()
-                                + "' (FORMAT parquet)");
-            }
-            log.printf(
-                    "NOTE generated %s with DuckDB COPY in %.1f s%n",
-                    duck.getFileName(), (System.nanoTime() - t0) / 1e9);
-        }
+        writeFiles(own, stripped, duck);
         report.conditions(
                 "reader",
                 "case="
@@ -123,6 +102,55 @@ final class NoPageIndexCase {
             }
         }
 
+        lookups(own, stripped, duck);
+        ResultRow ownRow = report.find("reader", "parquet-lookup-own-index", CASE, 1);
+        for (String name :
+                List.of(
+                        "parquet-lookup-stripped-synthesized",
+                        "parquet-lookup-stripped-no-index",
+                        "parquet-lookup-duckdb-synthesized",
+                        "parquet-lookup-duckdb-no-index")) {
+            ResultRow row = report.find("reader", name, CASE, 1);
+            if (row != null && ownRow != null && ownRow.p50Micros() > 0) {
+                report.ratioLine(
+                        "reader",
+                        CASE,
+                        1,
+                        name + "/own-index:p50",
+                        row.p50Micros() / ownRow.p50Micros());
+            }
+        }
+        return files;
+    }
+
+    /** The seed file with its page index stripped, and DuckDB's copy, when missing or stale. */
+    private void writeFiles(Path own, Path stripped, Path duck) throws Exception {
+        if (!Files.exists(stripped)
+                || Files.getLastModifiedTime(stripped).compareTo(Files.getLastModifiedTime(own))
+                        < 0) {
+            PageIndexStripper.strip(own, stripped);
+        }
+        if (!Files.exists(duck)
+                || Files.getLastModifiedTime(duck).compareTo(Files.getLastModifiedTime(own)) < 0) {
+            long t0 = System.nanoTime();
+            Files.deleteIfExists(duck);
+            try (DuckDBConnection conn = DuckDbSystem.openDatabase();
+                    Statement st = conn.createStatement()) {
+                st.execute(
+                        "COPY (SELECT k, v FROM read_parquet('"
+                                + own.toAbsolutePath()
+                                + "') ORDER BY k) TO '"
+                                + duck.toAbsolutePath()
+                                + "' (FORMAT parquet)");
+            }
+            log.printf(
+                    "NOTE generated %s with DuckDB COPY in %.1f s%n",
+                    duck.getFileName(), (System.nanoTime() - t0) / 1e9);
+        }
+    }
+
+    /** Lookups on each file with its index (own, synthesized) and without (the fallback). */
+    private void lookups(Path own, Path stripped, Path duck) throws Exception {
         List<LookupSystem> systems = new ArrayList<>();
         long rows = options.rows();
         try {
@@ -161,24 +189,6 @@ final class NoPageIndexCase {
                 s.close();
             }
         }
-        ResultRow ownRow = report.find("reader", "parquet-lookup-own-index", CASE, 1);
-        for (String name :
-                List.of(
-                        "parquet-lookup-stripped-synthesized",
-                        "parquet-lookup-stripped-no-index",
-                        "parquet-lookup-duckdb-synthesized",
-                        "parquet-lookup-duckdb-no-index")) {
-            ResultRow row = report.find("reader", name, CASE, 1);
-            if (row != null && ownRow != null && ownRow.p50Micros() > 0) {
-                report.ratioLine(
-                        "reader",
-                        CASE,
-                        1,
-                        name + "/own-index:p50",
-                        row.p50Micros() / ownRow.p50Micros());
-            }
-        }
-        return files;
     }
 
     /**

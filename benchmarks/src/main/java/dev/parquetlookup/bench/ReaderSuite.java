@@ -214,43 +214,10 @@ final class ReaderSuite {
                     Files.deleteIfExists(link);
                     linkOrCopy(file, link);
                     try {
-                        long t0 = System.nanoTime();
-                        LookupSystem system;
-                        try {
-                            system =
-                                    switch (name) {
-                                        case OURS ->
-                                                new EngineSystem(
-                                                        link,
-                                                        false,
-                                                        new MetadataCache(
-                                                                EngineSystem.METADATA_CACHE_BYTES));
-                                        case "parquet-java" -> new ParquetJavaSystem(link);
-                                        case "duckdb" -> new DuckDbSystem(link, duck, false);
-                                        default -> new HashMapSystem(link, layout.rows());
-                                    };
-                        } catch (UnsupportedOperationException e) {
-                            continue;
+                        long[] sample = openAndLookUp(name, link, layout, duck, key, expected);
+                        if (sample != null) {
+                            samples.computeIfAbsent(name, n -> new ArrayList<>()).add(sample);
                         }
-                        String v;
-                        try (LookupSystem.Session session = system.session()) {
-                            v = session.lookup(key);
-                        }
-                        long nanos = System.nanoTime() - t0;
-                        if (!java.util.Objects.equals(v, expected)) {
-                            throw new IllegalStateException(
-                                    "cold start of "
-                                            + name
-                                            + " answered "
-                                            + v
-                                            + " for key "
-                                            + key
-                                            + ", expected "
-                                            + expected);
-                        }
-                        samples.computeIfAbsent(name, n -> new ArrayList<>())
-                                .add(new long[] {nanos, system.bytesRead(), system.readRequests()});
-                        system.close();
                     } finally {
                         Files.deleteIfExists(link);
                     }
@@ -259,6 +226,61 @@ final class ReaderSuite {
         } finally {
             duck.close();
         }
+        reportColdStarts(samples);
+    }
+
+    /**
+     * Opens a never-opened file with system {@code name} and looks up {@code key} once: {nanos,
+     * bytes read, read requests}, or null when the system cannot open this layout.
+     */
+    private static long[] openAndLookUp(
+            String name,
+            Path link,
+            SeedLayout layout,
+            DuckDBConnection duck,
+            long key,
+            String expected)
+            throws Exception {
+        long t0 = System.nanoTime();
+        LookupSystem system;
+        try {
+            system =
+                    switch (name) {
+                        case OURS ->
+                                new EngineSystem(
+                                        link,
+                                        false,
+                                        new MetadataCache(EngineSystem.METADATA_CACHE_BYTES));
+                        case "parquet-java" -> new ParquetJavaSystem(link);
+                        case "duckdb" -> new DuckDbSystem(link, duck, false);
+                        default -> new HashMapSystem(link, layout.rows());
+                    };
+        } catch (UnsupportedOperationException e) {
+            return null;
+        }
+        String v;
+        try (LookupSystem.Session session = system.session()) {
+            v = session.lookup(key);
+        }
+        long nanos = System.nanoTime() - t0;
+        if (!java.util.Objects.equals(v, expected)) {
+            throw new IllegalStateException(
+                    "cold start of "
+                            + name
+                            + " answered "
+                            + v
+                            + " for key "
+                            + key
+                            + ", expected "
+                            + expected);
+        }
+        long[] sample = {nanos, system.bytesRead(), system.readRequests()};
+        system.close();
+        return sample;
+    }
+
+    /** One result row per system: the median of its cold starts. */
+    private void reportColdStarts(Map<String, List<long[]>> samples) {
         for (Map.Entry<String, List<long[]>> e : samples.entrySet()) {
             long[] times = e.getValue().stream().mapToLong(s -> s[0]).sorted().toArray();
             long[] last = e.getValue().get(e.getValue().size() - 1);

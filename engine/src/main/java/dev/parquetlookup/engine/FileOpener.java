@@ -231,8 +231,8 @@ final class FileOpener {
     }
 
     /**
-     * The page index a file is read with: its own read lazily, synthesized at open when it has
-     * none, unless turned off.
+     * The page index a file is read with: its own, or one synthesized when it has none (unless
+     * turned off), both row group by row group on first use.
      */
     static PageIndexOptions pageIndexOptions(TableConfig config) {
         // A file's own page index is read row group by row group on first use: opening reads

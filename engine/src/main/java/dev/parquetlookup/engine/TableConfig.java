@@ -23,8 +23,8 @@ import java.util.Objects;
  * @param mapLocalFiles whether local files are read through a memory mapping (the default) rather
  *     than with positioned reads; mapped files must not be rewritten in place
  * @param synthesizePageIndex whether a file without a page index (DuckDB, pyarrow by default) gets
- *     one built from its page headers at open (the default), so lookups read single pages; when off
- *     such files are read a whole key column chunk per lookup
+ *     one built from its page headers on the first lookup into each row group (the default), so
+ *     lookups read single pages; when off such files are read a whole key column chunk per lookup
  */
 public record TableConfig(
         String path,

@@ -107,40 +107,8 @@ final class IcebergSnapshotSource implements SnapshotSource {
         if (fixed != null && last != null) {
             return last; // a fixed snapshot never changes
         }
-        Table table = opened;
-        opened = null;
-        try {
-            if (table == null) {
-                table = loader.get();
-            }
-        } catch (RuntimeException e) {
-            throw new LookupFileException(
-                    "Cannot read the metadata of the Iceberg table at "
-                            + path
-                            + ": "
-                            + e
-                            + ". Its newest metadata/v<N>.metadata.json is missing or corrupt;"
-                            + " repair it (or roll version-hint.text back to a good version).",
-                    e);
-        }
-        Snapshot snapshot = fixed == null ? table.currentSnapshot() : table.snapshot(fixed);
-        if (snapshot == null && fixed != null) {
-            throw new LookupFileException(
-                    "The Iceberg table at "
-                            + path
-                            + " has no snapshot "
-                            + fixed
-                            + " ('scan.version'): it never existed or was expired. Give one of"
-                            + " the table's snapshot ids (its snapshots metadata table), or leave"
-                            + " 'scan.version' out to follow the current snapshot.");
-        }
-        if (snapshot == null) {
-            throw new LookupFileException(
-                    "The Iceberg table at "
-                            + path
-                            + " has no snapshot yet (it was created but nothing was committed)."
-                            + " Commit its data first.");
-        }
+        Table table = load();
+        Snapshot snapshot = snapshotToServe(table);
         String version = "iceberg snapshot " + snapshot.snapshotId();
         if (last != null && lastSnapshotId == snapshot.snapshotId()) {
             return last;
@@ -203,6 +171,47 @@ final class IcebergSnapshotSource implements SnapshotSource {
         last = new Listing(table.location(), sorted, version, deleted, sortKey(table), columns);
         lastSnapshotId = snapshot.snapshotId();
         return last;
+    }
+
+    /** The table, loaded afresh (or the one opened to check the path, once). */
+    private Table load() {
+        Table table = opened;
+        opened = null;
+        try {
+            return table != null ? table : loader.get();
+        } catch (RuntimeException e) {
+            throw new LookupFileException(
+                    "Cannot read the metadata of the Iceberg table at "
+                            + path
+                            + ": "
+                            + e
+                            + ". Its newest metadata/v<N>.metadata.json is missing or corrupt;"
+                            + " repair it (or roll version-hint.text back to a good version).",
+                    e);
+        }
+    }
+
+    /** The current snapshot, or the one {@code scan.version} fixes; refused when there is none. */
+    private Snapshot snapshotToServe(Table table) {
+        Snapshot snapshot = fixed == null ? table.currentSnapshot() : table.snapshot(fixed);
+        if (snapshot == null && fixed != null) {
+            throw new LookupFileException(
+                    "The Iceberg table at "
+                            + path
+                            + " has no snapshot "
+                            + fixed
+                            + " ('scan.version'): it never existed or was expired. Give one of"
+                            + " the table's snapshot ids (its snapshots metadata table), or leave"
+                            + " 'scan.version' out to follow the current snapshot.");
+        }
+        if (snapshot == null) {
+            throw new LookupFileException(
+                    "The Iceberg table at "
+                            + path
+                            + " has no snapshot yet (it was created but nothing was committed)."
+                            + " Commit its data first.");
+        }
+        return snapshot;
     }
 
     /**

@@ -67,8 +67,8 @@ import java.util.Objects;
  * job; a lookup that exceeds {@code AsyncDataStream}'s timeout fails it with a {@link
  * java.util.concurrent.TimeoutException} that names the table.
  *
- * <p>{@link #build()} opens the files once on the client to check the key and the columns, as
- * planning does for SQL, so a mistake fails before the job is submitted.
+ * <p>{@link EnrichmentJoin#build()} opens the files once on the client to check the key and the
+ * columns, as planning does for SQL, so a mistake fails before the job is submitted.
  *
  * @param <IN> the event type
  */
@@ -170,6 +170,23 @@ public final class ParquetEnrichment<IN> {
         return this;
     }
 
+    /**
+     * A table format's own option, as the SQL option of the same name: {@code scan.version} (a
+     * fixed Delta version or Iceberg snapshot id) or {@code iceberg.catalog.*} (a catalog), e.g.
+     * {@code formatOption("scan.version", "4713")}. Hadoop settings go through {@link #hadoop}.
+     */
+    public ParquetEnrichment<IN> formatOption(String key, String value) {
+        Objects.requireNonNull(key, "key");
+        if (!key.startsWith("iceberg.") && !key.equals("scan.version")) {
+            throw new IllegalArgumentException(
+                    "formatOption takes 'scan.version' and 'iceberg.*' options, got '"
+                            + key
+                            + "'; give Hadoop settings with hadoop(key, value)");
+        }
+        hadoopOptions.put(key, Objects.requireNonNull(value, "value"));
+        return this;
+    }
+
     /** Drops events whose key has no row (default: left join, {@code join} gets null). */
     public ParquetEnrichment<IN> innerJoin() {
         this.inner = true;
@@ -182,11 +199,11 @@ public final class ParquetEnrichment<IN> {
         return this;
     }
 
-    /** Threads per subtask doing lookups (default 16); more for object stores. */
+    /**
+     * Threads per subtask doing lookups (default 16); more for object stores. Ranges of this and
+     * the other settings are checked by {@link EnrichmentJoin#build()}, with the SQL option's name.
+     */
     public ParquetEnrichment<IN> asyncThreads(int threads) {
-        if (threads < 1) {
-            throw new IllegalArgumentException("asyncThreads must be at least 1, got " + threads);
-        }
         config.asyncThreads(threads);
         return this;
     }
@@ -198,20 +215,12 @@ public final class ParquetEnrichment<IN> {
      * lookups/s when every lookup misses every cache.
      */
     public ParquetEnrichment<IN> maxInFlightRequests(int requests) {
-        if (requests < 1) {
-            throw new IllegalArgumentException(
-                    "maxInFlightRequests must be at least 1, got " + requests);
-        }
         config.maxInFlightRequests(requests);
         return this;
     }
 
     /** Bound of the TaskManager-wide metadata cache (default 256 MiB). */
     public ParquetEnrichment<IN> metadataCacheMaxBytes(long bytes) {
-        if (bytes <= 0) {
-            throw new IllegalArgumentException(
-                    "metadataCacheMaxBytes must be positive, got " + bytes);
-        }
         config.metadataCacheMaxBytes(bytes);
         return this;
     }
@@ -222,10 +231,6 @@ public final class ParquetEnrichment<IN> {
      * tables end up decoded in memory and uniform keys over large tables do not churn it).
      */
     public ParquetEnrichment<IN> pageCacheMaxBytes(long bytes) {
-        if (bytes < 0) {
-            throw new IllegalArgumentException(
-                    "pageCacheMaxBytes must not be negative, got " + bytes);
-        }
         config.pageCacheMaxBytes(bytes);
         return this;
     }
@@ -242,8 +247,8 @@ public final class ParquetEnrichment<IN> {
 
     /**
      * Whether files without a page index (DuckDB, pyarrow by default) get one built from their page
-     * headers at open (default true; SQL: {@code page-index.synthesize}). Off: such files are
-     * opened from their footer alone and a lookup reads the key column chunk of a row group.
+     * headers, row group by row group on the first lookup into each (default true; SQL: {@code
+     * page-index.synthesize}). Off: a lookup reads the key column chunk of a row group.
      */
     public ParquetEnrichment<IN> synthesizePageIndex(boolean synthesize) {
         config.synthesizePageIndex(synthesize);
@@ -293,9 +298,6 @@ public final class ParquetEnrichment<IN> {
 
     /** Retries of a lookup that failed with an I/O error (default 3). */
     public ParquetEnrichment<IN> maxRetries(int retries) {
-        if (retries < 0) {
-            throw new IllegalArgumentException("maxRetries must not be negative, got " + retries);
-        }
         config.maxRetries(retries);
         return this;
     }
@@ -355,66 +357,20 @@ public final class ParquetEnrichment<IN> {
     }
 
     /** The function that makes one output of an event and one dimension row (null on a miss). */
-    public <OUT> Joined<IN, OUT> join(JoinFunction<IN, Row, OUT> join) {
-        return new Joined<>(this, Objects.requireNonNull(join, "join"), null);
+    public <OUT> EnrichmentJoin<IN, OUT> join(JoinFunction<IN, Row, OUT> join) {
+        return new EnrichmentJoin<>(this, Objects.requireNonNull(join, "join"), null);
     }
 
     /**
      * The function that makes one output of an event and all its dimension rows (empty on a miss),
      * instead of one call per row.
      */
-    public <OUT> Joined<IN, OUT> joinAll(JoinFunction<IN, List<Row>, OUT> joinAll) {
-        return new Joined<>(this, null, Objects.requireNonNull(joinAll, "joinAll"));
+    public <OUT> EnrichmentJoin<IN, OUT> joinAll(JoinFunction<IN, List<Row>, OUT> joinAll) {
+        return new EnrichmentJoin<>(this, null, Objects.requireNonNull(joinAll, "joinAll"));
     }
 
-    /**
-     * The last step of the builder: an optional output type, then {@link #build()}.
-     *
-     * @param <IN> the event type
-     * @param <OUT> the output type
-     */
-    public static final class Joined<IN, OUT> {
-        private final ParquetEnrichment<IN> builder;
-        @Nullable private final JoinFunction<IN, Row, OUT> join;
-        @Nullable private final JoinFunction<IN, List<Row>, OUT> joinAll;
-        @Nullable private TypeInformation<OUT> outputType;
-
-        private Joined(
-                ParquetEnrichment<IN> builder,
-                @Nullable JoinFunction<IN, Row, OUT> join,
-                @Nullable JoinFunction<IN, List<Row>, OUT> joinAll) {
-            this.builder = builder;
-            this.join = join;
-            this.joinAll = joinAll;
-        }
-
-        /**
-         * The output type, when Flink cannot infer it from the join function (a generic output
-         * type); otherwise optional.
-         */
-        public Joined<IN, OUT> returns(TypeInformation<OUT> type) {
-            this.outputType = Objects.requireNonNull(type, "type");
-            return this;
-        }
-
-        /** Like {@link #returns(TypeInformation)} for a non-generic class. */
-        public Joined<IN, OUT> returns(Class<OUT> type) {
-            return returns(TypeInformation.of(type));
-        }
-
-        /**
-         * Checks the key and columns against the files and returns the function.
-         *
-         * @throws org.apache.flink.table.api.ValidationException if the files cannot be read, a
-         *     column does not exist or cannot be read, or the key is not a leading prefix of the
-         *     sort key
-         */
-        public ParquetEnrichmentFunction<IN, OUT> build() {
-            return builder.build(join, joinAll, outputType);
-        }
-    }
-
-    private <OUT> ParquetEnrichmentFunction<IN, OUT> build(
+    /** Builds the function; {@link EnrichmentJoin#build()} calls it. */
+    <OUT> ParquetEnrichmentFunction<IN, OUT> build(
             @Nullable JoinFunction<IN, Row, OUT> join,
             @Nullable JoinFunction<IN, List<Row>, OUT> joinAll,
             @Nullable TypeInformation<OUT> outputType) {

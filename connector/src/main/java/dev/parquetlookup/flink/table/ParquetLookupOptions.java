@@ -192,11 +192,13 @@ public final class ParquetLookupOptions {
                     .defaultValue(true)
                     .withDescription(
                             "Files without a page index (DuckDB, pyarrow by default) get one built"
-                                    + " at open from their page headers, so lookups read single"
-                                    + " pages instead of whole column chunks. Opening reads every"
-                                    + " page header (on object stores: the column chunks once)."
-                                    + " Set to false to open such files from their footer alone"
-                                    + " and read the key column chunk of a row group per lookup.");
+                                    + " from their page headers, row group by row group on the"
+                                    + " first lookup into each, so lookups read single pages"
+                                    + " instead of whole column chunks. Opening reads the footer"
+                                    + " only; the first lookup into a row group reads its page"
+                                    + " headers (on object stores: its column chunks, once). Set"
+                                    + " to false to read the key column chunk of a row group per"
+                                    + " lookup.");
 
     public static final ConfigOption<Boolean> LOCAL_FILES_MMAP =
             ConfigOptions.key("local-files.mmap")

@@ -204,6 +204,7 @@ class IcebergLookupITCase {
                                 location);
         DataFile v1 = write(table, 1);
         table.newAppend().appendFile(v1).commit();
+        long first = table.currentSnapshot().snapshotId();
         table.newOverwrite().deleteFile(v1).addFile(write(table, 7)).commit();
 
         ParquetEnrichmentFunction<Long, String> function =
@@ -231,6 +232,29 @@ class IcebergLookupITCase {
             it.forEachRemaining(actual::add);
         }
         assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+
+        // Time travel: the first snapshot, pinned with the format's own option.
+        ParquetEnrichmentFunction<Long, String> pinned =
+                ParquetEnrichment.<Long>from(location)
+                        .format("iceberg")
+                        .formatOption("scan.version", Long.toString(first))
+                        .sortKey("k")
+                        .key(k -> k)
+                        .columns("label")
+                        .leftJoin()
+                        .join((Long k, Row d) -> k + " " + (d == null ? "-" : d.getField(0)))
+                        .build();
+        List<String> old = new ArrayList<>();
+        try (CloseableIterator<String> it =
+                AsyncDataStream.unorderedWait(env.fromData(keys), pinned, 30, TimeUnit.SECONDS, 50)
+                        .executeAndCollect()) {
+            it.forEachRemaining(old::add);
+        }
+        assertThat(old)
+                .containsExactlyInAnyOrderElementsOf(
+                        keys.stream().map(k -> k + " " + (k < KEYS ? k + "/1" : "-")).toList());
+        assertThatThrownBy(() -> ParquetEnrichment.<Long>from(location).formatOption("fs.x", "y"))
+                .hasMessageContaining("give Hadoop settings with hadoop(key, value)");
 
         assertThatThrownBy(() -> ParquetEnrichment.<Long>from(location).format("hudi"))
                 .hasMessageContaining("Unknown table format 'hudi'");
