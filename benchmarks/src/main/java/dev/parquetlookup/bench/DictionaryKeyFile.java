@@ -12,10 +12,6 @@ import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.io.OutputFile;
-import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.io.api.RecordConsumer;
-import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.MessageTypeParser;
 
 import org.apache.hadoop.conf.Configuration;
 
@@ -24,7 +20,6 @@ import java.io.PrintStream;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 
 /**
  * The seed data (sorted, {@code k = 1..rows}, {@code v} its MD5 hex) with every page of the key
@@ -35,10 +30,6 @@ import java.util.HashMap;
  * {@code v} PLAIN.
  */
 final class DictionaryKeyFile {
-
-    private static final MessageType SCHEMA =
-            MessageTypeParser.parseMessageType(
-                    "message seed { required int64 k; required binary v (STRING); }");
 
     private DictionaryKeyFile() {}
 
@@ -130,31 +121,7 @@ final class DictionaryKeyFile {
 
         @Override
         protected WriteSupport<Long> getWriteSupport(Configuration conf) {
-            return new WriteSupport<>() {
-                private RecordConsumer consumer;
-
-                @Override
-                public WriteContext init(Configuration configuration) {
-                    return new WriteContext(SCHEMA, new HashMap<>());
-                }
-
-                @Override
-                public void prepareForWrite(RecordConsumer recordConsumer) {
-                    this.consumer = recordConsumer;
-                }
-
-                @Override
-                public void write(Long k) {
-                    consumer.startMessage();
-                    consumer.startField("k", 0);
-                    consumer.addLong(k);
-                    consumer.endField("k", 0);
-                    consumer.startField("v", 1);
-                    consumer.addBinary(Binary.fromConstantByteArray(Md5Hex.bytes(k)));
-                    consumer.endField("v", 1);
-                    consumer.endMessage();
-                }
-            };
+            return new SeedDataset.SeedWriteSupport();
         }
     }
 }

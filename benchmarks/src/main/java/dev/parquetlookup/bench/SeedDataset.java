@@ -169,7 +169,7 @@ public final class SeedDataset {
     }
 
     /** Writes one row per key: {@code k} and its MD5 hex text. */
-    private static final class SeedWriteSupport extends WriteSupport<Long> {
+    static final class SeedWriteSupport extends WriteSupport<Long> {
         private RecordConsumer consumer;
 
         @Override
