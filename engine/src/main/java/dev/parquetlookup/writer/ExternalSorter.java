@@ -16,8 +16,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
 
@@ -41,10 +39,8 @@ final class ExternalSorter implements Closeable {
     private final int maxRows;
     private final long maxBytes;
     private final Path tempParent;
-    private final Comparator<Object[]> order;
 
-    private List<Object[]> buffer = new ArrayList<>();
-    private long bufferBytes;
+    private ColumnarRows buffer;
     private final List<Path> runs = new ArrayList<>();
     private Path tempDir;
     private int spills;
@@ -57,7 +53,7 @@ final class ExternalSorter implements Closeable {
                 options.sortTempDir() != null
                         ? options.sortTempDir()
                         : Path.of(System.getProperty("java.io.tmpdir"));
-        this.order = layout::compareKeys;
+        this.buffer = new ColumnarRows(layout);
         int n = layout.schema().getFieldCount();
         physical = new PrimitiveTypeName[n];
         for (int i = 0; i < n; i++) {
@@ -72,30 +68,18 @@ final class ExternalSorter implements Closeable {
 
     void add(Object[] prepared) throws IOException {
         buffer.add(prepared);
-        bufferBytes += estimateBytes(prepared);
-        if (buffer.size() >= maxRows || bufferBytes >= maxBytes) {
+        if (buffer.size() >= maxRows
+                || buffer.heapBytes() >= maxBytes
+                || buffer.binaryNearlyFull()) {
             spill();
         }
     }
 
-    /** Rough heap size of a prepared row: array, boxed values, binary contents. */
-    private static long estimateBytes(Object[] row) {
-        long bytes = 16 + 8L * row.length;
-        for (Object v : row) {
-            if (v instanceof Binary b) {
-                bytes += 48 + b.length();
-            } else if (v != null) {
-                bytes += 24;
-            }
-        }
-        return bytes;
-    }
-
     private void spill() throws IOException {
-        if (buffer.isEmpty()) {
+        if (buffer.size() == 0) {
             return;
         }
-        sortBuffer();
+        int[] order = buffer.sortedOrder();
         if (tempDir == null) {
             Files.createDirectories(tempParent);
             tempDir = Files.createTempDirectory(tempParent, "parquet-lookup-sort-");
@@ -104,44 +88,29 @@ final class ExternalSorter implements Closeable {
         try (DataOutputStream out =
                 new DataOutputStream(
                         new BufferedOutputStream(Files.newOutputStream(run), STREAM_BUFFER))) {
-            for (Object[] row : buffer) {
-                writeRow(out, row);
+            for (int i : order) {
+                writeRow(out, buffer.row(i));
             }
         }
         LOG.debug("Spilled a sorted run of {} rows to {}", buffer.size(), run);
         runs.add(run);
         spills++;
-        buffer = new ArrayList<>();
-        bufferBytes = 0;
-    }
-
-    /**
-     * Sorts the buffer, stably (equal keys keep their input order): by a radix sort of the key for
-     * a single integer key column ({@link LongKeySort}), else with {@link Arrays#parallelSort} (a
-     * stable merge sort, parallel where the common pool has more than one thread; the comparator is
-     * pure).
-     */
-    private void sortBuffer() {
-        Object[][] rows = buffer.toArray(new Object[0][]);
-        int[] keys = layout.keyIndexes();
-        if (keys.length != 1 || !LongKeySort.sort(rows, keys[0])) {
-            Arrays.parallelSort(rows, order);
-        }
-        buffer = Arrays.asList(rows);
+        buffer.clear(); // the run holds copies: the arrays serve the next rows
     }
 
     /** Sorts what was added and returns the rows in key order. Call once. */
     SortedRows finish() throws IOException {
         if (runs.isEmpty()) {
-            sortBuffer();
-            List<Object[]> rows = buffer;
-            buffer = new ArrayList<>();
+            // The rows come out as slices of the buffer: it is not reused after this.
+            ColumnarRows rows = buffer;
+            int[] order = rows.sortedOrder();
+            buffer = new ColumnarRows(layout);
             return new SortedRows() {
                 private int next;
 
                 @Override
                 public Object[] next() {
-                    return next < rows.size() ? rows.get(next++) : null;
+                    return next < order.length ? rows.row(order[next++]) : null;
                 }
 
                 @Override
@@ -291,7 +260,7 @@ final class ExternalSorter implements Closeable {
     /** Deletes the temporary runs. */
     @Override
     public void close() throws IOException {
-        buffer = new ArrayList<>();
+        buffer = new ColumnarRows(layout);
         if (tempDir == null) {
             return;
         }

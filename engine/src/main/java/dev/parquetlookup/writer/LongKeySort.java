@@ -21,30 +21,56 @@ final class LongKeySort {
      */
     static boolean sort(Object[][] rows, int column) {
         int n = rows.length;
-        int nulls = 0;
-        for (Object[] row : rows) {
-            Object v = row[column];
+        long[] keys = new long[n];
+        boolean[] nulls = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            Object v = rows[i][column];
             if (v == null) {
-                nulls++;
-            } else if (!(v instanceof Long) && !(v instanceof Integer)) {
+                nulls[i] = true;
+            } else if (v instanceof Long || v instanceof Integer) {
+                keys[i] = ((Number) v).longValue();
+            } else {
                 return false;
             }
         }
+        int[] order = order(keys, nulls, n);
+        Object[][] sorted = new Object[n][];
+        for (int i = 0; i < n; i++) {
+            sorted[i] = rows[order[i]];
+        }
+        System.arraycopy(sorted, 0, rows, 0, n);
+        return true;
+    }
+
+    /**
+     * The stable order of the first {@code n} keys (signed), nulls first: position {@code i} of the
+     * result is the index of the {@code i}-th smallest key.
+     *
+     * @param nulls which keys are null, or null when none is
+     */
+    static int[] order(long[] values, boolean[] nulls, int n) {
+        int nullCount = 0;
+        if (nulls != null) {
+            for (int i = 0; i < n; i++) {
+                if (nulls[i]) {
+                    nullCount++;
+                }
+            }
+        }
         // Nulls first in input order, then the keyed rows, flipped sign bit: unsigned order.
-        int m = n - nulls;
+        int m = n - nullCount;
         long[] keys = new long[m];
         int[] order = new int[m];
-        Object[][] sorted = new Object[n][];
+        int[] result = new int[n];
         int nullAt = 0;
         int keyAt = 0;
         long all = -1L; // bits set in every key
         long any = 0; // bits set in some key
         for (int i = 0; i < n; i++) {
-            Object v = rows[i][column];
-            if (v == null) {
-                sorted[nullAt++] = rows[i];
+            if (nulls != null && nulls[i]) {
+                result[nullAt++] = i;
             } else {
-                long k = ((Number) v).longValue() ^ Long.MIN_VALUE;
+                long k = values[i] ^ Long.MIN_VALUE;
                 keys[keyAt] = k;
                 order[keyAt++] = i;
                 all &= k;
@@ -81,10 +107,7 @@ final class LongKeySort {
             order = orderTmp;
             orderTmp = o;
         }
-        for (int i = 0; i < m; i++) {
-            sorted[nulls + i] = rows[order[i]];
-        }
-        System.arraycopy(sorted, 0, rows, 0, n);
-        return true;
+        System.arraycopy(order, 0, result, nullCount, m);
+        return result;
     }
 }

@@ -104,7 +104,8 @@ class ExternalSorterTest {
         RowLayout layout = new RowLayout(COLUMNS, List.of("name"));
         WriterOptions options =
                 WriterOptions.builder()
-                        .sortBufferBytes(10_000)
+                        // Rows are held as columns (ColumnarRows): ~25 bytes each here.
+                        .sortBufferBytes(4_000)
                         .sortTempDir(dir.resolve("tmp"))
                         .build();
         try (ExternalSorter sorter = new ExternalSorter(layout, options)) {
