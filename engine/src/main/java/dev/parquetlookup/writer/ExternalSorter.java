@@ -79,7 +79,7 @@ final class ExternalSorter implements Closeable {
         if (buffer.size() == 0) {
             return;
         }
-        int[] order = buffer.sortedOrder();
+        buffer.reorder(buffer.sortedOrder());
         if (tempDir == null) {
             Files.createDirectories(tempParent);
             tempDir = Files.createTempDirectory(tempParent, "parquet-lookup-sort-");
@@ -88,7 +88,7 @@ final class ExternalSorter implements Closeable {
         try (DataOutputStream out =
                 new DataOutputStream(
                         new BufferedOutputStream(Files.newOutputStream(run), STREAM_BUFFER))) {
-            for (int i : order) {
+            for (int i = 0; i < buffer.size(); i++) {
                 writeRow(out, buffer.row(i));
             }
         }
@@ -103,14 +103,14 @@ final class ExternalSorter implements Closeable {
         if (runs.isEmpty()) {
             // The rows come out as slices of the buffer: it is not reused after this.
             ColumnarRows rows = buffer;
-            int[] order = rows.sortedOrder();
+            rows.reorder(rows.sortedOrder());
             buffer = new ColumnarRows(layout);
             return new SortedRows() {
                 private int next;
 
                 @Override
                 public Object[] next() {
-                    return next < order.length ? rows.row(order[next++]) : null;
+                    return next < rows.size() ? rows.row(next++) : null;
                 }
 
                 @Override

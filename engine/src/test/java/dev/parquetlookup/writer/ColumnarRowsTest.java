@@ -96,6 +96,12 @@ class ColumnarRowsTest {
                 assertThat(actual)
                         .as("seed %d key %s", seed, key)
                         .containsExactlyElementsOf(expected.stream().map(Arrays::asList).toList());
+                buffer.reorder(order);
+                List<List<Object>> reordered = new ArrayList<>();
+                for (int i = 0; i < buffer.size(); i++) {
+                    reordered.add(Arrays.asList(buffer.row(i)));
+                }
+                assertThat(reordered).as("seed %d key %s", seed, key).isEqualTo(actual);
             }
         }
     }
