@@ -93,6 +93,20 @@ public final class LookupFileWriter implements Closeable {
     public static LookupFileWriter open(
             String path, List<ColumnSpec> columns, List<String> sortKey, WriterOptions options)
             throws IOException {
+        return open(path, columns, sortKey, options, true);
+    }
+
+    /**
+     * {@link #open}, with parquet-java's page buffers recycled ({@link RecyclingAllocator}) or not
+     * (for tests comparing the two).
+     */
+    static LookupFileWriter open(
+            String path,
+            List<ColumnSpec> columns,
+            List<String> sortKey,
+            WriterOptions options,
+            boolean recycleBuffers)
+            throws IOException {
         RowLayout layout = new RowLayout(columns, sortKey);
         for (String name : options.byteStreamSplitColumns()) {
             requireColumn(layout, name, "byteStreamSplit");
@@ -142,6 +156,9 @@ public final class LookupFileWriter implements Closeable {
                             .withStatisticsTruncateLength(options.statisticsTruncateLength())
                             .withMaxPaddingSize(0)
                             .withValidation(false);
+            if (recycleBuffers) {
+                builder.withAllocator(new RecyclingAllocator());
+            }
             options.dictionaryColumns().forEach(builder::withDictionaryEncoding);
             for (ColumnSpec column : layout.columns()) {
                 WriterOptions.Codec codec =

@@ -124,6 +124,51 @@ class ColumnarRowsTest {
         }
     }
 
+    /**
+     * Recycled page buffers ({@link RecyclingAllocator}) write the bytes fresh buffers write, for
+     * every codec, with and without dictionaries, both writer versions, and pages and row groups of
+     * several sizes.
+     */
+    @Test
+    void recycledPageBuffersWriteTheBytesOfFreshOnes() throws IOException {
+        int variant = 0;
+        for (WriterOptions.Codec codec : WriterOptions.Codec.values()) {
+            for (boolean dictionary : new boolean[] {false, true}) {
+                variant++;
+                List<String> key = KEYS.get(variant % KEYS.size());
+                RowLayout layout = new RowLayout(COLUMNS, key);
+                List<Object[]> rows = new ArrayList<>(rows(variant, 4_000));
+                rows.sort((a, b) -> layout.compareKeys(layout.prepare(a), layout.prepare(b)));
+                WriterOptions options =
+                        WriterOptions.builder()
+                                .codec(codec)
+                                .dictionary(dictionary)
+                                .writerVersion(
+                                        variant % 2 == 0
+                                                ? WriterOptions.WriterVersion.V2
+                                                : WriterOptions.WriterVersion.V1)
+                                .rowsPerPage(variant % 3 == 0 ? 7 : 300)
+                                .rowsPerRowGroup(variant % 3 == 1 ? 1_000 : 3_000)
+                                .build();
+                byte[][] written = new byte[2][];
+                for (int recycle = 0; recycle < 2; recycle++) {
+                    Path file = dir.resolve("v" + variant + "-" + recycle + ".parquet");
+                    try (LookupFileWriter w =
+                            LookupFileWriter.open(
+                                    file.toString(), COLUMNS, key, options, recycle == 1)) {
+                        for (Object[] row : rows) {
+                            w.write(row);
+                        }
+                    }
+                    written[recycle] = Files.readAllBytes(file);
+                }
+                assertThat(written[1])
+                        .as("%s dictionary %s key %s", codec, dictionary, key)
+                        .isEqualTo(written[0]);
+            }
+        }
+    }
+
     private void write(Path file, List<String> key, List<Object[]> rows, boolean sort, int buffer)
             throws IOException {
         WriterOptions options =
