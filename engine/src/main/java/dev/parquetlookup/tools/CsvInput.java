@@ -231,7 +231,7 @@ final class CsvInput {
                                     e);
                         }
                     }
-                    sink.accept(row);
+                    sink.accept(row, null);
                 }
             }
             bytesRead.set(before + file.length());

@@ -11,6 +11,7 @@ import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.types.Widening;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
+import dev.parquetlookup.writer.LookupDatasetWriter;
 
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -22,8 +23,12 @@ import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
 import org.apache.parquet.io.api.PrimitiveConverter;
 import org.apache.parquet.io.api.RecordMaterializer;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
+
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -43,7 +48,11 @@ final class ParquetInput {
     /** Receives rows. */
     @FunctionalInterface
     interface RowSink {
-        void accept(Object[] row) throws IOException;
+        /**
+         * @param physical per column, whether its value is the physical value of the written
+         *     column's type ({@link LookupDatasetWriter#write(Object[], boolean[])}); null for none
+         */
+        void accept(Object[] row, @Nullable boolean[] physical) throws IOException;
     }
 
     private final FileStore store;
@@ -191,11 +200,14 @@ final class ParquetInput {
             // Values are read with the file's own types, then widened to the written ones.
             List<ColumnSpec> own = new ArrayList<>();
             List<Integer> widened = new ArrayList<>();
+            boolean[] physical = new boolean[projection.getFieldCount()];
             for (Type field : projection.getFields()) {
                 ColumnSpec spec = InputTypes.spec(field);
-                if (Widening.changesValues(spec.type(), columns.get(own.size()).type())) {
+                ColumnSpec written = columns.get(own.size());
+                if (Widening.changesValues(spec.type(), written.type())) {
                     widened.add(own.size());
                 }
+                physical[own.size()] = copiesAsIs(field, spec, written);
                 own.add(spec);
             }
             try (RangeSource source = store.open(file);
@@ -207,17 +219,48 @@ final class ParquetInput {
                         pages != null;
                         pages = reader.readNextRowGroup()) {
                     RecordReader<Object[]> records =
-                            columnIO.getRecordReader(pages, new Materializer(own));
+                            columnIO.getRecordReader(pages, new Materializer(own, physical));
                     for (long i = 0; i < pages.getRowCount(); i++) {
                         Object[] row = records.read();
                         for (int c : widened) {
                             row[c] = Widening.widen(row[c], columns.get(c).type());
                         }
-                        sink.accept(row);
+                        sink.accept(row, physical);
                     }
                 }
             }
         }
+    }
+
+    /**
+     * Whether a column's values as the Parquet reader gives them are the values written for it: the
+     * written column has the file's type and storage, and that type is one whose values need
+     * neither conversion nor a range check (not narrow or unsigned integers, decimals, times or
+     * INT96 timestamps).
+     */
+    private static boolean copiesAsIs(Type field, ColumnSpec own, ColumnSpec written) {
+        if (!own.type().equals(written.type())
+                || own.decimalStorage() != written.decimalStorage()
+                || own.timeUnit() != written.timeUnit()) {
+            return false;
+        }
+        LogicalTypeAnnotation logical = field.getLogicalTypeAnnotation();
+        return switch (field.asPrimitiveType().getPrimitiveTypeName()) {
+            case BOOLEAN, FLOAT, DOUBLE, BINARY, FIXED_LEN_BYTE_ARRAY ->
+                    own.type().kind() != Kind.DECIMAL;
+            case INT32 ->
+                    logical == null
+                            || logical instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation
+                            || (logical instanceof IntLogicalTypeAnnotation i
+                                    && i.isSigned()
+                                    && i.getBitWidth() == 32);
+            case INT64 ->
+                    logical == null
+                            || logical
+                                    instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation
+                            || (logical instanceof IntLogicalTypeAnnotation i && i.isSigned());
+            case INT96 -> false;
+        };
     }
 
     // -------------------------------------------------------------------------------------------
@@ -226,8 +269,8 @@ final class ParquetInput {
     private static final class Materializer extends RecordMaterializer<Object[]> {
         private final Root root;
 
-        Materializer(List<ColumnSpec> specs) {
-            this.root = new Root(specs);
+        Materializer(List<ColumnSpec> specs, boolean[] physical) {
+            this.root = new Root(specs, physical);
         }
 
         @Override
@@ -246,10 +289,10 @@ final class ParquetInput {
         private final Converter[] converters;
         private Object[] row;
 
-        Root(List<ColumnSpec> specs) {
+        Root(List<ColumnSpec> specs, boolean[] physical) {
             converters = new Converter[specs.size()];
             for (int i = 0; i < converters.length; i++) {
-                converters[i] = new Value(i, specs.get(i));
+                converters[i] = physical[i] ? new Physical(i) : new Value(i, specs.get(i));
             }
         }
 
@@ -265,6 +308,45 @@ final class ParquetInput {
 
         @Override
         public void end() {}
+
+        /** Keeps one column's physical values as they are. */
+        private final class Physical extends PrimitiveConverter {
+            private final int index;
+
+            Physical(int index) {
+                this.index = index;
+            }
+
+            @Override
+            public void addBoolean(boolean value) {
+                row[index] = value;
+            }
+
+            @Override
+            public void addFloat(float value) {
+                row[index] = value;
+            }
+
+            @Override
+            public void addDouble(double value) {
+                row[index] = value;
+            }
+
+            @Override
+            public void addInt(int value) {
+                row[index] = value;
+            }
+
+            @Override
+            public void addLong(long value) {
+                row[index] = value;
+            }
+
+            @Override
+            public void addBinary(Binary value) {
+                row[index] = value;
+            }
+        }
 
         /** Converts one column's physical values to the engine's representation. */
         private final class Value extends PrimitiveConverter {

@@ -50,8 +50,8 @@ final class PrepareInput {
     void read(LookupDatasetWriter writer, Progress progress) throws IOException {
         long expected = parquet == null ? 0 : parquet.totalRows();
         ParquetInput.RowSink sink =
-                row -> {
-                    writer.write(row);
+                (row, physical) -> {
+                    writer.write(row, physical);
                     long n = writer.rowCount();
                     if ((n & 4095) == 0) {
                         if (csv != null) {

@@ -3,6 +3,8 @@ package dev.parquetlookup.writer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -97,13 +99,26 @@ public final class LookupDatasetWriter implements Closeable {
 
     /** Adds one row (engine value representation, one value per column). */
     public void write(Object[] row) throws IOException {
+        write(row, null);
+    }
+
+    /**
+     * Adds one row whose values in the columns flagged by {@code physical} are already the physical
+     * values parquet-java writes for the column (Boolean, Integer, Long, Float, Double or {@link
+     * org.apache.parquet.io.api.Binary}, as a Parquet reader of a column of the same type gives
+     * them): they are written unchanged, without the conversion and checks of engine values (for
+     * copying Parquet files whose column types are the written ones).
+     *
+     * @param physical per column, whether its value is physical; null for none
+     */
+    public void write(Object[] row, @Nullable boolean[] physical) throws IOException {
         if (closed || failed) {
             throw new IllegalStateException(
                     "dataset writer of " + directory + " is " + (closed ? "closed" : "failed"));
         }
         Object[] prepared;
         try {
-            prepared = layout.prepare(row);
+            prepared = layout.prepare(row, physical);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     "Cannot write row "

@@ -8,6 +8,8 @@ import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
+import javax.annotation.Nullable;
+
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
@@ -118,6 +120,17 @@ final class RowLayout {
      * @throws IllegalArgumentException naming the column and value when a value does not fit
      */
     Object[] prepare(Object[] row) {
+        return prepare(row, null);
+    }
+
+    /**
+     * {@link #prepare(Object[])}, except that the values of the columns flagged in {@code physical}
+     * are already prepared values of the column's physical type (Boolean, Integer, Long, Float,
+     * Double or {@link Binary}) and are taken as they are; only their nullability is checked.
+     *
+     * @param physical per column, whether its value is already prepared; null for none
+     */
+    Object[] prepare(Object[] row, @Nullable boolean[] physical) {
         if (row.length != columns.size()) {
             throw new IllegalArgumentException(
                     "row has "
@@ -139,6 +152,10 @@ final class RowLayout {
                                     + "' is not nullable but the value is null: declare it with"
                                     + " ColumnSpec.optional or give a value");
                 }
+                continue;
+            }
+            if (physical != null && physical[i]) {
+                out[i] = v;
                 continue;
             }
             try {
