@@ -348,7 +348,10 @@ final class PrepareCommand implements Callable<Integer> {
         }
     }
 
-    /** A quarter of the JVM's maximum heap: rows in memory take about twice their estimate. */
+    /**
+     * A quarter of the JVM's maximum heap: the sort's arrays grow by half when full and are
+     * gathered into key order one column at a time, so rows take up to about twice their bytes.
+     */
     static long defaultSortMemory() {
         return Math.max(16L << 20, Runtime.getRuntime().maxMemory() / 4);
     }
