@@ -1,6 +1,8 @@
 package dev.parquetlookup.engine;
 
 import dev.parquetlookup.metadata.LookupFileException;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.Widening;
 
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
@@ -200,6 +202,81 @@ class NestedWideningTest {
         }
         if (row[3] instanceof Map<?, ?> attrs) {
             assertThat(attrs.values()).allMatch(v -> v == null || v instanceof Double);
+        }
+    }
+
+    @Test
+    void commonTypesOfNestedParts() {
+        ValueType i = ValueType.of(ValueType.Kind.INT);
+        ValueType l = ValueType.of(ValueType.Kind.BIGINT);
+        ValueType f = ValueType.of(ValueType.Kind.FLOAT);
+        ValueType d = ValueType.of(ValueType.Kind.DOUBLE);
+        ValueType s = ValueType.of(ValueType.Kind.STRING);
+        assertThat(Widening.common(ValueType.array(i), ValueType.array(l)))
+                .isEqualTo(ValueType.array(l));
+        assertThat(Widening.common(ValueType.map(s, f), ValueType.map(s, d)))
+                .isEqualTo(ValueType.map(s, d));
+        assertThat(
+                        Widening.common(
+                                ValueType.array(ValueType.map(i, ValueType.array(f))),
+                                ValueType.array(ValueType.map(l, ValueType.array(d)))))
+                .isEqualTo(ValueType.array(ValueType.map(l, ValueType.array(d))));
+        ValueType narrowRow =
+                ValueType.row(List.of(new ValueType.Field("a", i), new ValueType.Field("b", f)));
+        ValueType wideRow =
+                ValueType.row(List.of(new ValueType.Field("a", l), new ValueType.Field("b", d)));
+        assertThat(Widening.common(narrowRow, wideRow)).isEqualTo(wideRow);
+        assertThat(Widening.changesValues(narrowRow, wideRow)).isTrue();
+        assertThat(Widening.changesValues(wideRow, wideRow)).isFalse();
+        // Other names, another order, another arity, a part without a common type: none.
+        assertThat(
+                        Widening.common(
+                                narrowRow,
+                                ValueType.row(
+                                        List.of(
+                                                new ValueType.Field("b", d),
+                                                new ValueType.Field("a", l)))))
+                .isNull();
+        assertThat(Widening.common(narrowRow, ValueType.row(List.of(new ValueType.Field("a", l)))))
+                .isNull();
+        assertThat(Widening.common(ValueType.array(i), ValueType.array(s))).isNull();
+        assertThat(Widening.common(ValueType.array(i), ValueType.map(i, i))).isNull();
+        // Values: new containers of the wide representation; nulls stay at every level.
+        Object[] row = {1, null};
+        Map<Object, Object> map = new java.util.LinkedHashMap<>();
+        map.put(1, row);
+        map.put(2, null);
+        Object wide =
+                Widening.widen(
+                        java.util.Arrays.asList(map, null),
+                        ValueType.array(ValueType.map(l, wideRow)));
+        assertThat(NestedAnswersText.of(wide)).isEqualTo("[{1L=row[1L, null], 2L=null}, null]");
+        assertThat(row[0]).isEqualTo(1); // the input is left as it was
+    }
+
+    /** Values with their Java classes shown: {@code 1L} for a Long, {@code 1} for an Integer. */
+    private static final class NestedAnswersText {
+        static String of(Object v) {
+            if (v == null) {
+                return "null";
+            }
+            if (v instanceof Long x) {
+                return x + "L";
+            }
+            if (v instanceof List<?> list) {
+                List<String> parts = new ArrayList<>();
+                list.forEach(e -> parts.add(of(e)));
+                return "[" + String.join(", ", parts) + "]";
+            }
+            if (v instanceof Object[] fields) {
+                return "row" + of(java.util.Arrays.asList(fields));
+            }
+            if (v instanceof Map<?, ?> m) {
+                List<String> parts = new ArrayList<>();
+                m.forEach((k, x) -> parts.add(of(k) + "=" + of(x)));
+                return "{" + String.join(", ", parts) + "}";
+            }
+            return v.toString();
         }
     }
 
