@@ -23,7 +23,8 @@ import java.util.Map;
  * most observed) and {@code --option key=value} (repeatable: a connector option added to the
  * dimension tables' {@code WITH} clause, e.g. {@code --option
  * hadoop.fs.s3a.vectored.active.ranged.reads=64}). The {@code paimon} suite (not part of {@code
- * all}) takes {@code --parallelism} and {@code --events} (default 200,000) too.
+ * all}) takes {@code --parallelism} and {@code --events} (default 200,000) too. {@code --layout
+ * protocol|prepared|both} picks the {@code flink} suite's file layouts (default both).
  *
  * @param suites the suites to run, in order
  * @param quick whether the quick size and short repetitions were asked for
@@ -38,6 +39,8 @@ import java.util.Map;
  * @param windowMillis measuring window of the {@code objectstore} suite, or 0 for its default
  * @param inflightLimit requests in flight allowed for a whole job, or 0 to use the most observed
  * @param connectorOptions connector options for the {@code objectstore} suite's tables
+ * @param layout the {@code flink} suite's layouts: {@code protocol}, {@code prepared} or {@code
+ *     both}
  */
 public record BenchOptions(
         List<String> suites,
@@ -52,7 +55,8 @@ public record BenchOptions(
         List<Integer> delaysMillis,
         long windowMillis,
         int inflightLimit,
-        Map<String, String> connectorOptions) {
+        Map<String, String> connectorOptions,
+        String layout) {
 
     public static final List<String> SUITES =
             List.of("reader", "pageindex", "layout", "flink", "objectstore");
@@ -61,7 +65,7 @@ public record BenchOptions(
             "usage: java -jar benchmarks/target/benchmarks.jar SUITE [--quick] [--rows N]"
                     + " [--threads N] [--out DIR] [--run-ms MS] [--reps N] [--parallelism P]"
                     + " [--events N] [--delays MS,MS] [--window-ms MS] [--inflight-limit L]"
-                    + " [--option key=value]...\n"
+                    + " [--option key=value]... [--layout protocol|prepared|both]\n"
                     + "  SUITE: reader | layout | flink | pageindex | objectstore | all"
                     + " (reader-noindex: only the reader suite's files without a page index;"
                     + " reader-dict: only its dictionary-encoded layout;"
@@ -83,7 +87,9 @@ public record BenchOptions(
                     + "  --inflight-limit L  objectstore suite: configured requests in flight per"
                     + " job (default: the most observed)\n"
                     + "  --option key=value  objectstore suite: a connector option for its tables"
-                    + " (repeatable)";
+                    + " (repeatable)\n"
+                    + "  --layout L  flink suite: the seed protocol's layout as parquet-java writes"
+                    + " it (protocol), the writer's default (prepared) or both (default)";
 
     public BenchOptions {
         suites = List.copyOf(suites);
@@ -136,6 +142,7 @@ public record BenchOptions(
         long windowMillis;
         int inflightLimit;
         final Map<String, String> connectorOptions = new LinkedHashMap<>();
+        String layout = "both";
 
         /** Takes the flag at {@code args[i]} and its value; returns the index of the last used. */
         int accept(String[] args, int i) {
@@ -157,6 +164,7 @@ public record BenchOptions(
                 }
                 case "--window-ms" -> windowMillis = parseCount(value(args, ++i, arg));
                 case "--inflight-limit" -> inflightLimit = (int) parseCount(value(args, ++i, arg));
+                case "--layout" -> layout = value(args, ++i, arg).toLowerCase(Locale.ROOT);
                 case "--option" -> {
                     String kv = value(args, ++i, arg);
                     int eq = kv.indexOf('=');
@@ -196,6 +204,10 @@ public record BenchOptions(
             if (maxThreads > 1) {
                 threadCounts.add(maxThreads);
             }
+            if (!List.of("protocol", "prepared", "both").contains(layout)) {
+                throw new IllegalArgumentException(
+                        "--layout must be protocol, prepared or both, got '" + layout + "'");
+            }
             long run = runMillis != null ? runMillis : quick ? 200 : 2_000;
             return new BenchOptions(
                     suites,
@@ -210,7 +222,8 @@ public record BenchOptions(
                     delays,
                     windowMillis,
                     inflightLimit,
-                    connectorOptions);
+                    connectorOptions,
+                    layout);
         }
     }
 

@@ -12,7 +12,6 @@ import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -20,8 +19,11 @@ import org.apache.flink.table.types.logical.RowType;
 
 import org.jfree.data.category.DefaultCategoryDataset;
 
+import javax.annotation.Nullable;
+
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -29,24 +31,37 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The {@code flink} suite: a SQL lookup join on one embedded cluster (MiniCluster, {@code
  * --parallelism} slots, default 2) that all jobs share. Events come from a FLIP-27 sequence source
  * ( {@code id} 1..N, key {@code k = (id * 7919) mod N + 1}, so every event hits and the keys jump
- * across the file) and are enriched from the seed dataset, written in the writer's default layout
- * (256-row pages, key uncompressed), by this connector: sync and async, {@code lookup.cache} NONE
- * and PARTIAL, against {@code FULL} and against a regular join that loads the whole dimension into
- * Flink state. The rows go to a {@code blackhole} sink through a function that fingerprints them (a
- * collecting sink would measure its own polling). Reported per variant: enriched events/s and the
- * time to the first enriched row, both from job submission. Every variant's rows are fingerprinted
- * and must equal the dataset's answer.
+ * across the file) and are enriched from the seed dataset by this connector, in two layouts ({@code
+ * --layout}, default both):
+ *
+ * <ul>
+ *   <li>{@code prepared} (system {@code flink-sql}): the writer's default (256-row pages, key
+ *       uncompressed), as {@code prepare} writes it: sync and async, {@code lookup.cache} NONE and
+ *       PARTIAL, against {@code FULL} and a regular join that loads the whole dimension into Flink
+ *       state;
+ *   <li>{@code protocol} (system {@code flink-sql-protocol}, RATIO cases {@code protocol-*}): the
+ *       seed protocol's layout as parquet-java writes it (1,024-row pages, every column LZ4_RAW, no
+ *       dictionary), a user's files as they lie: sync and async NONE against {@code FULL}.
+ * </ul>
+ *
+ * The rows go to a {@code blackhole} sink through a function that fingerprints them (a collecting
+ * sink would measure its own polling). A job ends when the cluster's job-result future completes
+ * ({@link JobEnd}; REST polling rounded jobs up to the next of 1.27, 2.55, 4.55 s...). Reported per
+ * variant: enriched events/s and the time to the first enriched row, both from job submission, and
+ * the rate after the first row. RATIO lines: ours / FULL, / the regular join, async / sync. Every
+ * variant's rows are fingerprinted and must equal the dataset's answer.
  */
 final class FlinkSuite {
 
     static final String SUITE = "flink";
+
+    /** The RESULT lines' system of the writer's default layout; {@code -protocol} is appended. */
+    static final String SYSTEM = "flink-sql";
 
     /** Events as Flink's internal rows, so the table conversion copies nothing. */
     private static final InternalTypeInfo<RowData> EVENT_TYPE =
@@ -63,39 +78,53 @@ final class FlinkSuite {
         this.log = log;
     }
 
-    private record Job(long nanos, long firstRowNanos, long rows, long fingerprint) {}
+    /**
+     * One job: nanos from submission to its end (the cluster's job-result future), to the return of
+     * {@code TableResult.await()} (REST polling, for comparison: see {@link JobEnd}), and to its
+     * first enriched row (-1 if none).
+     */
+    private record Job(
+            long nanos, long awaitedNanos, long firstRowNanos, long rows, long fingerprint) {}
+
+    /**
+     * One file layout measured.
+     *
+     * @param name {@code prepared} or {@code protocol}
+     * @param system the RESULT lines' system
+     * @param casePrefix prefix of the RATIO lines' case names
+     */
+    private record LayoutRun(
+            String name,
+            String system,
+            String casePrefix,
+            SeedLayout layout,
+            Map<String, String> variants) {
+
+        String table(String variant) {
+            return "dim_" + name + "_" + variant.replace('-', '_');
+        }
+    }
 
     void run() throws Exception {
-        // The layout users get from prepare: this suite measures the connector as deployed.
-        SeedLayout layout = SeedLayout.writerDefault(options.rows());
-        Path file = SeedDataset.get(report.out(), layout, log);
         long events =
                 options.events() > 0
                         ? options.events()
                         : options.rows() < 1_000_000 ? 2_000 : options.quick() ? 20_000 : 200_000;
         int parallelism = options.parallelism();
-        Map<String, String> variants = new LinkedHashMap<>();
-        variants.put("sync-nocache", "'lookup.async' = 'false', 'lookup.cache' = 'NONE'");
-        variants.put("async-nocache", "'lookup.async' = 'true', 'lookup.cache' = 'NONE'");
-        variants.put(
-                "sync-partial",
-                "'lookup.async' = 'false', 'lookup.cache' = 'PARTIAL',"
-                        + " 'lookup.partial-cache.max-rows' = '100000'");
-        variants.put(
-                "async-partial",
-                "'lookup.async' = 'true', 'lookup.cache' = 'PARTIAL',"
-                        + " 'lookup.partial-cache.max-rows' = '100000'");
-        variants.put("full-cache", "'lookup.cache' = 'FULL'");
-        variants.put("in-memory-join", null);
+        List<LayoutRun> runs = layouts();
         report.conditions(
                 SUITE,
-                layout.describe()
+                runs.get(0).layout().describe()
+                        + " layouts="
+                        + String.join(",", runs.stream().map(LayoutRun::name).toList())
                         + " events="
                         + events
                         + " parallelism="
                         + parallelism
                         + " minicluster=embedded sink=blackhole keys=(id*7919)mod_N+1 reps="
-                        + options.repetitions());
+                        + options.repetitions()
+                        + " job_end=cluster_job_result load_start="
+                        + ObjectStoreSuite.loadAverage());
         long expected = 0;
         for (long id = 1; id <= events; id++) {
             long k = key(id);
@@ -112,6 +141,7 @@ final class FlinkSuite {
                         .setNumTaskManagers(1)
                         .setNumSlotsPerTaskManager(Math.max(2, parallelism))
                         .build();
+        DefaultCategoryDataset chart = new DefaultCategoryDataset();
         try (MiniCluster cluster = new MiniCluster(clusterConf)) {
             cluster.start();
             URI rest = cluster.getRestAddress().get();
@@ -119,26 +149,97 @@ final class FlinkSuite {
                     StreamExecutionEnvironment.createRemoteEnvironment(
                             rest.getHost(), rest.getPort());
             env.setParallelism(parallelism);
-            measure(
-                    env,
-                    StreamTableEnvironment.create(env),
-                    file,
-                    events,
-                    parallelism,
-                    variants,
-                    expected);
+            StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+            defineEvents(env, tables, events);
+            for (LayoutRun run : runs) {
+                Path file = SeedDataset.get(report.out(), run.layout(), log);
+                report.note(
+                        "flink layout="
+                                + run.name()
+                                + " system="
+                                + run.system()
+                                + " "
+                                + run.layout().describe()
+                                + " file_bytes="
+                                + Files.size(file));
+                createTables(tables, file, run);
+                Map<String, List<Job>> jobs = runJobs(cluster, tables, run, events, expected);
+                results(run, jobs, events, parallelism, chart);
+            }
         }
+        report.note("load suite=flink end=" + ObjectStoreSuite.loadAverage());
+        Charts.bars(
+                report.out().resolve("flink-events.png"),
+                "SQL lookup join on MiniCluster: enriched events/s (" + events + " events)",
+                "events/s",
+                chart,
+                false);
     }
 
-    private void measure(
-            StreamExecutionEnvironment env,
-            StreamTableEnvironment tables,
-            Path file,
-            long events,
-            int parallelism,
-            Map<String, String> variants,
-            long expected)
-            throws Exception {
+    /** The layouts of {@code --layout}: the writer's default first (the suite's main table). */
+    private List<LayoutRun> layouts() {
+        List<LayoutRun> runs = new ArrayList<>();
+        String wanted = options.layout();
+        if (!wanted.equals("protocol")) {
+            // The layout users get from prepare: the connector as deployed.
+            runs.add(
+                    new LayoutRun(
+                            "prepared",
+                            SYSTEM,
+                            "",
+                            SeedLayout.writerDefault(options.rows()),
+                            preparedVariants()));
+        }
+        if (!wanted.equals("prepared")) {
+            // A user's files as parquet-java writes them (the seed protocol's lookup layout).
+            Map<String, String> variants = new LinkedHashMap<>();
+            variants.put("sync-nocache", SYNC_NOCACHE);
+            variants.put("async-nocache", ASYNC_NOCACHE);
+            variants.put("full-cache", FULL);
+            runs.add(
+                    new LayoutRun(
+                            "protocol",
+                            SYSTEM + "-protocol",
+                            "protocol-",
+                            SeedLayout.lookupDefault(options.rows()),
+                            variants));
+        }
+        return runs;
+    }
+
+    private static final String SYNC_NOCACHE = "'lookup.async' = 'false', 'lookup.cache' = 'NONE'";
+    private static final String ASYNC_NOCACHE = "'lookup.async' = 'true', 'lookup.cache' = 'NONE'";
+    private static final String FULL = "'lookup.cache' = 'FULL'";
+
+    /** LOOKUP hint options of a variant, for the join's {@code d}. */
+    private static final Map<String, String> HINTS =
+            Map.of(
+                    "async-unordered-notimeout",
+                    "'async' = 'true', 'output-mode' = 'allow_unordered', 'timeout' = '0 s'");
+
+    private static Map<String, String> preparedVariants() {
+        Map<String, String> variants = new LinkedHashMap<>();
+        variants.put("sync-nocache", SYNC_NOCACHE);
+        variants.put("async-nocache", ASYNC_NOCACHE);
+        // Flink's async operator registers a timeout timer per event and orders its output; this
+        // variant turns both off through the LOOKUP hint (what a user can choose).
+        variants.put("async-unordered-notimeout", ASYNC_NOCACHE);
+        variants.put(
+                "sync-partial",
+                "'lookup.async' = 'false', 'lookup.cache' = 'PARTIAL',"
+                        + " 'lookup.partial-cache.max-rows' = '100000'");
+        variants.put(
+                "async-partial",
+                "'lookup.async' = 'true', 'lookup.cache' = 'PARTIAL',"
+                        + " 'lookup.partial-cache.max-rows' = '100000'");
+        variants.put("full-cache", FULL);
+        variants.put("in-memory-join", null);
+        return variants;
+    }
+
+    /** The fingerprinting function, the sink and the keyed events every job reads. */
+    private void defineEvents(
+            StreamExecutionEnvironment env, StreamTableEnvironment tables, long events) {
         tables.createTemporarySystemFunction("fingerprinted", FingerprintFunction.class);
         tables.executeSql(
                 "CREATE TEMPORARY TABLE enriched (f BIGINT) WITH ('connector' = 'blackhole')");
@@ -165,11 +266,14 @@ final class FlinkSuite {
                         "CREATE TEMPORARY VIEW keyed AS SELECT id, MOD(id * 7919, CAST(%d AS"
                                 + " BIGINT)) + 1 AS k, proc FROM events",
                         options.rows()));
-        for (Map.Entry<String, String> v : variants.entrySet()) {
+    }
+
+    private static void createTables(StreamTableEnvironment tables, Path file, LayoutRun run) {
+        for (Map.Entry<String, String> v : run.variants().entrySet()) {
             String with = v.getValue() == null ? "" : ", " + v.getValue();
             tables.executeSql(
-                    "CREATE TEMPORARY TABLE dim_"
-                            + v.getKey().replace('-', '_')
+                    "CREATE TEMPORARY TABLE "
+                            + run.table(v.getKey())
                             + " (k BIGINT, v STRING) WITH ('connector' = 'parquet-lookup',"
                             + " 'path' = '"
                             + file.toAbsolutePath().toUri()
@@ -177,51 +281,98 @@ final class FlinkSuite {
                             + with
                             + ")");
         }
+    }
+
+    /** A warm-up job, then every variant per repetition in alternating order, checked. */
+    private Map<String, List<Job>> runJobs(
+            MiniCluster cluster,
+            StreamTableEnvironment tables,
+            LayoutRun run,
+            long events,
+            long expected)
+            throws Exception {
         Map<String, List<Job>> jobs = new LinkedHashMap<>();
-        // Warm-up: one job of the first variant (class loading, planner), not recorded.
-        runJob(tables, "sync-nocache", false);
+        // Warm-up: one job of the first variant (class loading, planner, the file's pages in the
+        // OS cache), not recorded.
+        runJob(cluster, tables, run.table("sync-nocache"), false, null);
         for (int rep = 0; rep < options.repetitions(); rep++) {
-            List<String> order = new ArrayList<>(variants.keySet());
+            List<String> order = new ArrayList<>(run.variants().keySet());
             if (rep % 2 == 1) {
                 Collections.reverse(order);
             }
             for (String name : order) {
-                Job job = runJob(tables, name, variants.get(name) == null);
+                Job job =
+                        runJob(
+                                cluster,
+                                tables,
+                                run.table(name),
+                                run.variants().get(name) == null,
+                                HINTS.get(name));
                 if (job.rows() != events || job.fingerprint() != expected) {
                     throw new IllegalStateException(
                             String.format(
-                                    "fingerprint mismatch in suite=flink case=%s: %d rows %s,"
-                                            + " expected %d rows %s",
+                                    "fingerprint mismatch in suite=flink layout=%s case=%s: %d"
+                                            + " rows %s, expected %d rows %s",
+                                    run.name(),
                                     name,
                                     job.rows(),
                                     Fingerprint.hex(job.fingerprint()),
                                     events,
                                     Fingerprint.hex(expected)));
                 }
+                log.printf(
+                        Locale.ROOT,
+                        "NOTE flink-job layout=%s case=%s rep=%d events_per_s=%.0f"
+                                + " awaited_events_per_s=%.0f first_row_ms=%.0f load=%s%n",
+                        run.name(),
+                        name,
+                        rep,
+                        events * 1e9 / job.nanos(),
+                        events * 1e9 / job.awaitedNanos(),
+                        job.firstRowNanos() / 1e6,
+                        ObjectStoreSuite.loadAverage());
                 jobs.computeIfAbsent(name, n -> new ArrayList<>()).add(job);
             }
         }
         report.note(
                 String.format(
-                        "fingerprint suite=flink events=%d %s agree=%s",
-                        events, Fingerprint.hex(expected), String.join(",", jobs.keySet())));
-        DefaultCategoryDataset chart = new DefaultCategoryDataset();
+                        "fingerprint suite=flink layout=%s events=%d %s agree=%s",
+                        run.name(),
+                        events,
+                        Fingerprint.hex(expected),
+                        String.join(",", jobs.keySet())));
+        return jobs;
+    }
+
+    /** One RESULT row per variant (median job), the RATIO lines, the chart's bars. */
+    private void results(
+            LayoutRun run,
+            Map<String, List<Job>> jobs,
+            long events,
+            int parallelism,
+            DefaultCategoryDataset chart) {
         for (Map.Entry<String, List<Job>> e : jobs.entrySet()) {
             List<Job> sorted = new ArrayList<>(e.getValue());
             sorted.sort((a, b) -> Long.compare(a.nanos(), b.nanos()));
             Job median = sorted.get(sorted.size() / 2);
-            long[] firsts = e.getValue().stream().mapToLong(Job::firstRowNanos).sorted().toArray();
             Map<String, String> extra = new LinkedHashMap<>();
             extra.put("events", Long.toString(events));
             extra.put(
-                    "first_row_ms",
-                    String.format(Locale.ROOT, "%.1f", firsts[firsts.length / 2] / 1e6));
-            extra.put("total_ms", String.format(Locale.ROOT, "%.1f", median.nanos() / 1e6));
+                    "first_row_ms", ResultRow.fmt1(median(e.getValue(), Job::firstRowNanos) / 1e6));
+            extra.put("total_ms", ResultRow.fmt1(median.nanos() / 1e6));
+            extra.put(
+                    "after_first_row_per_s",
+                    ResultRow.fmt0(
+                            events * 1e9 / Math.max(1, median.nanos() - median.firstRowNanos())));
+            extra.put(
+                    "awaited_per_s",
+                    ResultRow.fmt0(events * 1e9 / median(e.getValue(), Job::awaitedNanos)));
+            extra.put("load", ObjectStoreSuite.loadAverage());
             double perSec = events * 1e9 / median.nanos();
             report.result(
                     new ResultRow(
                             SUITE,
-                            "flink-sql",
+                            run.system(),
                             e.getKey(),
                             parallelism,
                             perSec,
@@ -234,36 +385,51 @@ final class FlinkSuite {
                             events * 1e9 / sorted.get(0).nanos(),
                             sorted.size(),
                             extra));
-            chart.addValue(perSec, "events/s", e.getKey());
+            chart.addValue(perSec, run.name(), e.getKey());
         }
-        for (String ours :
-                List.of("sync-nocache", "async-nocache", "sync-partial", "async-partial")) {
-            ResultRow row = report.find(SUITE, "flink-sql", ours, parallelism);
-            for (String peer : List.of("full-cache", "in-memory-join")) {
-                ResultRow other = report.find(SUITE, "flink-sql", peer, parallelism);
-                report.ratioLine(
-                        SUITE,
-                        ours,
-                        parallelism,
-                        ours + "/" + peer,
-                        row.opsPerSec() / other.opsPerSec());
+        for (String ours : run.variants().keySet()) {
+            if (ours.equals("full-cache") || ours.equals("in-memory-join")) {
+                continue;
             }
+            List<String> peers = new ArrayList<>();
+            for (String peer : List.of("full-cache", "in-memory-join")) {
+                if (run.variants().containsKey(peer)) {
+                    peers.add(peer);
+                }
+            }
+            if (ours.startsWith("async-")) {
+                // Async must not lose to sync.
+                peers.add(
+                        run.variants().containsKey(ours.replace("async-", "sync-"))
+                                ? ours.replace("async-", "sync-")
+                                : "sync-nocache");
+            }
+            ResultRow row = report.find(SUITE, run.system(), ours, parallelism);
+            Map<String, Double> ratios = new LinkedHashMap<>();
+            for (String peer : peers) {
+                ResultRow other = report.find(SUITE, run.system(), peer, parallelism);
+                ratios.put(ours + "/" + peer, row.opsPerSec() / other.opsPerSec());
+            }
+            report.ratios(SUITE, run.casePrefix() + ours, parallelism, ratios);
         }
-        Charts.bars(
-                report.out().resolve("flink-events.png"),
-                "SQL lookup join on MiniCluster: enriched events/s (" + events + " events)",
-                "events/s",
-                chart,
-                false);
+    }
+
+    private static long median(List<Job> jobs, java.util.function.ToLongFunction<Job> f) {
+        long[] values = jobs.stream().mapToLong(f).sorted().toArray();
+        return values[values.length / 2];
     }
 
     private long key(long id) {
         return Math.floorMod(id * 7919, options.rows()) + 1;
     }
 
-    private Job runJob(StreamTableEnvironment tables, String variant, boolean regularJoin)
+    private Job runJob(
+            MiniCluster cluster,
+            StreamTableEnvironment tables,
+            String dim,
+            boolean regularJoin,
+            @Nullable String hint)
             throws Exception {
-        String dim = "dim_" + variant.replace('-', '_');
         String join =
                 regularJoin
                         ? "keyed AS e JOIN " + dim + " AS d ON e.k = d.k"
@@ -274,43 +440,17 @@ final class FlinkSuite {
         long start = System.nanoTime();
         TableResult result =
                 tables.executeSql(
-                        "INSERT INTO enriched SELECT fingerprinted(e.id, d.v) FROM " + join);
-        result.await();
-        long end = System.nanoTime();
+                        "INSERT INTO enriched SELECT "
+                                + (hint == null ? "" : "/*+ LOOKUP('table'='d', " + hint + ") */ ")
+                                + "fingerprinted(e.id, d.v) FROM "
+                                + join);
+        JobEnd.Times end = JobEnd.await(cluster, result);
         long first = FingerprintFunction.FIRST.get();
         return new Job(
-                end - start,
+                end.endNanos() - start,
+                end.awaitedNanos() - start,
                 first == 0 ? -1 : first - start,
                 FingerprintFunction.ROWS.sum(),
                 FingerprintFunction.SUM.sum());
-    }
-
-    /**
-     * Fingerprints the enriched rows where the job runs (the embedded cluster shares this JVM and
-     * class loader), order-independently, and notes when the first one came.
-     */
-    public static final class FingerprintFunction extends ScalarFunction {
-        static final LongAdder ROWS = new LongAdder();
-        static final LongAdder SUM = new LongAdder();
-        static final AtomicLong FIRST = new AtomicLong();
-
-        static void reset() {
-            ROWS.reset();
-            SUM.reset();
-            FIRST.set(0);
-        }
-
-        public Long eval(Long id, String value) {
-            FIRST.compareAndSet(0, System.nanoTime());
-            long f = Fingerprint.answer(0, id, value);
-            ROWS.increment();
-            SUM.add(f);
-            return f;
-        }
-
-        @Override
-        public boolean isDeterministic() {
-            return false;
-        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.parquetlookup.bench;
 
 import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.RestOptions;
@@ -77,7 +78,7 @@ final class PaimonChild {
             PaimonTable table = writeTable(rest, catalog, warehouse);
             StreamTableEnvironment tables = joinTables(rest, catalog, file);
             Map<String, String> dims = dims();
-            Map<String, List<PaimonJob>> jobs = runJobs(tables, dims, expected, ioTmp);
+            Map<String, List<PaimonJob>> jobs = runJobs(cluster, tables, dims, expected, ioTmp);
             results(expected, dims, jobs, table, file);
         }
         report.note(
@@ -179,15 +180,19 @@ final class PaimonChild {
         env.setParallelism(parallelism);
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
         tables.executeSql(catalog);
-        tables.createTemporarySystemFunction("fingerprinted", FlinkSuite.FingerprintFunction.class);
+        tables.createTemporarySystemFunction("fingerprinted", FingerprintFunction.class);
         tables.executeSql(
                 "CREATE TEMPORARY TABLE enriched (f BIGINT) WITH ('connector' = 'blackhole')");
         for (String mix : PaimonSuite.MIXES) {
             tables.createTemporaryView(
                     "events_" + mix,
                     tables.fromDataStream(
-                            env.fromSequence(1, events)
-                                    .name("events-" + mix)
+                            // One equal range per subtask: with fromSequence one reader
+                            // sometimes took every range while the other idled.
+                            env.fromSource(
+                                            new BalancedSequenceSource(1, events),
+                                            WatermarkStrategy.noWatermarks(),
+                                            "events-" + mix)
                                     .map(new PaimonStreams.KeyedEvent(rows, mix.equals("skewed")))
                                     .returns(PaimonStreams.EVENT_TYPE),
                             Schema.newBuilder()
@@ -215,6 +220,9 @@ final class PaimonChild {
         Map<String, String> dims = new LinkedHashMap<>();
         dims.put(PaimonSuite.OURS_SYNC, "dim_sync");
         dims.put(PaimonSuite.OURS_ASYNC, "dim_async");
+        // Ours with the same hint: key ranges per subtask (KeyRangeShuffle), as Paimon's buckets.
+        dims.put(PaimonSuite.OURS_SYNC_SHUFFLE, "dim_sync");
+        dims.put(PaimonSuite.OURS_ASYNC_SHUFFLE, "dim_async");
         dims.put(PaimonSuite.PAIMON, "paimon.`default`.dim");
         // Paimon's lookup supports Flink's custom shuffle (FLIP-462): with the hint each
         // subtask gets the keys of its buckets and builds a local store for those only.
@@ -224,6 +232,7 @@ final class PaimonChild {
 
     /** Every (system, mix) job of every repetition, in alternating order, fingerprints checked. */
     private Map<String, List<PaimonJob>> runJobs(
+            MiniCluster cluster,
             StreamTableEnvironment tables,
             Map<String, String> dims,
             Map<String, Long> expected,
@@ -233,7 +242,7 @@ final class PaimonChild {
         // Warm-up (class loading, planner, JIT) of both systems, not recorded.
         int reps = PaimonSuite.repetitions(options);
         for (String system : reps > 1 ? dims.keySet() : List.<String>of()) {
-            PaimonJob.run(tables, "uniform", system, dims.get(system), ioTmp);
+            PaimonJob.run(cluster, tables, "uniform", system, dims.get(system), ioTmp);
         }
         Map<String, List<PaimonJob>> jobs = new LinkedHashMap<>();
         for (int rep = 0; rep < reps; rep++) {
@@ -249,7 +258,8 @@ final class PaimonChild {
             for (String[] step : order) {
                 String system = step[0];
                 String mix = step[1];
-                PaimonJob job = PaimonJob.run(tables, mix, system, dims.get(system), ioTmp);
+                PaimonJob job =
+                        PaimonJob.run(cluster, tables, mix, system, dims.get(system), ioTmp);
                 long want = expected.get(mix);
                 if (job.rows() != events || job.fingerprint() != want) {
                     throw new IllegalStateException(

@@ -38,13 +38,16 @@ import java.util.stream.Stream;
  * a local lookup store from the table's files in the TaskManager's {@code io.tmp.dirs} ({@code
  * lookup-<uuid>/}, deleted when the job ends); its size is sampled every 50 ms while each job runs
  * and the peak is reported as {@code disk_bytes}. Our side: the seed Parquet file in the writer's
- * default layout (as the {@code flink} suite), connector defaults, sync and async.
+ * default layout (as the {@code flink} suite), connector defaults, sync and async, each also with
+ * the same shuffle hint ({@code parquet-lookup-sync-shuffle}: our key-range shuffle, each subtask
+ * looks up one contiguous key range).
  *
- * <p>Events: {@code id} 1..E from a FLIP-27 sequence source, key from {@link LookupKeys} ({@code
- * uniform}, or {@code skewed}: 90% of events on 1% of the keys). Every job's enriched rows are
- * fingerprinted and must equal the dataset's answer. Reported per system and key mix: enriched
- * events/s from job submission (so Paimon's store bootstrap counts, as it does for a restarted
- * job), the time to the first enriched row, the events/s after it, and the peak local disk.
+ * <p>Events: {@code id} 1..E from a FLIP-27 sequence source (one equal range per subtask), key from
+ * {@link LookupKeys} ({@code uniform}, or {@code skewed}: 90% of events on 1% of the keys). Every
+ * job's enriched rows are fingerprinted and must equal the dataset's answer. Reported per system
+ * and key mix: enriched events/s from job submission to the job's end on the cluster (so Paimon's
+ * store bootstrap counts, as it does for a restarted job), the time to the first enriched row, the
+ * events/s after it, and the peak local disk.
  *
  * <p>Why a child JVM: paimon-flink-2.0's bundle carries unrelocated copies of Flink classes ({@code
  * org.apache.flink.types.variant.*}) and of zstd-jni 1.5.5, which would clash with Flink 2.3.0's
@@ -61,6 +64,9 @@ final class PaimonSuite {
     static final String OURS_ASYNC = "parquet-lookup-async";
     static final String PAIMON = "paimon";
     static final String PAIMON_SHUFFLE = "paimon-shuffle";
+    static final String SHUFFLE_SUFFIX = "-shuffle";
+    static final String OURS_SYNC_SHUFFLE = OURS_SYNC + SHUFFLE_SUFFIX;
+    static final String OURS_ASYNC_SHUFFLE = OURS_ASYNC + SHUFFLE_SUFFIX;
     static final String PAIMON_VERSION = "1.4.2";
     static final List<String> MIXES = List.of("uniform", "skewed");
     static final int BUCKETS = 2;
@@ -164,7 +170,8 @@ final class PaimonSuite {
                         + "(pk_table,bucket="
                         + BUCKETS
                         + ",compacted,lookup_defaults,sync;"
-                        + " paimon-shuffle=the_same+LOOKUP('shuffle'='true')) ours=defaults(sync,async)"
+                        + " paimon-shuffle=the_same+LOOKUP('shuffle'='true')) ours=defaults(sync,async;"
+                        + "-shuffle=the_same+LOOKUP('shuffle'='true'),KeyRangeShuffle)"
                         + " load_start="
                         + loadStart);
 
@@ -258,33 +265,22 @@ final class PaimonSuite {
         int p = options.parallelism();
         DefaultCategoryDataset chart = new DefaultCategoryDataset();
         for (String mix : MIXES) {
-            ResultRow sync = report.find(SUITE, OURS_SYNC, mix, p);
-            ResultRow async = report.find(SUITE, OURS_ASYNC, mix, p);
+            List<ResultRow> ours = new ArrayList<>();
+            for (String system :
+                    List.of(OURS_SYNC, OURS_ASYNC, OURS_SYNC_SHUFFLE, OURS_ASYNC_SHUFFLE)) {
+                ours.add(report.find(SUITE, system, mix, p));
+            }
             ResultRow paimon = report.find(SUITE, PAIMON, mix, p);
             ResultRow shuffle = report.find(SUITE, PAIMON_SHUFFLE, mix, p);
-            if (paimon == null || shuffle == null || sync == null || async == null) {
+            if (paimon == null || shuffle == null || ours.contains(null)) {
                 throw new IllegalStateException("the paimon child printed no rows for " + mix);
             }
-            Map<String, Double> ratios = new LinkedHashMap<>();
-            for (ResultRow peer : List.of(paimon, shuffle)) {
-                ratios.put("ours-sync/" + peer.system(), sync.opsPerSec() / peer.opsPerSec());
-                ratios.put("ours-async/" + peer.system(), async.opsPerSec() / peer.opsPerSec());
-            }
-            for (ResultRow peer : List.of(paimon, shuffle)) {
-                ratios.put(
-                        "ours-sync/" + peer.system() + "_after_first_row",
-                        extra(sync, "after_first_row_per_s")
-                                / extra(peer, "after_first_row_per_s"));
-            }
-            for (ResultRow peer : List.of(paimon, shuffle)) {
-                ratios.put(
-                        peer.system() + "_first_row/ours-sync_first_row",
-                        extra(peer, "first_row_ms") / extra(sync, "first_row_ms"));
-            }
-            report.ratios(SUITE, mix, p, ratios);
-            for (ResultRow row : List.of(sync, async, paimon, shuffle)) {
+            report.ratios(SUITE, mix, p, ratios(ours, List.of(paimon, shuffle)));
+            for (ResultRow row : ours) {
                 chart.addValue(row.opsPerSec(), row.system(), mix);
             }
+            chart.addValue(paimon.opsPerSec(), paimon.system(), mix);
+            chart.addValue(shuffle.opsPerSec(), shuffle.system(), mix);
         }
         Charts.bars(
                 report.out().resolve("paimon-events.png"),
@@ -300,6 +296,42 @@ final class PaimonSuite {
                 "events/s",
                 chart,
                 false);
+    }
+
+    /**
+     * Ours over Paimon's: from submission, after the first row, and Paimon's first row over ours.
+     * {@code ours} is sync, async, sync with the shuffle hint, async with it; names are {@code
+     * ours-<mode>/<peer>} (the hint as {@code ours-sync-shuffle}).
+     */
+    private static Map<String, Double> ratios(List<ResultRow> ours, List<ResultRow> peers) {
+        Map<String, Double> ratios = new LinkedHashMap<>();
+        for (List<ResultRow> group : List.of(ours.subList(0, 2), ours.subList(2, 4))) {
+            for (ResultRow peer : peers) {
+                for (ResultRow row : group) {
+                    ratios.put(
+                            oursName(row) + "/" + peer.system(),
+                            row.opsPerSec() / peer.opsPerSec());
+                }
+            }
+        }
+        for (ResultRow peer : peers) {
+            for (ResultRow row : ours) {
+                ratios.put(
+                        oursName(row) + "/" + peer.system() + "_after_first_row",
+                        extra(row, "after_first_row_per_s") / extra(peer, "after_first_row_per_s"));
+            }
+        }
+        for (ResultRow peer : peers) {
+            ratios.put(
+                    peer.system() + "_first_row/ours-sync_first_row",
+                    extra(peer, "first_row_ms") / extra(ours.get(0), "first_row_ms"));
+        }
+        return ratios;
+    }
+
+    /** {@code parquet-lookup-sync-shuffle} as {@code ours-sync-shuffle}. */
+    private static String oursName(ResultRow row) {
+        return "ours-" + row.system().substring("parquet-lookup-".length());
     }
 
     private static double extra(ResultRow row, String key) {

@@ -177,6 +177,22 @@ class BenchmarksSmokeTest {
                                         && l.endsWith("full-cache,in-memory-join"));
         assertThat(lines)
                 .anyMatch(l -> l.startsWith("RATIO suite=flink case=async-nocache threads=2"));
+        for (String variant : List.of("sync-nocache", "async-nocache", "full-cache")) {
+            assertThat(results)
+                    .as("flink variant on the protocol layout " + variant)
+                    .anyMatch(
+                            l ->
+                                    l.startsWith(
+                                            "RESULT suite=flink system=flink-sql-protocol case="
+                                                    + variant
+                                                    + " "));
+        }
+        assertThat(lines)
+                .anyMatch(
+                        l ->
+                                l.startsWith("RATIO suite=flink case=protocol-async-nocache")
+                                        && l.contains(" async-nocache/full-cache=")
+                                        && l.contains(" async-nocache/sync-nocache="));
 
         assertThat(results)
                 .as("objectstore: the server ceiling")

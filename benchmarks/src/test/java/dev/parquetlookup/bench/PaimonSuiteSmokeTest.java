@@ -46,6 +46,8 @@ class PaimonSuiteSmokeTest {
                     List.of(
                             PaimonSuite.OURS_SYNC,
                             PaimonSuite.OURS_ASYNC,
+                            PaimonSuite.OURS_SYNC_SHUFFLE,
+                            PaimonSuite.OURS_ASYNC_SHUFFLE,
                             PaimonSuite.PAIMON,
                             PaimonSuite.PAIMON_SHUFFLE)) {
                 assertThat(lines)
@@ -70,7 +72,10 @@ class PaimonSuiteSmokeTest {
                                     l.startsWith("NOTE fingerprint suite=paimon case=" + mix)
                                             && l.endsWith(
                                                     "agree=parquet-lookup-sync,"
-                                                            + "parquet-lookup-async,paimon,paimon-shuffle"));
+                                                            + "parquet-lookup-async,"
+                                                            + "parquet-lookup-sync-shuffle,"
+                                                            + "parquet-lookup-async-shuffle,"
+                                                            + "paimon,paimon-shuffle"));
             assertThat(lines)
                     .anyMatch(
                             l ->
@@ -79,7 +84,8 @@ class PaimonSuiteSmokeTest {
                                                     + mix
                                                     + " threads=2 ours-sync/paimon=[\\d.]+"
                                                     + " ours-async/paimon=[\\d.]+"
-                                                    + " ours-sync/paimon-shuffle=[\\d.]+ .*"));
+                                                    + " ours-sync/paimon-shuffle=[\\d.]+ .*"
+                                                    + " ours-async-shuffle/paimon-shuffle=[\\d.]+ .*"));
         }
         assertThat(lines)
                 .as("Paimon's local store was sampled and its write timed")
@@ -90,7 +96,7 @@ class PaimonSuiteSmokeTest {
                                         && l.matches(".* write_ms=\\d+ compact_ms=\\d+ .*"));
         assertThat(lines).anyMatch(l -> l.startsWith("CONDITIONS suite=paimon rows=5000 "));
         assertThat(lines).anyMatch(l -> l.startsWith("NOTE load suite=paimon start="));
-        assertThat(Files.readAllLines(out.resolve("results.csv"))).hasSize(9);
+        assertThat(Files.readAllLines(out.resolve("results.csv"))).hasSize(13);
         assertThat(Files.readAllBytes(out.resolve("paimon-events.png")))
                 .startsWith((byte) 0x89, (byte) 'P', (byte) 'N', (byte) 'G');
     }

@@ -89,6 +89,44 @@ public final class KeyNormalizer implements Serializable {
         return key;
     }
 
+    /**
+     * One value of Flink internal data (as {@link RowDataConverter#toFlink} makes it, never null)
+     * in the engine's representation: {@link #toEngine(RowData, int, LogicalType)} without a row.
+     */
+    static Object toEngine(Object flink, LogicalType type) {
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+            case INTEGER:
+            case DATE:
+            case BIGINT:
+            case FLOAT:
+            case DOUBLE:
+            case BINARY:
+            case VARBINARY:
+                return flink;
+            case TINYINT:
+                return (int) (Byte) flink;
+            case SMALLINT:
+                return (int) (Short) flink;
+            case CHAR:
+            case VARCHAR:
+                return ((StringData) flink).toBytes();
+            case DECIMAL:
+                return ((DecimalData) flink).toBigDecimal();
+            case TIME_WITHOUT_TIME_ZONE:
+                return (Integer) flink * 1_000_000L;
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                {
+                    TimestampData t = (TimestampData) flink;
+                    return new TimestampValue(t.getMillisecond(), t.getNanoOfMillisecond());
+                }
+            default:
+                throw new UnsupportedOperationException(
+                        "lookup keys of type " + type + " are not supported");
+        }
+    }
+
     /** One field of Flink internal data in the engine's representation. */
     static Object toEngine(RowData row, int pos, LogicalType type) {
         switch (type.getTypeRoot()) {

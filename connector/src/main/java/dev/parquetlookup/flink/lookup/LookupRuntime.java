@@ -234,6 +234,16 @@ public final class LookupRuntime implements Closeable {
     }
 
     private List<RowData> convert(List<Object[]> found, Object[] residual) {
+        if (found.isEmpty()) {
+            return Collections.emptyList();
+        }
+        if (found.size() == 1) {
+            // The common case of a unique key: no list to grow.
+            Object[] values = found.get(0);
+            return spec.matchesResidual(residual, values)
+                    ? Collections.singletonList(converter.toRowData(values))
+                    : Collections.emptyList();
+        }
         List<RowData> rows = new ArrayList<>(found.size());
         for (Object[] values : found) {
             if (spec.matchesResidual(residual, values)) {

@@ -1,7 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
 import org.apache.flink.table.api.ValidationException;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.LogicalType;
 
@@ -40,6 +39,8 @@ public record LookupSpec(
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
+
+    private static final Object[] NO_RESIDUAL = new Object[0];
 
     public LookupSpec {
         projectedNames = List.copyOf(projectedNames);
@@ -106,6 +107,9 @@ public record LookupSpec(
      */
     @Nullable
     public Object[] residualValues(RowData keyRow) {
+        if (residualKeyPositions.length == 0) {
+            return NO_RESIDUAL; // never written: a lookup without residual keys allocates nothing
+        }
         Object[] values = new Object[residualKeyPositions.length];
         for (int i = 0; i < values.length; i++) {
             int k = residualKeyPositions[i];
@@ -129,7 +133,6 @@ public record LookupSpec(
         if (residualValues.length == 0) {
             return true;
         }
-        GenericRowData field = new GenericRowData(1);
         for (int i = 0; i < residualValues.length; i++) {
             int r = residualResultPositions[i];
             Object value = engineRow[r];
@@ -137,8 +140,8 @@ public record LookupSpec(
                 return false;
             }
             LogicalType type = projectedTypes.get(r);
-            field.setField(0, RowDataConverter.toFlink(value, type));
-            if (!sqlEquals(residualValues[i], KeyNormalizer.toEngine(field, 0, type))) {
+            Object sqlValue = KeyNormalizer.toEngine(RowDataConverter.toFlink(value, type), type);
+            if (!sqlEquals(residualValues[i], sqlValue)) {
                 return false;
             }
         }

@@ -7,10 +7,16 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.DateType;
 import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.DoubleType;
 import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
 
@@ -95,5 +101,35 @@ class KeyNormalizerTest {
                                         List.of("g", "name")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("sort-key column g is not among the key columns [name]");
+    }
+
+    @Test
+    void aFlinkValueConvertsAsTheSameValueInARow() {
+        // LookupSpec.matchesResidual converts values without a row around them.
+        List<Object[]> cases =
+                List.of(
+                        new Object[] {new BigIntType(), 42L},
+                        new Object[] {new IntType(), 7},
+                        new Object[] {new SmallIntType(), 3},
+                        new Object[] {new TinyIntType(), -2},
+                        new Object[] {new BooleanType(), true},
+                        new Object[] {new DoubleType(), -0.5},
+                        new Object[] {new DateType(), 19_000},
+                        new Object[] {new TimeType(3), 3_723_456_789_000L},
+                        new Object[] {new VarCharType(10), "köln".getBytes(StandardCharsets.UTF_8)},
+                        new Object[] {new VarBinaryType(4), new byte[] {1, 2}},
+                        new Object[] {new DecimalType(10, 2), new BigDecimal("12.34")},
+                        new Object[] {
+                            new TimestampType(3), new TimestampValue(1_700_000L, 456_789)
+                        });
+        for (Object[] c : cases) {
+            LogicalType type = (LogicalType) c[0];
+            Object flink = RowDataConverter.toFlink(c[1], type);
+            Object fromRow = KeyNormalizer.toEngine(GenericRowData.of(flink), 0, type);
+            assertThat(KeyNormalizer.toEngine(flink, type))
+                    .as(type.asSummaryString())
+                    .usingRecursiveComparison()
+                    .isEqualTo(fromRow);
+        }
     }
 }
