@@ -22,19 +22,53 @@ import org.apache.parquet.column.Encoding;
  *     ({@code valueCount}) for a whole page
  * @param scratch whether {@code data} is a lookup's reusable buffer: such a page lives only as long
  *     as its lookup and is never cached
+ *     <p>(The fields of a record, plus one flag a cached page keeps, see {@link #keysOrdered()}.)
  */
-record DataPage(
-        int valueCount,
-        boolean v2,
-        Encoding valueEncoding,
-        Encoding definitionEncoding,
-        byte[] data,
-        int definitionOffset,
-        int definitionLength,
-        int valuesOffset,
-        int length,
-        int rowsAvailable,
-        boolean scratch) {
+final class DataPage {
+
+    private final int valueCount;
+    private final boolean v2;
+    private final Encoding valueEncoding;
+    private final Encoding definitionEncoding;
+    private final byte[] data;
+    private final int definitionOffset;
+    private final int definitionLength;
+    private final int valuesOffset;
+    private final int length;
+    private final int rowsAvailable;
+    private final boolean scratch;
+
+    /**
+     * Set once the leading key's order was checked on this whole page: a cached page is checked by
+     * the lookup that decoded it, and later lookups only search it. Racing lookups may both check;
+     * none skips a check that failed (the flag stays unset).
+     */
+    private volatile boolean keysOrdered;
+
+    DataPage(
+            int valueCount,
+            boolean v2,
+            Encoding valueEncoding,
+            Encoding definitionEncoding,
+            byte[] data,
+            int definitionOffset,
+            int definitionLength,
+            int valuesOffset,
+            int length,
+            int rowsAvailable,
+            boolean scratch) {
+        this.valueCount = valueCount;
+        this.v2 = v2;
+        this.valueEncoding = valueEncoding;
+        this.definitionEncoding = definitionEncoding;
+        this.data = data;
+        this.definitionOffset = definitionOffset;
+        this.definitionLength = definitionLength;
+        this.valuesOffset = valuesOffset;
+        this.length = length;
+        this.rowsAvailable = rowsAvailable;
+        this.scratch = scratch;
+    }
 
     /** A whole page in its own array. */
     DataPage(
@@ -68,5 +102,61 @@ record DataPage(
     /** Heap bytes, for the page cache's weigher. */
     int retainedBytes() {
         return 64 + data.length;
+    }
+
+    /** Whether the leading key's order was found sound on this whole page (see above). */
+    boolean keysOrdered() {
+        return keysOrdered;
+    }
+
+    /** Records that the leading key's order is sound on this page (whole pages only). */
+    void keysOrdered(boolean ordered) {
+        if (whole() && !scratch) {
+            keysOrdered = ordered;
+        }
+    }
+
+    int valueCount() {
+        return valueCount;
+    }
+
+    boolean v2() {
+        return v2;
+    }
+
+    Encoding valueEncoding() {
+        return valueEncoding;
+    }
+
+    Encoding definitionEncoding() {
+        return definitionEncoding;
+    }
+
+    byte[] data() {
+        return data;
+    }
+
+    int definitionOffset() {
+        return definitionOffset;
+    }
+
+    int definitionLength() {
+        return definitionLength;
+    }
+
+    int valuesOffset() {
+        return valuesOffset;
+    }
+
+    int length() {
+        return length;
+    }
+
+    int rowsAvailable() {
+        return rowsAvailable;
+    }
+
+    boolean scratch() {
+        return scratch;
     }
 }

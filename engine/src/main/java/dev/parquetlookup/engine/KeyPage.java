@@ -67,7 +67,24 @@ abstract class KeyPage {
             LookupContext ctx)
             throws IOException {
         DataPage page = loaded.page;
-        Order order = new Order(errors, rg, keyIndex, loaded.pageNumber);
+        Order order = new Order(errors, rg, keyIndex, loaded.pageNumber, page.keysOrdered());
+        KeyPage keys = read(loaded, column, type, loader, leaf, order, ctx);
+        if (order.checked()) {
+            page.keysOrdered(true); // a cached page: later lookups only search it
+        }
+        return keys;
+    }
+
+    private static KeyPage read(
+            LoadedPage loaded,
+            ColumnDescriptor column,
+            KeyType type,
+            PageLoader loader,
+            int leaf,
+            Order order,
+            LookupContext ctx)
+            throws IOException {
+        DataPage page = loaded.page;
         Encoding encoding = page.valueEncoding();
         if (encoding.usesDictionary() && NonNullRows.readable(page, column)) {
             KeyDictionary dictionary = loader.keyDictionaryFor(loaded, leaf, type, ctx);
@@ -81,12 +98,22 @@ abstract class KeyPage {
         return Decoded.read(page, column, type, loader.dictionaryFor(loaded, leaf, ctx), order);
     }
 
-    /** Checks the leading key's order and names the page when it is broken. */
-    record Order(FileErrors errors, RowGroupInfo rg, int keyIndex, int page) {
+    /**
+     * Checks the leading key's order and names the page when it is broken; {@code verified}: the
+     * page was checked before (a cached page, see {@link DataPage#keysOrdered()}).
+     */
+    record Order(FileErrors errors, RowGroupInfo rg, int keyIndex, int page, boolean verified) {
 
-        /** Whether keys must be ascending: later key columns are sorted only within runs. */
+        Order(FileErrors errors, RowGroupInfo rg, int keyIndex, int page) {
+            this(errors, rg, keyIndex, page, false);
+        }
+
+        /**
+         * Whether keys must be checked ascending: the leading key's, unless verified before (later
+         * key columns are sorted only within runs).
+         */
         boolean checked() {
-            return keyIndex == 0;
+            return keyIndex == 0 && !verified;
         }
 
         RuntimeException unsorted(Object before, Object after) {

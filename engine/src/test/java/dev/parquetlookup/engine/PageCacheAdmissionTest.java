@@ -3,6 +3,7 @@ package dev.parquetlookup.engine;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.testing.ColumnSpec;
 import dev.parquetlookup.testing.ColumnSpec.Storage;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The page cache admits a page on its second use in a window; the window forgets. A small table
@@ -107,6 +109,39 @@ class PageCacheAdmissionTest {
             }
             assertThat(stats.readRequests() - before).as("reads once warm").isZero();
             assertThat(pages.stats().entries()).as("every page of k and v").isEqualTo(2L * 49);
+        }
+    }
+
+    @Test
+    void anUnsortedPageFailsEveryLookupAlsoOnceCached() throws Exception {
+        ColumnSpec k = new ColumnSpec("k", ValueType.of(Kind.BIGINT), Storage.PLAIN, false);
+        ColumnSpec v = new ColumnSpec("v", ValueType.of(Kind.BIGINT), Storage.PLAIN, false);
+        // Pages of 10 rows in order of each other, rows 13 and 14 of page 1 swapped.
+        List<Object[]> data = new ArrayList<>();
+        for (long i = 0; i < 30; i++) {
+            long key = i == 13 ? 14 : i == 14 ? 13 : i;
+            data.add(new Object[] {key, i});
+        }
+        Path file = tmp.resolve("unsorted.parquet");
+        ParquetJavaFiles.write(
+                file, List.of(k, v), WriterOptions.defaults().withRowsPerPage(10), data);
+        PageCache pages = new PageCache(16L << 20);
+        TableConfig config =
+                TableConfig.builder(file.toString())
+                        .sortKey(List.of("k"))
+                        .metadataCache(new MetadataCache(16L << 20))
+                        .pageCache(pages)
+                        .build();
+        try (DimensionTable table = DimensionTable.open(config)) {
+            LookupPlan plan = table.plan(List.of("k"), List.of("v"));
+            for (int i = 0; i < 4; i++) {
+                assertThat(table.lookup(plan, new Object[] {3L})).hasSize(1);
+                assertThatThrownBy(() -> table.lookup(plan, new Object[] {15L}))
+                        .as("lookup %d", i)
+                        .isInstanceOf(LookupFileException.class)
+                        .hasMessageContaining("page 1, key 14 comes before 13");
+            }
+            assertThat(pages.stats().hits()).as("page 1 served from the cache").isPositive();
         }
     }
 }
