@@ -1,9 +1,15 @@
 package dev.parquetlookup.engine;
 
+import dev.parquetlookup.metadata.KeyType;
+
 import org.apache.parquet.column.Encoding;
 
+import javax.annotation.Nullable;
+
 /**
- * A decompressed data page (v1 or v2) of a flat column, ready to decode.
+ * A decompressed data page (v1 or v2) of a flat column, ready to decode. A cached key page also
+ * keeps what its first full check found: that its keys are ordered ({@link #keysOrdered()}), and
+ * its keys in searchable form ({@link #keys(KeyType)}).
  *
  * <p>For v1 pages {@code data} holds {@code [definition levels][values]} as written (levels with
  * their 4-byte length prefix); for v2 pages it holds {@code [repetition levels][definition
@@ -22,7 +28,6 @@ import org.apache.parquet.column.Encoding;
  *     ({@code valueCount}) for a whole page
  * @param scratch whether {@code data} is a lookup's reusable buffer: such a page lives only as long
  *     as its lookup and is never cached
- *     <p>(The fields of a record, plus one flag a cached page keeps, see {@link #keysOrdered()}.)
  */
 final class DataPage {
 
@@ -44,6 +49,19 @@ final class DataPage {
      * none skips a check that failed (the flag stays unset).
      */
     private volatile boolean keysOrdered;
+
+    /**
+     * A cached key page's keys in searchable form (ranks, value offsets, row slots in arrays of its
+     * own), built once by the lookup that checked their order; with {@link #keysType}.
+     */
+    @Nullable private volatile KeyPage keys;
+
+    @Nullable private volatile KeyType keysType;
+
+    /** Whether this page was cached as a key page: its weight includes room for {@link #keys}. */
+    private boolean keysReserved;
+
+    private int keysBytes;
 
     DataPage(
             int valueCount,
@@ -101,7 +119,41 @@ final class DataPage {
 
     /** Heap bytes, for the page cache's weigher. */
     int retainedBytes() {
-        return 64 + data.length;
+        return 64 + data.length + keysBytes;
+    }
+
+    /**
+     * Marks a whole page about to be cached as a sort-key column's: its weight then includes its
+     * searchable keys ({@code bytesPerValue}, see {@link KeyPage#keptBytesPerValue}), which the
+     * first lookup that checks it keeps ({@link #keys(KeyType, KeyPage)}). Call before the page is
+     * cached.
+     */
+    void reserveKeys(int bytesPerValue) {
+        keysReserved = whole() && !scratch;
+        keysBytes = keysReserved ? 64 + bytesPerValue * valueCount : 0;
+    }
+
+    /** The searchable keys kept on this cached page for {@code type}, or null. */
+    @Nullable
+    KeyPage keys(KeyType type) {
+        KeyPage k = keys;
+        return k != null && keysType == type ? k : null;
+    }
+
+    /**
+     * Keeps {@code searchable} (whose arrays are its own, see {@link KeyPage#detached()}) for later
+     * lookups, when this page was reserved for them.
+     */
+    void keys(KeyType type, KeyPage searchable) {
+        if (keysReserved) {
+            keysType = type;
+            keys = searchable;
+        }
+    }
+
+    /** Whether this page keeps its searchable keys once they are checked (see above). */
+    boolean keepsKeys() {
+        return keysReserved;
     }
 
     /** Whether the leading key's order was found sound on this whole page (see above). */

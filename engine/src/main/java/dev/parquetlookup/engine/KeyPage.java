@@ -67,13 +67,50 @@ abstract class KeyPage {
             LookupContext ctx)
             throws IOException {
         DataPage page = loaded.page;
+        KeyPage kept = page.keys(type);
+        if (kept != null) {
+            return kept; // a cached page's keys, checked and made searchable by an earlier lookup
+        }
         Order order = new Order(errors, rg, keyIndex, loaded.pageNumber, page.keysOrdered());
         KeyPage keys = read(loaded, column, type, loader, leaf, order, ctx);
         if (order.checked()) {
             page.keysOrdered(true); // a cached page: later lookups only search it
+            if (page.keepsKeys()) {
+                page.keys(type, keys.detached());
+            }
         }
         return keys;
     }
+
+    /**
+     * Heap bytes per value of the searchable keys {@link #decode} keeps with a cached page of this
+     * column: row slots of an optional column, ranks of dictionary ids, offsets of byte strings;
+     * keys decoded one by one take a value each.
+     */
+    static int keptBytesPerValue(DataPage page, ColumnDescriptor column, KeyType type) {
+        if (!NonNullRows.readable(page, column)) {
+            return type.kind() == KeyType.Kind.LONG ? 12 : 48;
+        }
+        int rows = column.getMaxDefinitionLevel() > 0 ? 4 : 0;
+        Encoding encoding = page.valueEncoding();
+        if (encoding.usesDictionary()) {
+            return rows + 4;
+        }
+        if (encoding == Encoding.PLAIN && PlainKeys.handles(column, type)) {
+            boolean binary =
+                    column.getPrimitiveType().getPrimitiveTypeName()
+                            == PrimitiveType.PrimitiveTypeName.BINARY;
+            return rows + (binary ? 4 : 0);
+        }
+        return type.kind() == KeyType.Kind.LONG ? 12 : 48;
+    }
+
+    /**
+     * These keys with arrays of their own instead of the lookup's scratch arrays, to be kept with a
+     * cached page and shared by later lookups (immutable then); {@code this} when nothing is
+     * borrowed.
+     */
+    abstract KeyPage detached();
 
     private static KeyPage read(
             LoadedPage loaded,
@@ -181,6 +218,11 @@ abstract class KeyPage {
                 size++;
             }
             return new Decoded(type, rows, longs, objects, size);
+        }
+
+        @Override
+        KeyPage detached() {
+            return this; // arrays of its own
         }
 
         @Override

@@ -229,6 +229,12 @@ final class PageLoader {
             throw errors.pageError(rg, page.leaf, page.pageNumber, e);
         }
         if (cache) {
+            if (page.leaf == meta.keyLeaves()[0]) {
+                // Its searchable keys are kept with it: weighed here.
+                page.page.reserveKeys(
+                        KeyPage.keptBytesPerValue(
+                                page.page, leaves[page.leaf], meta.keyTypes().get(0)));
+            }
             pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
         }
     }

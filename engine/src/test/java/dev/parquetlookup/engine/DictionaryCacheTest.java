@@ -2,7 +2,9 @@ package dev.parquetlookup.engine;
 
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.MetadataCache;
+import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.testing.ColumnSpec;
 import dev.parquetlookup.testing.ColumnSpec.Storage;
 import dev.parquetlookup.testing.ParquetJavaFiles;
@@ -89,6 +91,44 @@ class DictionaryCacheTest {
                 assertAnswer(table.lookup(plan, new Object[] {k}), k);
             }
             assertThat(cache.stats().bytes()).isLessThanOrEqualTo(16 * 1024);
+        }
+    }
+
+    @Test
+    void aCachedDictionaryKeyPageKeepsItsRanksAndAnswersFromThem() throws Exception {
+        Path file = write();
+        PageCache pages = new PageCache(64L << 20);
+        ReadStatistics stats = new ReadStatistics();
+        TableConfig config =
+                TableConfig.builder(file.toString())
+                        .sortKey(List.of("k"))
+                        .metadataCache(new MetadataCache(64L << 20))
+                        .pageCache(pages)
+                        .build();
+        try (DimensionTable table =
+                DimensionTable.open(config, HadoopFileStore.create(Map.of(), true), stats)) {
+            LookupPlan plan = table.plan(List.of("k"), List.of("v"));
+            for (int pass = 0; pass < 3; pass++) {
+                for (long k = -1; k <= KEYS; k += 7) {
+                    assertAnswer(table.lookup(plan, new Object[] {k}), k);
+                }
+            }
+            FileMetadata meta = table.fileMetadata().get(0);
+            int keyLeaf = meta.keyLeaves()[0];
+            PageLocations locations = meta.rowGroups().get(0).columns()[keyLeaf].pages();
+            for (int p = 0; p < locations.pageCount(); p++) {
+                DataPage page = pages.page(meta.file(), 0, keyLeaf, p);
+                assertThat(page).as("key page %d cached", p).isNotNull();
+                assertThat(page.valueEncoding().usesDictionary()).isTrue();
+                assertThat(page.keys(meta.keyTypes().get(0)))
+                        .as("key page %d keeps its ranks", p)
+                        .isInstanceOf(DictionaryKeys.class);
+            }
+            long before = stats.readRequests();
+            for (long k = 0; k < KEYS; k += 3) {
+                assertAnswer(table.lookup(plan, new Object[] {k}), k);
+            }
+            assertThat(stats.readRequests() - before).as("reads once warm").isZero();
         }
     }
 
