@@ -74,7 +74,9 @@ final class ReaderSuite {
                     measureCase(systems, heap, mix, threads);
                 }
             }
-            coldStart(file, layout);
+            if (ONLY.isEmpty()) {
+                coldStart(file, layout);
+            }
         } finally {
             for (LookupSystem system : systems) {
                 system.close();
@@ -89,9 +91,22 @@ final class ReaderSuite {
         report.ratio(SUITE, "cold-start", 1, OURS, List.of("duckdb", "parquet-java", "hashmap"));
         scaling();
         charts();
-        new NoPageIndexCase(options, report, log).run();
-        new DictionaryKeyCase(options, report, log).run();
+        if (ONLY.isEmpty()) {
+            new NoPageIndexCase(options, report, log).run();
+            new DictionaryKeyCase(options, report, log).run();
+        }
     }
+
+    /**
+     * {@code -Dbench.reader.systems=parquet-lookup,parquet-lookup-pagecache,floor}: only these
+     * systems, and neither the cold start nor the suite's other layouts (for the page cache at 100M
+     * rows, where the peers take most of the time). Empty: everything.
+     */
+    private static final List<String> ONLY =
+            Arrays.stream(System.getProperty("bench.reader.systems", "").split(","))
+                    .map(String::trim)
+                    .filter(n -> !n.isEmpty())
+                    .toList();
 
     private void openAll(
             Path file, SeedLayout layout, List<LookupSystem> systems, Map<String, Long> heap)
@@ -103,7 +118,9 @@ final class ReaderSuite {
         open(systems, heap, () -> new ParquetReaderSystem(file));
         open(systems, heap, () -> new DuckDbSystem(file));
         long maxHeap = Runtime.getRuntime().maxMemory();
-        if (HashMapSystem.estimatedBytes(layout.rows()) < maxHeap / 2) {
+        if (!ONLY.isEmpty() && !ONLY.contains("hashmap")) {
+            report.note("system=hashmap skipped: not in bench.reader.systems");
+        } else if (HashMapSystem.estimatedBytes(layout.rows()) < maxHeap / 2) {
             open(systems, heap, () -> new HashMapSystem(file, layout.rows()));
             HashMapSystem map = (HashMapSystem) systems.get(systems.size() - 1);
             report.note(
@@ -134,6 +151,10 @@ final class ReaderSuite {
             system = opener.open();
         } catch (UnsupportedOperationException e) {
             report.note("system skipped: not implemented yet (" + e.getMessage() + ")");
+            return;
+        }
+        if (!ONLY.isEmpty() && !ONLY.contains(system.name())) {
+            system.close();
             return;
         }
         long retained = system.retainedHeapBytes();

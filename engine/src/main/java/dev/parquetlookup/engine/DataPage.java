@@ -1,9 +1,15 @@
 package dev.parquetlookup.engine;
 
+import dev.parquetlookup.metadata.KeyType;
+
 import org.apache.parquet.column.Encoding;
 
+import javax.annotation.Nullable;
+
 /**
- * A decompressed data page (v1 or v2) of a flat column, ready to decode.
+ * A decompressed data page (v1 or v2) of a flat column, ready to decode. A cached key page also
+ * keeps what its first full check found: that its keys are ordered ({@link #keysOrdered()}), and
+ * its keys in searchable form ({@link #keys(KeyType)}).
  *
  * <p>For v1 pages {@code data} holds {@code [definition levels][values]} as written (levels with
  * their 4-byte length prefix); for v2 pages it holds {@code [repetition levels][definition
@@ -23,18 +29,64 @@ import org.apache.parquet.column.Encoding;
  * @param scratch whether {@code data} is a lookup's reusable buffer: such a page lives only as long
  *     as its lookup and is never cached
  */
-record DataPage(
-        int valueCount,
-        boolean v2,
-        Encoding valueEncoding,
-        Encoding definitionEncoding,
-        byte[] data,
-        int definitionOffset,
-        int definitionLength,
-        int valuesOffset,
-        int length,
-        int rowsAvailable,
-        boolean scratch) {
+final class DataPage {
+
+    private final int valueCount;
+    private final boolean v2;
+    private final Encoding valueEncoding;
+    private final Encoding definitionEncoding;
+    private final byte[] data;
+    private final int definitionOffset;
+    private final int definitionLength;
+    private final int valuesOffset;
+    private final int length;
+    private final int rowsAvailable;
+    private final boolean scratch;
+
+    /**
+     * Set once the leading key's order was checked on this whole page: a cached page is checked by
+     * the lookup that decoded it, and later lookups only search it. Racing lookups may both check;
+     * none skips a check that failed (the flag stays unset).
+     */
+    private volatile boolean keysOrdered;
+
+    /**
+     * A cached key page's keys in searchable form (ranks, value offsets, row slots in arrays of its
+     * own), built once by the lookup that checked their order; with {@link #keysType}.
+     */
+    @Nullable private volatile KeyPage keys;
+
+    @Nullable private volatile KeyType keysType;
+
+    /** Whether this page was cached as a key page: its weight includes room for {@link #keys}. */
+    private boolean keysReserved;
+
+    private int keysBytes;
+
+    DataPage(
+            int valueCount,
+            boolean v2,
+            Encoding valueEncoding,
+            Encoding definitionEncoding,
+            byte[] data,
+            int definitionOffset,
+            int definitionLength,
+            int valuesOffset,
+            int length,
+            int rowsAvailable,
+            boolean scratch) {
+        this.valueCount = valueCount;
+        this.v2 = v2;
+        this.valueEncoding = valueEncoding;
+        this.definitionEncoding = definitionEncoding;
+        this.data = data;
+        this.definitionOffset = definitionOffset;
+        this.definitionLength = definitionLength;
+        this.valuesOffset = valuesOffset;
+        this.length = length;
+        this.rowsAvailable = rowsAvailable;
+        this.scratch = scratch;
+    }
 
     /** A whole page in its own array. */
     DataPage(
@@ -67,6 +119,96 @@ record DataPage(
 
     /** Heap bytes, for the page cache's weigher. */
     int retainedBytes() {
-        return 64 + data.length;
+        return 64 + data.length + keysBytes;
+    }
+
+    /**
+     * Marks a whole page about to be cached as a sort-key column's: its weight then includes its
+     * searchable keys ({@code bytesPerValue}, see {@link KeyPage#keptBytesPerValue}), which the
+     * first lookup that checks it keeps ({@link #keys(KeyType, KeyPage)}). Call before the page is
+     * cached.
+     */
+    void reserveKeys(int bytesPerValue) {
+        keysReserved = whole() && !scratch;
+        keysBytes = keysReserved ? 64 + bytesPerValue * valueCount : 0;
+    }
+
+    /** The searchable keys kept on this cached page for {@code type}, or null. */
+    @Nullable
+    KeyPage keys(KeyType type) {
+        KeyPage k = keys;
+        return k != null && keysType == type ? k : null;
+    }
+
+    /**
+     * Keeps {@code searchable} (whose arrays are its own, see {@link KeyPage#detached()}) for later
+     * lookups, when this page was reserved for them.
+     */
+    void keys(KeyType type, KeyPage searchable) {
+        if (keysReserved) {
+            keysType = type;
+            keys = searchable;
+        }
+    }
+
+    /** Whether this page keeps its searchable keys once they are checked (see above). */
+    boolean keepsKeys() {
+        return keysReserved;
+    }
+
+    /** Whether the leading key's order was found sound on this whole page (see above). */
+    boolean keysOrdered() {
+        return keysOrdered;
+    }
+
+    /** Records that the leading key's order is sound on this page (whole pages only). */
+    void keysOrdered(boolean ordered) {
+        if (whole() && !scratch) {
+            keysOrdered = ordered;
+        }
+    }
+
+    int valueCount() {
+        return valueCount;
+    }
+
+    boolean v2() {
+        return v2;
+    }
+
+    Encoding valueEncoding() {
+        return valueEncoding;
+    }
+
+    Encoding definitionEncoding() {
+        return definitionEncoding;
+    }
+
+    byte[] data() {
+        return data;
+    }
+
+    int definitionOffset() {
+        return definitionOffset;
+    }
+
+    int definitionLength() {
+        return definitionLength;
+    }
+
+    int valuesOffset() {
+        return valuesOffset;
+    }
+
+    int length() {
+        return length;
+    }
+
+    int rowsAvailable() {
+        return rowsAvailable;
+    }
+
+    boolean scratch() {
+        return scratch;
     }
 }

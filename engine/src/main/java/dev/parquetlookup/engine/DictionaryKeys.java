@@ -64,6 +64,11 @@ final class DictionaryKeys extends KeyPage {
     }
 
     @Override
+    KeyPage detached() {
+        return new DictionaryKeys(dictionary, rows.detached());
+    }
+
+    @Override
     int size() {
         return rows.count();
     }

@@ -222,6 +222,7 @@ final class FileOpener {
                     meta.bind(source, config.metadataCache()),
                     source,
                     config.pageCache(),
+                    config.metadataCache(),
                     deletedRows.getOrDefault(id, DeletedRows.NONE),
                     columns);
         } catch (IOException | RuntimeException e) {

@@ -67,7 +67,61 @@ abstract class KeyPage {
             LookupContext ctx)
             throws IOException {
         DataPage page = loaded.page;
-        Order order = new Order(errors, rg, keyIndex, loaded.pageNumber);
+        KeyPage kept = page.keys(type);
+        if (kept != null) {
+            return kept; // a cached page's keys, checked and made searchable by an earlier lookup
+        }
+        Order order = new Order(errors, rg, keyIndex, loaded.pageNumber, page.keysOrdered());
+        KeyPage keys = read(loaded, column, type, loader, leaf, order, ctx);
+        if (order.checked()) {
+            page.keysOrdered(true); // a cached page: later lookups only search it
+            if (page.keepsKeys()) {
+                page.keys(type, keys.detached());
+            }
+        }
+        return keys;
+    }
+
+    /**
+     * Heap bytes per value of the searchable keys {@link #decode} keeps with a cached page of this
+     * column: row slots of an optional column, ranks of dictionary ids, offsets of byte strings;
+     * keys decoded one by one take a value each.
+     */
+    static int keptBytesPerValue(DataPage page, ColumnDescriptor column, KeyType type) {
+        if (!NonNullRows.readable(page, column)) {
+            return type.kind() == KeyType.Kind.LONG ? 12 : 48;
+        }
+        int rows = column.getMaxDefinitionLevel() > 0 ? 4 : 0;
+        Encoding encoding = page.valueEncoding();
+        if (encoding.usesDictionary()) {
+            return rows + 4;
+        }
+        if (encoding == Encoding.PLAIN && PlainKeys.handles(column, type)) {
+            boolean binary =
+                    column.getPrimitiveType().getPrimitiveTypeName()
+                            == PrimitiveType.PrimitiveTypeName.BINARY;
+            return rows + (binary ? 4 : 0);
+        }
+        return type.kind() == KeyType.Kind.LONG ? 12 : 48;
+    }
+
+    /**
+     * These keys with arrays of their own instead of the lookup's scratch arrays, to be kept with a
+     * cached page and shared by later lookups (immutable then); {@code this} when nothing is
+     * borrowed.
+     */
+    abstract KeyPage detached();
+
+    private static KeyPage read(
+            LoadedPage loaded,
+            ColumnDescriptor column,
+            KeyType type,
+            PageLoader loader,
+            int leaf,
+            Order order,
+            LookupContext ctx)
+            throws IOException {
+        DataPage page = loaded.page;
         Encoding encoding = page.valueEncoding();
         if (encoding.usesDictionary() && NonNullRows.readable(page, column)) {
             KeyDictionary dictionary = loader.keyDictionaryFor(loaded, leaf, type, ctx);
@@ -81,12 +135,22 @@ abstract class KeyPage {
         return Decoded.read(page, column, type, loader.dictionaryFor(loaded, leaf, ctx), order);
     }
 
-    /** Checks the leading key's order and names the page when it is broken. */
-    record Order(FileErrors errors, RowGroupInfo rg, int keyIndex, int page) {
+    /**
+     * Checks the leading key's order and names the page when it is broken; {@code verified}: the
+     * page was checked before (a cached page, see {@link DataPage#keysOrdered()}).
+     */
+    record Order(FileErrors errors, RowGroupInfo rg, int keyIndex, int page, boolean verified) {
 
-        /** Whether keys must be ascending: later key columns are sorted only within runs. */
+        Order(FileErrors errors, RowGroupInfo rg, int keyIndex, int page) {
+            this(errors, rg, keyIndex, page, false);
+        }
+
+        /**
+         * Whether keys must be checked ascending: the leading key's, unless verified before (later
+         * key columns are sorted only within runs).
+         */
         boolean checked() {
-            return keyIndex == 0;
+            return keyIndex == 0 && !verified;
         }
 
         RuntimeException unsorted(Object before, Object after) {
@@ -154,6 +218,11 @@ abstract class KeyPage {
                 size++;
             }
             return new Decoded(type, rows, longs, objects, size);
+        }
+
+        @Override
+        KeyPage detached() {
+            return this; // arrays of its own
         }
 
         @Override

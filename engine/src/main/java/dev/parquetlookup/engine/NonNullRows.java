@@ -66,6 +66,15 @@ record NonNullRows(int valuesStart, int count, boolean all, byte[] slots, int ba
         return new NonNullRows(start, count, count == n, slots, n);
     }
 
+    /**
+     * These rows with a copy of the slots in use (rows, then the caller's {@code count} slots), for
+     * keys kept beyond the lookup whose scratch array held them.
+     */
+    NonNullRows detached() {
+        int used = Math.min(slots.length, 4 * (base + count));
+        return new NonNullRows(valuesStart, count, all, java.util.Arrays.copyOf(slots, used), base);
+    }
+
     /** Page row of value {@code i}. */
     int row(int i) {
         return all ? i : HybridRle.get(slots, i);

@@ -3,8 +3,6 @@ package dev.parquetlookup.engine;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.metadata.FileUses;
 
-import org.apache.parquet.column.Dictionary;
-
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
@@ -13,10 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Cache of decompressed pages and decoded dictionaries of hot columns (key columns' also in
- * comparable form, {@link KeyDictionary}), bounded in bytes. Keyed by file version, row group,
- * column and page, so rewritten files never hit stale pages. Share one instance per JVM like the
- * metadata cache.
+ * Cache of decompressed data pages of hot columns, bounded in bytes. Keyed by file version, row
+ * group, column and page, so rewritten files never hit stale pages. Share one instance per JVM like
+ * the metadata cache. (Decoded dictionaries live in the metadata cache, see {@link
+ * PageDictionaries}: a table without a page cache keeps them too.)
  *
  * <p>Admission: a data page is cached on its second touch within a window (a doorkeeper bit set,
  * cleared after about as many touches as the cache holds pages), then Caffeine's W-TinyLFU decides
@@ -31,7 +29,7 @@ public final class PageCache {
 
     private final long maxBytes;
     private final FileUses uses = new FileUses();
-    private final Cache<Key, Object> cache;
+    private final Cache<Key, DataPage> cache;
 
     /** Pages touched once in the current window (one bit per hash). */
     private final AtomicLongArray seen;
@@ -49,7 +47,7 @@ public final class PageCache {
         this.cache =
                 Caffeine.newBuilder()
                         .maximumWeight(maxBytes)
-                        .weigher((Key k, Object v) -> weight(v))
+                        .weigher((Key k, DataPage v) -> weight(v))
                         .recordStats()
                         .build();
         // About as many first touches per window as the cache holds 32 KiB pages, 8 bits each.
@@ -103,29 +101,11 @@ public final class PageCache {
     public record Stats(long hits, long misses, long evictions, long entries, long bytes) {}
 
     DataPage page(FileId file, int rowGroup, int leaf, int page) {
-        return (DataPage) cache.getIfPresent(new Key(file, rowGroup, leaf, page));
+        return cache.getIfPresent(new Key(file, rowGroup, leaf, page));
     }
 
     void putPage(FileId file, int rowGroup, int leaf, int page, DataPage data) {
         cache.put(new Key(file, rowGroup, leaf, page), data);
-    }
-
-    Dictionary dictionary(FileId file, int rowGroup, int leaf) {
-        SizedDictionary d = (SizedDictionary) cache.getIfPresent(new Key(file, rowGroup, leaf, -1));
-        return d == null ? null : d.dictionary();
-    }
-
-    void putDictionary(FileId file, int rowGroup, int leaf, Dictionary dictionary, int bytes) {
-        cache.put(new Key(file, rowGroup, leaf, -1), new SizedDictionary(dictionary, bytes));
-    }
-
-    /** A key column's dictionary in comparable form (see {@link KeyDictionary}). */
-    KeyDictionary keyDictionary(FileId file, int rowGroup, int leaf) {
-        return (KeyDictionary) cache.getIfPresent(new Key(file, rowGroup, leaf, -2));
-    }
-
-    void putKeyDictionary(FileId file, int rowGroup, int leaf, KeyDictionary dictionary) {
-        cache.put(new Key(file, rowGroup, leaf, -2), dictionary);
     }
 
     /** Drops every page of a file version. */
@@ -133,17 +113,9 @@ public final class PageCache {
         cache.asMap().keySet().removeIf(k -> k.file().equals(file));
     }
 
-    private static int weight(Object value) {
-        if (value instanceof DataPage page) {
-            return page.retainedBytes();
-        }
-        if (value instanceof KeyDictionary keys) {
-            return keys.retainedBytes();
-        }
-        return ((SizedDictionary) value).bytes();
+    private static int weight(DataPage page) {
+        return page.retainedBytes();
     }
-
-    private record SizedDictionary(Dictionary dictionary, int bytes) {}
 
     private record Key(FileId file, int rowGroup, int leaf, int page) {}
 }

@@ -5,6 +5,7 @@ import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.metadata.RowGroupInfo;
 
 import org.apache.parquet.column.ColumnDescriptor;
@@ -15,28 +16,34 @@ import javax.annotation.Nullable;
 import java.io.IOException;
 
 /**
- * Owns the dictionaries of one file's dictionary-encoded pages: read through the lookup's context
- * (once per lookup, or from the {@link PageCache}), decoded for value reads ({@link Dictionary}),
- * and for key columns in comparable form ({@link KeyDictionary}) straight from the page's PLAIN
- * bytes.
+ * Owns the dictionaries of one file's dictionary-encoded pages: read through the lookup's context,
+ * decoded for value reads ({@link Dictionary}), and for key columns in comparable form ({@link
+ * KeyDictionary}) straight from the page's PLAIN bytes. Both forms are kept decoded in the table's
+ * metadata cache, one entry per chunk and form, whether a page cache is configured or not: a
+ * dictionary is read and decoded once while it stays cached, never once per lookup.
  */
 final class PageDictionaries {
 
+    /** {@link MetadataCache#chunkValue} kinds. */
+    private static final int VALUES = 0;
+
+    private static final int KEYS = 1;
+
     private final PageLoader loader;
     private final FileMetadata meta;
-    @Nullable private final PageCache pageCache;
+    @Nullable private final MetadataCache cache;
     private final ColumnDescriptor[] leaves;
     private final FileErrors errors;
 
     PageDictionaries(
             PageLoader loader,
             FileMetadata meta,
-            @Nullable PageCache pageCache,
+            @Nullable MetadataCache cache,
             ColumnDescriptor[] leaves,
             FileErrors errors) {
         this.loader = loader;
         this.meta = meta;
-        this.pageCache = pageCache;
+        this.cache = cache;
         this.leaves = leaves;
         this.errors = errors;
     }
@@ -45,7 +52,12 @@ final class PageDictionaries {
         return meta.file();
     }
 
-    /** The dictionary of a dictionary-encoded page (read once per lookup, or from the cache). */
+    /** Whether the value dictionary of a chunk is cached (a read ahead then skips its page). */
+    boolean cached(int rowGroup, int leaf) {
+        return cache != null && cache.chunkValue(file(), rowGroup, leaf, VALUES) != null;
+    }
+
+    /** The dictionary of a dictionary-encoded page (read once while cached). */
     @Nullable
     Dictionary dictionaryFor(LoadedPage page, int leaf, LookupContext ctx) throws IOException {
         if (!page.page.valueEncoding().usesDictionary()) {
@@ -55,10 +67,11 @@ final class PageDictionaries {
             return page.dictionary;
         }
         RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
-        if (pageCache != null) {
-            Dictionary cached = pageCache.dictionary(file(), rg.ordinal(), leaf);
+        if (cache != null) {
+            Object cached = cache.chunkValue(file(), rg.ordinal(), leaf, VALUES);
             if (cached != null) {
-                return cached;
+                page.dictionary = (Dictionary) cached;
+                return page.dictionary;
             }
         }
         ColumnChunkInfo chunk = rg.columns()[leaf];
@@ -71,24 +84,36 @@ final class PageDictionaries {
                         ? page.dictionaryBytes
                         : ctx.read(loader, range(chunk));
         Dictionary dictionary;
-        int size;
+        long weight;
         try {
             PageDecoder.Header header = PageDecoder.header(bytes, 0, bytes.length);
-            size = header.uncompressedSize();
             dictionary = PageDecoder.dictionary(bytes, header, chunk.codec(), leaves[leaf]);
+            weight = weight(header, leaves[leaf]);
         } catch (IOException | RuntimeException e) {
             throw errors.pageError(rg, leaf, -1, e);
         }
-        if (pageCache != null) {
-            pageCache.putDictionary(file(), rg.ordinal(), leaf, dictionary, 64 + 2 * size);
+        if (cache != null) {
+            cache.putChunkValue(file(), rg.ordinal(), leaf, VALUES, dictionary, weight);
         }
         page.dictionary = dictionary;
         return dictionary;
     }
 
     /**
+     * Heap bytes of a decoded dictionary: its values, and per value a {@code Binary} for byte
+     * strings.
+     */
+    private static long weight(PageDecoder.Header header, ColumnDescriptor column) {
+        long bytes = 64L + header.uncompressedSize();
+        return switch (column.getPrimitiveType().getPrimitiveTypeName()) {
+            case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> bytes + 48L * header.valueCount();
+            default -> bytes + header.uncompressedSize(); // PLAIN values widened to an array
+        };
+    }
+
+    /**
      * A key page's dictionary in comparable form, or null when the page is not dictionary-encoded:
-     * built once from {@link #dictionaryFor} and cached beside it.
+     * built once from the dictionary page's bytes and cached.
      */
     @Nullable
     KeyDictionary keyDictionaryFor(LoadedPage page, int leaf, KeyType type, LookupContext ctx)
@@ -99,13 +124,17 @@ final class PageDictionaries {
         if (page.keyDictionary != null) {
             return page.keyDictionary;
         }
-        if (page.dictionary != null) {
-            page.keyDictionary = KeyDictionary.of(page.dictionary, type); // a walked chunk's
-            return page.keyDictionary;
-        }
         RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
         KeyDictionary keys =
-                pageCache == null ? null : pageCache.keyDictionary(file(), rg.ordinal(), leaf);
+                cache == null
+                        ? null
+                        : (KeyDictionary) cache.chunkValue(file(), rg.ordinal(), leaf, KEYS);
+        if (keys == null && page.dictionary != null) {
+            keys = KeyDictionary.of(page.dictionary, type); // a walked chunk's
+            if (cache != null) {
+                cache.putChunkValue(file(), rg.ordinal(), leaf, KEYS, keys, keys.retainedBytes());
+            }
+        }
         if (keys == null) {
             ColumnChunkInfo chunk = rg.columns()[leaf];
             if (!chunk.hasDictionaryPage()) {
@@ -120,8 +149,8 @@ final class PageDictionaries {
             } catch (IOException | RuntimeException e) {
                 throw errors.pageError(rg, leaf, -1, e);
             }
-            if (pageCache != null) {
-                pageCache.putKeyDictionary(file(), rg.ordinal(), leaf, keys);
+            if (cache != null) {
+                cache.putChunkValue(file(), rg.ordinal(), leaf, KEYS, keys, keys.retainedBytes());
             }
         }
         page.keyDictionary = keys;

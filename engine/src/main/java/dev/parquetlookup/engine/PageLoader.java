@@ -7,6 +7,7 @@ import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupInfo;
 
@@ -27,9 +28,9 @@ import java.util.concurrent.CompletableFuture;
  * or the file's {@link RangeSource} (located by the OffsetIndex; chunks without a page index are
  * read whole and walked by the {@link ChunkWalker}), decompressed only as far as the rows asked for
  * ({@link PagePrefix}) and cached when the cache admits them. Dictionaries come from {@link
- * PageDictionaries}; asynchronous reads go through {@link #fetch} ({@link InFlightReads}: single
- * flight, within the caller's {@link RequestLimiter}). A local disk tier plugs in below, as a
- * decorator of the source.
+ * PageDictionaries} (kept decoded in the metadata cache, page cache or not); asynchronous reads go
+ * through {@link #fetch} ({@link InFlightReads}: single flight, within the caller's {@link
+ * RequestLimiter}). A local disk tier plugs in below, as a decorator of the source.
  */
 final class PageLoader {
 
@@ -56,6 +57,7 @@ final class PageLoader {
             FileMetadata meta,
             RangeSource source,
             @Nullable PageCache pageCache,
+            @Nullable MetadataCache chunkCache,
             ColumnDescriptor[] leaves,
             FileErrors errors) {
         this.meta = meta;
@@ -64,7 +66,7 @@ final class PageLoader {
         this.leaves = leaves;
         this.errors = errors;
         this.inFlight = new InFlightReads(source);
-        this.dictionaries = new PageDictionaries(this, meta, pageCache, leaves, errors);
+        this.dictionaries = new PageDictionaries(this, meta, chunkCache, leaves, errors);
         this.walker = new ChunkWalker(this, leaves, errors);
     }
 
@@ -227,6 +229,12 @@ final class PageLoader {
             throw errors.pageError(rg, page.leaf, page.pageNumber, e);
         }
         if (cache) {
+            if (page.leaf == meta.keyLeaves()[0]) {
+                // Its searchable keys are kept with it: weighed here.
+                page.page.reserveKeys(
+                        KeyPage.keptBytesPerValue(
+                                page.page, leaves[page.leaf], meta.keyTypes().get(0)));
+            }
             pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
         }
     }
@@ -340,8 +348,7 @@ final class PageLoader {
                 if (chunk.hasDictionaryPage()
                         && chunk.firstDataPageOffset() - chunk.startOffset()
                                 <= MAX_PREFETCHED_DICTIONARY
-                        && (pageCache == null
-                                || pageCache.dictionary(file(), rg.ordinal(), leaf) == null)) {
+                        && !dictionaries.cached(rg.ordinal(), leaf)) {
                     ranges.add(PageDictionaries.range(chunk));
                 }
             }

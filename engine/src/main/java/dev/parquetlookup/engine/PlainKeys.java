@@ -140,6 +140,11 @@ final class PlainKeys extends KeyPage {
     }
 
     @Override
+    KeyPage detached() {
+        return new PlainKeys(longs, width, data, valuesStart, rows.detached());
+    }
+
+    @Override
     int size() {
         return rows.count();
     }

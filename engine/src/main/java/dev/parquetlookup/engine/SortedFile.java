@@ -6,6 +6,7 @@ import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyRanges;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.LookupFileException;
+import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.metadata.RowGroupInfo;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.Widening;
@@ -60,7 +61,7 @@ final class SortedFile implements Closeable {
     @Nullable private final Object maxKey;
 
     SortedFile(FileMetadata meta, RangeSource source, @Nullable PageCache pageCache) {
-        this(meta, source, pageCache, DeletedRows.NONE);
+        this(meta, source, pageCache, null, DeletedRows.NONE);
     }
 
     /** A file of a table version that deleted {@code deleted} of its rows (never returned). */
@@ -68,11 +69,13 @@ final class SortedFile implements Closeable {
             FileMetadata meta,
             RangeSource source,
             @Nullable PageCache pageCache,
+            @Nullable MetadataCache chunkCache,
             DeletedRows deleted) {
         this(
                 meta,
                 source,
                 pageCache,
+                chunkCache,
                 deleted,
                 FileColumns.of(
                         meta,
@@ -80,11 +83,15 @@ final class SortedFile implements Closeable {
                         List.of()));
     }
 
-    /** A file whose columns the table names and supplies as {@code columns} says. */
+    /**
+     * A file whose columns the table names and supplies as {@code columns} says; decoded
+     * dictionaries are kept in {@code chunkCache} (the table's metadata cache; null: per lookup).
+     */
     SortedFile(
             FileMetadata meta,
             RangeSource source,
             @Nullable PageCache pageCache,
+            @Nullable MetadataCache chunkCache,
             DeletedRows deleted,
             FileColumns columns) {
         this.meta = meta;
@@ -120,7 +127,7 @@ final class SortedFile implements Closeable {
             leaf += countLeaves(field);
         }
         this.errors = new FileErrors(meta, leaves);
-        this.loader = new PageLoader(meta, source, pageCache, leaves, errors);
+        this.loader = new PageLoader(meta, source, pageCache, chunkCache, leaves, errors);
         this.locator = new PageLocator(meta, leaves, loader, errors);
         KeyRanges rg = meta.rowGroupKeys();
         if (columns.leadingIsConstant()) {

@@ -15,11 +15,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Parsed footers and page indexes (the files' own or synthesized from page headers), shared by
- * every table in the JVM, bounded in bytes (each entry weighs its {@link
- * FileMetadata#retainedBytes()}, synthesized index included), keyed by path + length + modification
- * time (and the sort key it was verified for, and whether missing page indexes were synthesized) so
- * a rewritten file is never served stale.
+ * Parsed footers and page indexes (the files' own or synthesized from page headers), and the
+ * decoded dictionaries of column chunks ({@link #chunkValue}), shared by every table in the JVM,
+ * bounded in bytes (each entry weighs its {@link FileMetadata#retainedBytes()}, synthesized index
+ * included), keyed by path + length + modification time (and the sort key it was verified for, and
+ * whether missing page indexes were synthesized) so a rewritten file is never served stale.
  *
  * <p>A file's own page index is read, and a missing one synthesized, row group by row group on
  * first use ({@link RowGroupIndexes}): each row group's index is an entry of its own, weighed by
@@ -39,7 +39,7 @@ public final class MetadataCache {
     private final long maxBytes;
     private final FileUses uses = new FileUses();
     // Values: FileMetadata (footers) under Key, RowGroupInfo (a row group's lazily read page
-    // index) under RowGroupKey; one bound for both.
+    // index) under RowGroupKey, Sized (a chunk's decoded dictionary) under ChunkKey; one bound.
     private final Cache<Object, Object> cache;
 
     public MetadataCache(long maxBytes) {
@@ -112,20 +112,21 @@ public final class MetadataCache {
 
     /** Drops every entry of a file version (all sort keys, footers and row-group indexes). */
     public void invalidate(FileId file) {
-        cache.asMap()
-                .keySet()
-                .removeIf(
-                        k ->
-                                k instanceof Key f
-                                        ? f.file().equals(file)
-                                        : ((RowGroupKey) k).file().equals(file));
+        cache.asMap().keySet().removeIf(k -> fileOf(k).equals(file));
+    }
+
+    private static FileId fileOf(Object key) {
+        if (key instanceof Key f) {
+            return f.file();
+        }
+        return key instanceof RowGroupKey r ? r.file() : ((ChunkKey) key).file();
     }
 
     /** The file versions with an entry (footer or row-group index); for tests and tools. */
     public Set<FileId> files() {
         Set<FileId> files = new HashSet<>();
         for (Object k : cache.asMap().keySet()) {
-            files.add(k instanceof Key f ? f.file() : ((RowGroupKey) k).file());
+            files.add(fileOf(k));
         }
         return files;
     }
@@ -142,10 +143,29 @@ public final class MetadataCache {
         cache.put(new RowGroupKey(file, sortKey, info.ordinal()), info);
     }
 
+    /**
+     * A decoded structure of one column chunk that every lookup of the chunk needs (its decoded
+     * dictionary, {@code kind} telling forms apart), or null. Kept here rather than with the pages
+     * so that a table without a page cache still decodes a dictionary once, not once per lookup.
+     */
+    @Nullable
+    public Object chunkValue(FileId file, int rowGroup, int leaf, int kind) {
+        // Through the map view, like row-group indexes: the statistics count footers parsed.
+        Sized sized = (Sized) cache.asMap().get(new ChunkKey(file, rowGroup, leaf, kind));
+        return sized == null ? null : sized.value();
+    }
+
+    /** Keeps a chunk's decoded structure, weighing {@code bytes} (see {@link #chunkValue}). */
+    public void putChunkValue(
+            FileId file, int rowGroup, int leaf, int kind, Object value, long bytes) {
+        cache.put(new ChunkKey(file, rowGroup, leaf, kind), new Sized(value, bytes));
+    }
+
     private static long weight(Object value) {
-        return value instanceof FileMetadata m
-                ? m.retainedBytes()
-                : ((RowGroupInfo) value).retainedBytes();
+        if (value instanceof FileMetadata m) {
+            return m.retainedBytes();
+        }
+        return value instanceof RowGroupInfo r ? r.retainedBytes() : ((Sized) value).bytes();
     }
 
     /** The open snapshots using each file with this cache: its entries leave at the last one. */
@@ -177,4 +197,8 @@ public final class MetadataCache {
     private record Key(FileId file, List<String> sortKey, boolean synthesizedPageIndex) {}
 
     private record RowGroupKey(FileId file, List<String> sortKey, int rowGroup) {}
+
+    private record ChunkKey(FileId file, int rowGroup, int leaf, int kind) {}
+
+    private record Sized(Object value, long bytes) {}
 }

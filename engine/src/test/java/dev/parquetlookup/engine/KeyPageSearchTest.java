@@ -144,7 +144,7 @@ class KeyPageSearchTest {
             throws IOException {
         ColumnDescriptor[] leaves = meta.schema().getColumns().toArray(new ColumnDescriptor[0]);
         FileErrors errors = new FileErrors(meta, leaves);
-        PageLoader loader = new PageLoader(meta, source, cache, leaves, errors);
+        PageLoader loader = new PageLoader(meta, source, cache, null, leaves, errors);
         for (int g = 0; g < meta.rowGroups().size(); g++) {
             LookupContext ctx = new LookupContext();
             RowGroupInfo rg = ctx.rowGroup(meta, loader, g);
