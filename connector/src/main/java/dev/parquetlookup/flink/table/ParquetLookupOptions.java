@@ -169,9 +169,10 @@ public final class ParquetLookupOptions {
                     .memoryType()
                     .defaultValue(new MemorySize(ParquetLookupConfig.DEFAULT_METADATA_CACHE_BYTES))
                     .withDescription(
-                            "Bound of the metadata cache (parsed footers and page indexes). One"
-                                    + " cache is shared by every lookup function of the job in a"
-                                    + " TaskManager; metadata takes about 1% of the file size.");
+                            "Bound of the metadata cache (parsed footers, page indexes and decoded"
+                                    + " dictionaries). One cache is shared by every lookup function"
+                                    + " of the job in a TaskManager; footers and page indexes take"
+                                    + " about 1% of the file size, dictionaries their decoded size.");
 
     public static final ConfigOption<MemorySize> PAGE_CACHE_MAX_BYTES =
             ConfigOptions.key("page-cache.max-bytes")
