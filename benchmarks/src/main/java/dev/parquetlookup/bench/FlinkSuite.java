@@ -188,7 +188,7 @@ final class FlinkSuite {
                             SYSTEM,
                             "",
                             SeedLayout.writerDefault(options.rows()),
-                            preparedVariants()));
+                            chosen(preparedVariants())));
         }
         if (!wanted.equals("prepared")) {
             // A user's files as parquet-java writes them (the seed protocol's lookup layout).
@@ -202,9 +202,30 @@ final class FlinkSuite {
                             SYSTEM + "-protocol",
                             "protocol-",
                             SeedLayout.lookupDefault(options.rows()),
-                            variants));
+                            chosen(variants)));
         }
         return runs;
+    }
+
+    /**
+     * {@code -Dbench.flink.variants=async-nocache,full-cache}: only these variants (and {@code
+     * sync-nocache}, the warm-up job's table), e.g. to leave out the regular join, which loads a
+     * 10M-row dimension into state in every job.
+     */
+    private static Map<String, String> chosen(Map<String, String> variants) {
+        String wanted = System.getProperty("bench.flink.variants", "");
+        if (wanted.isBlank()) {
+            return variants;
+        }
+        List<String> names = List.of(wanted.split(","));
+        Map<String, String> kept = new LinkedHashMap<>();
+        variants.forEach(
+                (name, with) -> {
+                    if (name.equals("sync-nocache") || names.contains(name)) {
+                        kept.put(name, with);
+                    }
+                });
+        return kept;
     }
 
     private static final String SYNC_NOCACHE = "'lookup.async' = 'false', 'lookup.cache' = 'NONE'";
