@@ -230,7 +230,29 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
             return Optional.empty();
         }
         try {
+            String client = fs.getConf().getTrimmed(JdkS3RangeReader.CLIENT_OPTION, "sdk");
+            if (client.equalsIgnoreCase("jdk")) {
+                return Optional.of(JdkS3RangeReader.forFileSystem(fs));
+            }
+            if (!client.equalsIgnoreCase("sdk")) {
+                throw new IllegalArgumentException(
+                        "Hadoop option "
+                                + JdkS3RangeReader.CLIENT_OPTION
+                                + " (table option hadoop."
+                                + JdkS3RangeReader.CLIENT_OPTION
+                                + ") is '"
+                                + client
+                                + "': use 'sdk' (S3A's asynchronous client) or 'jdk' (the JDK's"
+                                + " HTTP client)");
+            }
             return Optional.ofNullable(S3AsyncRangeReader.forFileSystem(fs));
+        } catch (IOException e) {
+            LOG.warn(
+                    "{}: the JDK client for ranged GETs could not be set up ({}); reads go"
+                            + " through S3A streams on a bounded pool",
+                    fs.getUri(),
+                    e.toString());
+            return Optional.empty();
         } catch (LinkageError e) {
             LOG.warn(
                     "{}: the AWS SDK's asynchronous S3 client is not on the class path ({}); reads"

@@ -38,6 +38,7 @@ public final class TransientFailures {
         "Status500", // AWSStatus500Exception
         "NoResponse", // AWSNoResponseException, NoHttpResponseException
         "ConnectionClosed", // org.apache.http.ConnectionClosedException
+        "ConnectionFailed", // JdkS3RangeReader: the connection failed before a status line
         "Unavailable"
     };
 
