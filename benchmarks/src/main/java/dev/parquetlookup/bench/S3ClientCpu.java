@@ -25,9 +25,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * offsets of one 16 MiB object, at most B in flight, straight to S3Proxy on loopback (D = 0, no
  * latency proxy in this JVM), through each asynchronous client the connector can use ({@code
  * parquet-lookup.s3.range-client} = {@code sdk}: S3A's asynchronous AWS SDK client, {@code jdk}:
- * the JDK's HTTP client with our own signing). Counts this process's CPU time (every thread: the
- * client's event loops and workers, JIT and GC included) over the measured GETs, after a warm-up of
- * N/2 GETs per client. S3Proxy runs in its own JVM and is not counted.
+ * the JDK's HTTP client with our own signing, {@code sdk-light}: an SDK client for ranged GETs
+ * only). Counts this process's CPU time (every thread: the client's event loops and workers, JIT
+ * and GC included) over the measured GETs, after a warm-up of N/2 GETs per client. S3Proxy runs in
+ * its own JVM and is not counted.
  *
  * <pre>{@code
  * java -jar benchmarks.jar objectstore-client [--quick]
@@ -62,7 +63,7 @@ final class S3ClientCpu {
             OpenScaleData.upload(server.hadoopOptions(), dir, "s3a://" + BUCKET + "/cpu/");
             // Alternate the clients twice: the second round of each is the one to read.
             for (int round = 1; round <= 2; round++) {
-                for (String client : List.of("sdk", "jdk")) {
+                for (String client : List.of("sdk", "sdk-light", "jdk")) {
                     for (int inFlight : List.of(8, 64)) {
                         measure(server.hadoopOptions(), client, inFlight, gets, data, round);
                     }

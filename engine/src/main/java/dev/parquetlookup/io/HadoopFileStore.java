@@ -231,10 +231,9 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
         }
         try {
             String client = fs.getConf().getTrimmed(JdkS3RangeReader.CLIENT_OPTION, "sdk");
-            if (client.equalsIgnoreCase("jdk")) {
-                return Optional.of(JdkS3RangeReader.forFileSystem(fs));
-            }
-            if (!client.equalsIgnoreCase("sdk")) {
+            if (!client.equalsIgnoreCase("sdk")
+                    && !client.equalsIgnoreCase("jdk")
+                    && !client.equalsIgnoreCase("sdk-light")) {
                 throw new IllegalArgumentException(
                         "Hadoop option "
                                 + JdkS3RangeReader.CLIENT_OPTION
@@ -242,13 +241,29 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
                                 + JdkS3RangeReader.CLIENT_OPTION
                                 + ") is '"
                                 + client
-                                + "': use 'sdk' (S3A's asynchronous client) or 'jdk' (the JDK's"
-                                + " HTTP client)");
+                                + "': use 'sdk' (S3A's asynchronous client), 'jdk' (the JDK's"
+                                + " HTTP client) or 'sdk-light' (an SDK client for ranged GETs"
+                                + " only)");
+            }
+            if (!client.equalsIgnoreCase("sdk")) {
+                String unsupported = JdkS3RangeReader.unsupported(fs.getConf());
+                if (unsupported == null) {
+                    return Optional.of(
+                            client.equalsIgnoreCase("jdk")
+                                    ? JdkS3RangeReader.forFileSystem(fs)
+                                    : S3AsyncRangeReader.withClient(
+                                            fs, LightSdkS3Client.build(fs)));
+                }
+                LOG.info(
+                        "{}: {} is configured, which only S3A's own client applies: ranged GETs"
+                                + " go through it",
+                        fs.getUri(),
+                        unsupported);
             }
             return Optional.ofNullable(S3AsyncRangeReader.forFileSystem(fs));
         } catch (IOException e) {
             LOG.warn(
-                    "{}: the JDK client for ranged GETs could not be set up ({}); reads go"
+                    "{}: the client for ranged GETs could not be set up ({}); reads go"
                             + " through S3A streams on a bounded pool",
                     fs.getUri(),
                     e.toString());
@@ -347,6 +362,9 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
         BlockingReads pool = blockingReads;
         if (pool != null) {
             pool.close();
+        }
+        for (Optional<AsyncRangeReader> reader : asyncReaders.values()) {
+            reader.ifPresent(AsyncRangeReader::close);
         }
         asyncReaders.clear();
         IOException first = null;

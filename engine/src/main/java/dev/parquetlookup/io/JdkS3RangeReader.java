@@ -98,6 +98,27 @@ final class JdkS3RangeReader implements AsyncRangeReader {
         this.requestTimeout = requestTimeout;
     }
 
+    /**
+     * Why this client cannot serve {@code conf}'s file system (settings only S3A's own request
+     * pipeline applies: SSE-C keys, requester pays, a proxy, access points), or null if it can.
+     */
+    static String unsupported(Configuration conf) {
+        if ("SSE-C".equalsIgnoreCase(conf.getTrimmed("fs.s3a.encryption.algorithm", ""))) {
+            return "SSE-C encryption";
+        }
+        if (conf.getBoolean("fs.s3a.requester.pays.enabled", false)) {
+            return "requester pays";
+        }
+        if (!conf.getTrimmed("fs.s3a.proxy.host", "").isEmpty()) {
+            return "a proxy (fs.s3a.proxy.host)";
+        }
+        if (conf.getBoolean("fs.s3a.accesspoint.required", false)
+                || !conf.getTrimmed("fs.s3a.accesspoint.arn", "").isEmpty()) {
+            return "an access point";
+        }
+        return null;
+    }
+
     /** A reader for {@code s3a} with S3A's endpoint, region, path style and credentials. */
     static JdkS3RangeReader forFileSystem(FileSystem fs) throws IOException {
         S3AFileSystem s3a = (S3AFileSystem) fs;

@@ -44,10 +44,12 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
     private final S3AFileSystem fs;
     private final S3AsyncClient client;
     private final String bucket;
+    private final boolean owned; // built by us (LightSdkS3Client), not S3A's
 
-    private S3AsyncRangeReader(S3AFileSystem fs, S3AsyncClient client) {
+    private S3AsyncRangeReader(S3AFileSystem fs, S3AsyncClient client, boolean owned) {
         this.fs = fs;
         this.client = client;
+        this.owned = owned;
         this.bucket = fs.getBucket();
     }
 
@@ -71,7 +73,7 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
             S3AsyncClient client =
                     s3a.getS3AInternals().getStore().clientManager().getOrCreateAsyncClient();
             LOG.info("{}: asynchronous ranged GETs through S3A's asynchronous client", fs.getUri());
-            return new S3AsyncRangeReader(s3a, client);
+            return new S3AsyncRangeReader(s3a, client, false);
         } catch (IOException | RuntimeException | LinkageError e) {
             LOG.warn(
                     "{}: S3A's asynchronous client is not available ({}); reads go through S3A"
@@ -80,6 +82,11 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
                     e.toString());
             return null;
         }
+    }
+
+    /** A reader for {@code fs} through {@code client} (one built for ranged GETs only). */
+    static AsyncRangeReader withClient(FileSystem fs, S3AsyncClient client) {
+        return new S3AsyncRangeReader((S3AFileSystem) fs, client, true);
     }
 
     @Override
@@ -107,6 +114,13 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
                             }
                             return result;
                         });
+    }
+
+    @Override
+    public void close() {
+        if (owned) {
+            client.close();
+        }
     }
 
     private CompletableFuture<byte[]> get(FileId file, String key, FileRange range) {

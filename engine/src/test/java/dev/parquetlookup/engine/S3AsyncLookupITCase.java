@@ -44,11 +44,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Asynchronous lookups on {@code s3a://} files through each asynchronous client ({@code sdk}: S3A's
- * AWS SDK client, {@code jdk}: {@code JdkS3RangeReader}), against S3Proxy on loopback behind a
- * {@link LatencyProxy} (5 ms per response) that counts the requests in flight at the server side:
- * results equal the synchronous path's, a cold lookup costs at most one GET per page it needs (key
- * page and value page: 2), the in-flight bound holds at the server, an object overwritten in place
- * fails with {@link FileChangedException}, and closing with lookups out completes them all.
+ * AWS SDK client, {@code jdk}: {@code JdkS3RangeReader}, {@code sdk-light}: an SDK client for
+ * ranged GETs only), against S3Proxy on loopback behind a {@link LatencyProxy} (5 ms per response)
+ * that counts the requests in flight at the server side: results equal the synchronous path's, a
+ * cold lookup costs at most one GET per page it needs (key page and value page: 2), the in-flight
+ * bound holds at the server, an object overwritten in place fails with {@link
+ * FileChangedException}, and closing with lookups out completes them all.
  */
 class S3AsyncLookupITCase {
 
@@ -148,7 +149,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk"})
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
     void aColdLookupCostsAtMostTwoGetsAndAnswersLikeTheSynchronousPath(String client)
             throws Exception {
         try (DimensionTable table = DimensionTable.open(config(DIM, client))) {
@@ -192,7 +193,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk"})
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
     void openingAndBlockingLookupsStartNoAsynchronousClient(String client) throws Exception {
         HadoopFileStore store = HadoopFileStore.create(hadoop(client));
         try (DimensionTable table = DimensionTable.open(config(DIM, client), store)) {
@@ -210,7 +211,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk"})
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
     void requestsInFlightAtTheServerNeverExceedTheBound(String client) throws Exception {
         int bound = 6;
         try (DimensionTable table = DimensionTable.open(config(DIM, client))) {
@@ -242,7 +243,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk"})
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
     void closingWithAThousandLookupsOutCompletesEveryOne(String client) throws Exception {
         List<CompletableFuture<List<Object[]>>> futures = new ArrayList<>();
         RequestLimiter limiter = new RequestLimiter(32);
@@ -270,7 +271,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk"})
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
     void anObjectOverwrittenInPlaceFailsAsyncLookupsAsChanged(String client) throws Exception {
         String dir = "s3a://" + BUCKET + "/overwritten-" + client + "/";
         Path first = local.resolve("first-" + client + ".parquet");
