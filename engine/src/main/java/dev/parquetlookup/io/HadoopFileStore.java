@@ -230,7 +230,7 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
             return Optional.empty();
         }
         try {
-            String client = fs.getConf().getTrimmed(JdkS3RangeReader.CLIENT_OPTION, "sdk");
+            String client = fs.getConf().getTrimmed(JdkS3RangeReader.CLIENT_OPTION, "sdk-light");
             if (!client.equalsIgnoreCase("sdk")
                     && !client.equalsIgnoreCase("jdk")
                     && !client.equalsIgnoreCase("sdk-light")) {

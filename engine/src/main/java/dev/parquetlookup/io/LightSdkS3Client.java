@@ -7,6 +7,7 @@ import org.apache.hadoop.fs.s3a.S3AFileSystem;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -21,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * parquet-lookup.s3.range-client} = {@code sdk-light}), for comparison with S3A's own client: the
  * same endpoint, region, path style and credentials as S3A's, but Netty with two event-loop
  * threads, no response checksum validation, no SDK retries ({@link RetryingRangeSource} retries),
- * no multipart or cross-region wrappers and no audit interceptors.
+ * no multipart or cross-region wrappers and none of S3A's own audit interceptors (those a user
+ * lists in {@code fs.s3a.audit.execution.interceptors} are added).
  */
 final class LightSdkS3Client {
 
@@ -35,6 +37,18 @@ final class LightSdkS3Client {
         long connect =
                 conf.getTimeDuration(
                         "fs.s3a.connection.establish.timeout", 30_000, TimeUnit.MILLISECONDS);
+        ClientOverrideConfiguration.Builder override =
+                ClientOverrideConfiguration.builder().retryStrategy(b -> b.maxAttempts(1));
+        // Interceptors a user added to S3A's clients (S3A's own auditor is not one of them).
+        for (Class<?> c : conf.getClasses("fs.s3a.audit.execution.interceptors")) {
+            try {
+                override.addExecutionInterceptor(
+                        (ExecutionInterceptor) c.getDeclaredConstructor().newInstance());
+            } catch (ReflectiveOperationException | ClassCastException e) {
+                throw new IOException(
+                        "fs.s3a.audit.execution.interceptors: cannot create " + c.getName(), e);
+            }
+        }
         var builder =
                 S3AsyncClient.builder()
                         .region(config.region())
@@ -42,10 +56,7 @@ final class LightSdkS3Client {
                         .forcePathStyle(conf.getBoolean("fs.s3a.path.style.access", false))
                         .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                         .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                        .overrideConfiguration(
-                                ClientOverrideConfiguration.builder()
-                                        .retryStrategy(b -> b.maxAttempts(1))
-                                        .build())
+                        .overrideConfiguration(override.build())
                         .httpClientBuilder(
                                 NettyNioAsyncHttpClient.builder()
                                         .eventLoopGroupBuilder(

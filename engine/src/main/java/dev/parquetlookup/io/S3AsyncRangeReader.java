@@ -19,6 +19,7 @@ import javax.annotation.Nullable;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -191,6 +192,19 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
                                         + s3.getMessage()
                                         + ")",
                                 s3));
+            }
+            if (s3.statusCode() == 403) {
+                AccessDeniedException denied =
+                        new AccessDeniedException(
+                                file.path(),
+                                null,
+                                what
+                                        + ": access denied (HTTP 403: "
+                                        + s3.getMessage()
+                                        + "); check the credentials of"
+                                        + " fs.s3a.aws.credentials.provider and the bucket policy");
+                denied.initCause(s3);
+                return denied;
             }
             if (s3.statusCode() == 404) {
                 FileNotFoundException missing =
