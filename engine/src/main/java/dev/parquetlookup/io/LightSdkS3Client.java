@@ -65,8 +65,10 @@ final class LightSdkS3Client {
                                                         .numberOfThreads(2))
                                         .maxConcurrency(
                                                 conf.getInt("fs.s3a.connection.maximum", 500))
-                                        .connectionTimeout(
-                                                Duration.ofMillis(Math.max(1, connect))));
+                                        .connectionTimeout(Duration.ofMillis(Math.max(1, connect)))
+                                        // Below servers' idle timeouts (Jetty, S3: 20-30 s), so
+                                        // a kept connection is not reused as the server closes it.
+                                        .connectionMaxIdleTime(Duration.ofSeconds(5)));
         config.endpointOverride().ifPresent(builder::endpointOverride);
         return builder.build();
     }

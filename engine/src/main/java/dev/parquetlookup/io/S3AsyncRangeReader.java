@@ -216,6 +216,7 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
         if (t instanceof IOException io) {
             return io;
         }
-        return new IOException(what + " failed: " + t.getMessage(), t);
+        return new IOException(
+                what + " failed: " + (t.getMessage() != null ? t.getMessage() : t.toString()), t);
     }
 }
