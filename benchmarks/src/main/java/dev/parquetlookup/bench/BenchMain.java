@@ -66,6 +66,7 @@ public final class BenchMain {
                     case "objectstore" -> new ObjectStoreSuite(options, report, out).run();
                     case "paimon" -> new PaimonSuite(options, report, out).run();
                     case "objectstore-open" -> new OpenScaleCase(options, report, out).run();
+                    case "objectstore-client" -> new S3ClientCpu(options, report, out).run();
                     default -> throw new IllegalStateException("no suite " + suite);
                 }
                 out.printf("NOTE suite=%s took %.1f s%n", suite, (System.nanoTime() - t0) / 1e9);

@@ -72,6 +72,7 @@ public record BenchOptions(
                     + " paimon: the lookup join against Apache Paimon's, not in 'all' (it writes"
                     + " the dataset again into a Paimon table), e.g. 'paimon --quick';"
                     + " objectstore-open: only the objectstore suite's opening case;"
+                    + " objectstore-client: the S3 clients' CPU per ranged GET;"
                     + " prepare: prepare vs DuckDB's sorted COPY, not part of all)\n"
                     + "  --quick   1M rows and short repetitions (default 10M rows)\n"
                     + "  --rows N  dataset rows, e.g. 50000, 10m, 100m\n"
@@ -122,6 +123,7 @@ public record BenchOptions(
                 || suite.equals("reader-dict")
                 || suite.equals(PaimonSuite.SUITE)
                 || suite.equals("objectstore-open")
+                || suite.equals("objectstore-client")
                 || suite.equals("prepare")) {
             return List.of(suite);
         }

@@ -15,4 +15,7 @@ interface AsyncRangeReader {
      * range (a changed file: one whose cause chain holds S3A's {@code RemoteFileChangedException}).
      */
     CompletableFuture<byte[][]> readAll(FileId file, List<FileRange> ranges);
+
+    /** Releases a client this reader built itself (not one its file system owns). */
+    default void close() {}
 }

@@ -230,7 +230,44 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
             return Optional.empty();
         }
         try {
+            String client = fs.getConf().getTrimmed(JdkS3RangeReader.CLIENT_OPTION, "sdk-light");
+            if (!client.equalsIgnoreCase("sdk")
+                    && !client.equalsIgnoreCase("jdk")
+                    && !client.equalsIgnoreCase("sdk-light")) {
+                throw new IllegalArgumentException(
+                        "Hadoop option "
+                                + JdkS3RangeReader.CLIENT_OPTION
+                                + " (table option hadoop."
+                                + JdkS3RangeReader.CLIENT_OPTION
+                                + ") is '"
+                                + client
+                                + "': use 'sdk' (S3A's asynchronous client), 'jdk' (the JDK's"
+                                + " HTTP client) or 'sdk-light' (an SDK client for ranged GETs"
+                                + " only)");
+            }
+            if (!client.equalsIgnoreCase("sdk")) {
+                String unsupported = JdkS3RangeReader.unsupported(fs.getConf());
+                if (unsupported == null) {
+                    return Optional.of(
+                            client.equalsIgnoreCase("jdk")
+                                    ? JdkS3RangeReader.forFileSystem(fs)
+                                    : S3AsyncRangeReader.withClient(
+                                            fs, LightSdkS3Client.build(fs)));
+                }
+                LOG.info(
+                        "{}: {} is configured, which only S3A's own client applies: ranged GETs"
+                                + " go through it",
+                        fs.getUri(),
+                        unsupported);
+            }
             return Optional.ofNullable(S3AsyncRangeReader.forFileSystem(fs));
+        } catch (IOException e) {
+            LOG.warn(
+                    "{}: the client for ranged GETs could not be set up ({}); reads go"
+                            + " through S3A streams on a bounded pool",
+                    fs.getUri(),
+                    e.toString());
+            return Optional.empty();
         } catch (LinkageError e) {
             LOG.warn(
                     "{}: the AWS SDK's asynchronous S3 client is not on the class path ({}); reads"
@@ -325,6 +362,9 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
         BlockingReads pool = blockingReads;
         if (pool != null) {
             pool.close();
+        }
+        for (Optional<AsyncRangeReader> reader : asyncReaders.values()) {
+            reader.ifPresent(AsyncRangeReader::close);
         }
         asyncReaders.clear();
         IOException first = null;

@@ -19,6 +19,7 @@ import javax.annotation.Nullable;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -44,10 +45,12 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
     private final S3AFileSystem fs;
     private final S3AsyncClient client;
     private final String bucket;
+    private final boolean owned; // built by us (LightSdkS3Client), not S3A's
 
-    private S3AsyncRangeReader(S3AFileSystem fs, S3AsyncClient client) {
+    private S3AsyncRangeReader(S3AFileSystem fs, S3AsyncClient client, boolean owned) {
         this.fs = fs;
         this.client = client;
+        this.owned = owned;
         this.bucket = fs.getBucket();
     }
 
@@ -71,7 +74,7 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
             S3AsyncClient client =
                     s3a.getS3AInternals().getStore().clientManager().getOrCreateAsyncClient();
             LOG.info("{}: asynchronous ranged GETs through S3A's asynchronous client", fs.getUri());
-            return new S3AsyncRangeReader(s3a, client);
+            return new S3AsyncRangeReader(s3a, client, false);
         } catch (IOException | RuntimeException | LinkageError e) {
             LOG.warn(
                     "{}: S3A's asynchronous client is not available ({}); reads go through S3A"
@@ -80,6 +83,11 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
                     e.toString());
             return null;
         }
+    }
+
+    /** A reader for {@code fs} through {@code client} (one built for ranged GETs only). */
+    static AsyncRangeReader withClient(FileSystem fs, S3AsyncClient client) {
+        return new S3AsyncRangeReader((S3AFileSystem) fs, client, true);
     }
 
     @Override
@@ -107,6 +115,13 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
                             }
                             return result;
                         });
+    }
+
+    @Override
+    public void close() {
+        if (owned) {
+            client.close();
+        }
     }
 
     private CompletableFuture<byte[]> get(FileId file, String key, FileRange range) {
@@ -178,6 +193,19 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
                                         + ")",
                                 s3));
             }
+            if (s3.statusCode() == 403) {
+                AccessDeniedException denied =
+                        new AccessDeniedException(
+                                file.path(),
+                                null,
+                                what
+                                        + ": access denied (HTTP 403: "
+                                        + s3.getMessage()
+                                        + "); check the credentials of"
+                                        + " fs.s3a.aws.credentials.provider and the bucket policy");
+                denied.initCause(s3);
+                return denied;
+            }
             if (s3.statusCode() == 404) {
                 FileNotFoundException missing =
                         new FileNotFoundException(what + ": the object is gone (HTTP 404)");
@@ -188,6 +216,7 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
         if (t instanceof IOException io) {
             return io;
         }
-        return new IOException(what + " failed: " + t.getMessage(), t);
+        return new IOException(
+                what + " failed: " + (t.getMessage() != null ? t.getMessage() : t.toString()), t);
     }
 }

@@ -5,6 +5,7 @@ import java.io.FileNotFoundException;
 import java.io.InterruptedIOException;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.util.IdentityHashMap;
@@ -38,6 +39,7 @@ public final class TransientFailures {
         "Status500", // AWSStatus500Exception
         "NoResponse", // AWSNoResponseException, NoHttpResponseException
         "ConnectionClosed", // org.apache.http.ConnectionClosedException
+        "ConnectionFailed", // JdkS3RangeReader: the connection failed before a status line
         "Unavailable"
     };
 
@@ -97,6 +99,7 @@ public final class TransientFailures {
         if (t instanceof SocketException // ConnectException, "Connection reset", broken pipe
                 || t instanceof SocketTimeoutException
                 || t instanceof EOFException // the connection ended before the range did
+                || t instanceof ClosedChannelException // the connection closed under a request
                 || t instanceof TimeoutException) {
             return true;
         }

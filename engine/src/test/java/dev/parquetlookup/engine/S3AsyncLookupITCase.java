@@ -20,9 +20,10 @@ import org.apache.hadoop.fs.FileSystem;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.URI;
@@ -42,12 +43,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Asynchronous lookups on {@code s3a://} files through the AWS SDK's asynchronous client, against
- * S3Proxy on loopback behind a {@link LatencyProxy} (5 ms per response) that counts the requests in
- * flight at the server side: results equal the synchronous path's, a cold lookup costs at most one
- * GET per page it needs (key page and value page: 2), the in-flight bound holds at the server, an
- * object overwritten in place fails with {@link FileChangedException}, and closing with lookups out
- * completes them all.
+ * Asynchronous lookups on {@code s3a://} files through each asynchronous client ({@code sdk}: S3A's
+ * AWS SDK client, {@code jdk}: {@code JdkS3RangeReader}, {@code sdk-light}: an SDK client for
+ * ranged GETs only), against S3Proxy on loopback behind a {@link LatencyProxy} (5 ms per response)
+ * that counts the requests in flight at the server side: results equal the synchronous path's, a
+ * cold lookup costs at most one GET per page it needs (key page and value page: 2), the in-flight
+ * bound holds at the server, an object overwritten in place fails with {@link
+ * FileChangedException}, and closing with lookups out completes them all.
  */
 class S3AsyncLookupITCase {
 
@@ -106,11 +108,34 @@ class S3AsyncLookupITCase {
         return "value-" + k + "-" + "y".repeat((int) (k % 29));
     }
 
-    private static TableConfig config(String path) {
+    private static TableConfig config(String path, String client) {
         return TableConfig.builder(path)
-                .hadoopOptions(hadoop)
+                .hadoopOptions(hadoop(client))
                 .metadataCache(new MetadataCache(32L << 20))
                 .build();
+    }
+
+    /** The S3 options with the asynchronous client: {@code sdk} (S3A's) or {@code jdk}. */
+    private static Map<String, String> hadoop(String client) {
+        Map<String, String> options = new LinkedHashMap<>(hadoop);
+        options.put("parquet-lookup.s3.range-client", client);
+        return options;
+    }
+
+    /** Clears the GET count of {@link #gets}. */
+    private static void clearGets() {
+        S3RequestLog.clear();
+        proxy.resetStats();
+    }
+
+    /**
+     * GETs of the dimension file since {@link #clearGets}: S3A's audit log sees the SDK's requests,
+     * the proxy every client's (the tests run one at a time, and only they use the proxy).
+     */
+    private static long gets(String client) {
+        return client.equals("sdk")
+                ? S3RequestLog.count("GET", "/dim/part-0.parquet")
+                : proxy.stats().gets();
     }
 
     private static void checkRow(List<Object[]> rows, long k) {
@@ -123,20 +148,22 @@ class S3AsyncLookupITCase {
         assertThat(new String((byte[]) rows.get(0)[1], StandardCharsets.UTF_8)).isEqualTo(value(k));
     }
 
-    @Test
-    void aColdLookupCostsAtMostTwoGetsAndAnswersLikeTheSynchronousPath() throws Exception {
-        try (DimensionTable table = DimensionTable.open(config(DIM))) {
+    @ParameterizedTest
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
+    void aColdLookupCostsAtMostTwoGetsAndAnswersLikeTheSynchronousPath(String client)
+            throws Exception {
+        try (DimensionTable table = DimensionTable.open(config(DIM, client))) {
             LookupPlan plan = table.plan(List.of("k"), List.of("k", "v"));
             // The first lookup into a row group also reads its page index (one GET more, see
             // LazyPageIndexTest): read them first so the lookups below are cold in pages only.
-            S3RequestLog.clear();
+            clearGets();
             for (FileMetadata meta : table.fileMetadata()) {
                 RowGroupIndexes rgs = meta.rowGroupIndexes();
                 for (int r = 0; rgs != null && r < rgs.size(); r++) {
                     rgs.get(r);
                 }
             }
-            assertThat(S3RequestLog.count("GET", "/dim/part-0.parquet"))
+            assertThat(gets("sdk"))
                     .as("one GET per row group's page index")
                     .isLessThanOrEqualTo(table.fileMetadata().get(0).rowGroups().size());
             Random random = new Random(11);
@@ -146,11 +173,11 @@ class S3AsyncLookupITCase {
             int lookups = 200;
             for (int i = 0; i < lookups; i++) {
                 long k = random.nextLong(2L * ROWS + 10);
-                S3RequestLog.clear();
+                clearGets();
                 List<Object[]> rows =
                         table.lookupAsync(plan, new Object[] {k}, limiter)
                                 .get(30, TimeUnit.SECONDS);
-                long lookupGets = S3RequestLog.count("GET", "/dim/part-0.parquet");
+                long lookupGets = gets(client);
                 checkRow(rows, k);
                 checkRow(table.lookup(plan, new Object[] {k}), k);
                 maxGets = Math.max(maxGets, lookupGets);
@@ -160,15 +187,16 @@ class S3AsyncLookupITCase {
                     .as("GETs of one cold lookup (key page + value page)")
                     .isLessThanOrEqualTo(2);
             System.out.printf(
-                    "S3 async: %d cold lookups, %d GETs (max %d per lookup)%n",
-                    lookups, gets, maxGets);
+                    "S3 async (%s): %d cold lookups, %d GETs (max %d per lookup)%n",
+                    client, lookups, gets, maxGets);
         }
     }
 
-    @Test
-    void openingAndBlockingLookupsStartNoAsynchronousClient() throws Exception {
-        HadoopFileStore store = HadoopFileStore.create(hadoop);
-        try (DimensionTable table = DimensionTable.open(config(DIM), store)) {
+    @ParameterizedTest
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
+    void openingAndBlockingLookupsStartNoAsynchronousClient(String client) throws Exception {
+        HadoopFileStore store = HadoopFileStore.create(hadoop(client));
+        try (DimensionTable table = DimensionTable.open(config(DIM, client), store)) {
             LookupPlan plan = table.plan(List.of("k"), List.of("k", "v"));
             checkRow(table.lookup(plan, new Object[] {4L}), 4L);
             // Planning opens tables like this: it must not start (and then wait to shut down) the
@@ -182,10 +210,11 @@ class S3AsyncLookupITCase {
         }
     }
 
-    @Test
-    void requestsInFlightAtTheServerNeverExceedTheBound() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
+    void requestsInFlightAtTheServerNeverExceedTheBound(String client) throws Exception {
         int bound = 6;
-        try (DimensionTable table = DimensionTable.open(config(DIM))) {
+        try (DimensionTable table = DimensionTable.open(config(DIM, client))) {
             LookupPlan plan = table.plan(List.of("k"), List.of("k", "v"));
             RequestLimiter limiter = new RequestLimiter(bound);
             Random random = new Random(12);
@@ -202,8 +231,9 @@ class S3AsyncLookupITCase {
             }
             LatencyProxy.Stats stats = proxy.stats();
             System.out.printf(
-                    "S3 async, bound %d: %d GETs, at most %d in flight at the server (mean %.1f)%n",
-                    bound, stats.gets(), stats.maxInFlight(), stats.meanInFlight());
+                    "S3 async (%s), bound %d: %d GETs, at most %d in flight at the server (mean"
+                            + " %.1f)%n",
+                    client, bound, stats.gets(), stats.maxInFlight(), stats.meanInFlight());
             assertThat(stats.gets()).as("GETs").isGreaterThan(bound);
             assertThat(stats.maxInFlight())
                     .as("requests in flight at the server")
@@ -212,11 +242,12 @@ class S3AsyncLookupITCase {
         }
     }
 
-    @Test
-    void closingWithAThousandLookupsOutCompletesEveryOne() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
+    void closingWithAThousandLookupsOutCompletesEveryOne(String client) throws Exception {
         List<CompletableFuture<List<Object[]>>> futures = new ArrayList<>();
         RequestLimiter limiter = new RequestLimiter(32);
-        try (DimensionTable table = DimensionTable.open(config(DIM))) {
+        try (DimensionTable table = DimensionTable.open(config(DIM, client))) {
             LookupPlan plan = table.plan(List.of("k"), List.of("k", "v"));
             Random random = new Random(13);
             for (int i = 0; i < 1000; i++) {
@@ -234,15 +265,17 @@ class S3AsyncLookupITCase {
             }
         }
         assertThat(futures).allSatisfy(f -> assertThat(f).isDone());
-        System.out.printf("S3 async close: %d of 1000 lookups failed at close%n", failed);
+        System.out.printf(
+                "S3 async close (%s): %d of 1000 lookups failed at close%n", client, failed);
         assertThat(failed).as("lookups still queued when the table closed").isPositive();
     }
 
-    @Test
-    void anObjectOverwrittenInPlaceFailsAsyncLookupsAsChanged() throws Exception {
-        String dir = "s3a://" + BUCKET + "/overwritten/";
-        Path first = local.resolve("first.parquet");
-        Path second = local.resolve("second.parquet");
+    @ParameterizedTest
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
+    void anObjectOverwrittenInPlaceFailsAsyncLookupsAsChanged(String client) throws Exception {
+        String dir = "s3a://" + BUCKET + "/overwritten-" + client + "/";
+        Path first = local.resolve("first-" + client + ".parquet");
+        Path second = local.resolve("second-" + client + ".parquet");
         for (Path file : List.of(first, second)) {
             try (LookupFileWriter w =
                     LookupFileWriter.open(
@@ -259,7 +292,7 @@ class S3AsyncLookupITCase {
         }
         upload(first, dir + "part-0.parquet");
         try (DimensionTable table =
-                DimensionTable.open(config(dir), HadoopFileStore.create(hadoop))) {
+                DimensionTable.open(config(dir, client), HadoopFileStore.create(hadoop(client)))) {
             LookupPlan plan = table.plan(List.of("k"), List.of("k", "v"));
             RequestLimiter limiter = new RequestLimiter(8);
             assertThat(

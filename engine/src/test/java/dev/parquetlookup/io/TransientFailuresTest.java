@@ -45,6 +45,12 @@ class TransientFailuresTest {
         assertThat(TransientFailures.isTransient(new EOFException("premature end"))).isTrue();
         assertThat(
                         TransientFailures.isTransient(
+                                new IOException(
+                                        "GET failed",
+                                        new java.nio.channels.ClosedChannelException())))
+                .isTrue();
+        assertThat(
+                        TransientFailures.isTransient(
                                 new IOException("wrapped", new TimeoutException("late"))))
                 .isTrue();
         assertThat(TransientFailures.isTransient(new AWSServiceThrottledException("slow down")))

@@ -1,0 +1,161 @@
+package dev.parquetlookup.io;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * Owns AWS Signature Version 4 for S3 {@code GET} requests without a body or query string (the
+ * ranged GETs of {@link JdkS3RangeReader}): the canonical request over {@code host}, {@code
+ * x-amz-content-sha256}, {@code x-amz-date} and, with session credentials, {@code
+ * x-amz-security-token}. {@code Range} and {@code If-Match} are sent unsigned (S3 allows it). The
+ * signing key is derived once per day, region and secret; one request costs one SHA-256 and two
+ * HMACs over short strings.
+ *
+ * <pre>{@code
+ * S3GetSigner signer = new S3GetSigner("us-east-1");
+ * S3GetSigner.Signed s = signer.sign("s3.amazonaws.com", "/bucket/key", "AKIA...", "secret", null,
+ *         Instant.now());
+ * // send headers: x-amz-date = s.amzDate(), x-amz-content-sha256 = S3GetSigner.EMPTY_SHA256,
+ * // Authorization = s.authorization()
+ * }</pre>
+ */
+final class S3GetSigner {
+
+    /** SHA-256 of the empty body. */
+    static final String EMPTY_SHA256 =
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+    private static final DateTimeFormatter AMZ_DATE =
+            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+
+    /** A signature: the headers to send with the request. */
+    record Signed(String amzDate, String authorization) {}
+
+    private record SigningKey(String day, String secret, byte[] key) {}
+
+    private final String region;
+    private volatile SigningKey signingKey;
+
+    S3GetSigner(String region) {
+        this.region = region;
+    }
+
+    /**
+     * Signs a GET of {@code canonicalPath} (already URI-encoded, see {@link #encodePath}) at {@code
+     * host} (with {@code :port} when the URI has one).
+     */
+    Signed sign(
+            String host,
+            String canonicalPath,
+            String accessKey,
+            String secretKey,
+            String sessionToken,
+            Instant now) {
+        String amzDate = AMZ_DATE.format(now);
+        String day = amzDate.substring(0, 8);
+        String scope = day + "/" + region + "/s3/aws4_request";
+        StringBuilder canonical = new StringBuilder(256);
+        canonical.append("GET\n").append(canonicalPath).append("\n\n");
+        canonical.append("host:").append(host).append('\n');
+        canonical.append("x-amz-content-sha256:").append(EMPTY_SHA256).append('\n');
+        canonical.append("x-amz-date:").append(amzDate).append('\n');
+        String signedHeaders = "host;x-amz-content-sha256;x-amz-date";
+        if (sessionToken != null) {
+            canonical.append("x-amz-security-token:").append(sessionToken).append('\n');
+            signedHeaders += ";x-amz-security-token";
+        }
+        canonical.append('\n').append(signedHeaders).append('\n').append(EMPTY_SHA256);
+        String toSign =
+                "AWS4-HMAC-SHA256\n"
+                        + amzDate
+                        + "\n"
+                        + scope
+                        + "\n"
+                        + hex(sha256(canonical.toString()));
+        String signature = hex(hmac(key(day, secretKey), toSign));
+        return new Signed(
+                amzDate,
+                "AWS4-HMAC-SHA256 Credential="
+                        + accessKey
+                        + "/"
+                        + scope
+                        + ", SignedHeaders="
+                        + signedHeaders
+                        + ", Signature="
+                        + signature);
+    }
+
+    private byte[] key(String day, String secret) {
+        SigningKey k = signingKey;
+        if (k == null || !k.day().equals(day) || !k.secret().equals(secret)) {
+            byte[] date = hmac(("AWS4" + secret).getBytes(StandardCharsets.UTF_8), day);
+            byte[] regional = hmac(date, region);
+            byte[] service = hmac(regional, "s3");
+            k = new SigningKey(day, secret, hmac(service, "aws4_request"));
+            signingKey = k;
+        }
+        return k.key();
+    }
+
+    /**
+     * S3's canonical URI of a path: every byte but unreserved characters ({@code A-Za-z0-9-._~})
+     * and {@code /} percent-encoded (UTF-8), once. The same string is the request's path.
+     */
+    static String encodePath(String path) {
+        byte[] bytes = path.getBytes(StandardCharsets.UTF_8);
+        StringBuilder out = new StringBuilder(bytes.length + 16);
+        for (byte b : bytes) {
+            int c = b & 0xff;
+            if ((c >= 'A' && c <= 'Z')
+                    || (c >= 'a' && c <= 'z')
+                    || (c >= '0' && c <= '9')
+                    || c == '-'
+                    || c == '.'
+                    || c == '_'
+                    || c == '~'
+                    || c == '/') {
+                out.append((char) c);
+            } else {
+                out.append('%')
+                        .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+            }
+        }
+        return out.toString();
+    }
+
+    private static byte[] hmac(byte[] key, String data) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            return mac.doFinal(data.getBytes(StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is not available", e);
+        }
+    }
+
+    private static byte[] sha256(String data) {
+        try {
+            return MessageDigest.getInstance("SHA-256")
+                    .digest(data.getBytes(StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("SHA-256 is not available", e);
+        }
+    }
+
+    private static String hex(byte[] bytes) {
+        char[] out = new char[bytes.length * 2];
+        for (int i = 0; i < bytes.length; i++) {
+            out[2 * i] = Character.forDigit((bytes[i] >> 4) & 0xf, 16);
+            out[2 * i + 1] = Character.forDigit(bytes[i] & 0xf, 16);
+        }
+        return new String(out);
+    }
+}
