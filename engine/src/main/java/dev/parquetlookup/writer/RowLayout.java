@@ -6,6 +6,7 @@ import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
 
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 
 import javax.annotation.Nullable;
@@ -77,6 +78,15 @@ final class RowLayout {
                 throw new IllegalArgumentException("sort key column '" + name + "' is given twice");
             }
             ColumnSpec spec = columns.get(idx);
+            if (spec.type().isNested()) {
+                throw new IllegalArgumentException(
+                        "sort key column '"
+                                + name
+                                + "' is nested ("
+                                + spec.type()
+                                + "): a lookup key is a top-level integer, string, binary, date,"
+                                + " timestamp or decimal column");
+            }
             if (spec.type().kind() == ValueType.Kind.FLOAT
                     || spec.type().kind() == ValueType.Kind.DOUBLE
                     || spec.type().kind() == ValueType.Kind.BOOLEAN
@@ -104,6 +114,17 @@ final class RowLayout {
 
     MessageType schema() {
         return schema;
+    }
+
+    /**
+     * How the prepared values of column {@code i} are stored: its Parquet physical type, BINARY for
+     * nested columns (their values are {@link NestedValues#encode encoded}).
+     */
+    PrimitiveTypeName storedType(int i) {
+        Type t = schema.getType(i);
+        return t.isPrimitive()
+                ? t.asPrimitiveType().getPrimitiveTypeName()
+                : PrimitiveTypeName.BINARY;
     }
 
     int[] keyIndexes() {
