@@ -5,6 +5,12 @@ import dev.parquetlookup.testing.WriterOptions;
 import dev.parquetlookup.tools.Main;
 
 import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
+
+import org.apache.hadoop.conf.Configuration;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -171,8 +177,37 @@ class NestedPrepareTest {
                             "items ARRAY<ROW<`a` INT, `b` STRING>>",
                             "deep MAP<INT, ROW<`x` INT, `y` ARRAY<STRING>>>");
         }
+        // The spec's shapes: 3-level LIST, MAP with a required key and optional value, ROW as a
+        // group of optional fields.
+        MessageType schema = footerSchema(output);
+        assertThat(oneLine(schema.getType("tags")))
+                .isEqualTo(
+                        "optional group tags (LIST) { repeated group list {"
+                                + " optional binary element (STRING); } }");
+        assertThat(oneLine(schema.getType("attrs")))
+                .isEqualTo(
+                        "optional group attrs (MAP) { repeated group key_value {"
+                                + " required binary key (STRING); optional int64 value; } }");
+        assertThat(oneLine(schema.getType("addr")))
+                .isEqualTo(
+                        "optional group addr { optional binary city (STRING);"
+                                + " optional int32 zip; }");
         List<String> columns = NestedValuesDuckDbTest.COLUMNS;
         check(input, output, columns, columns);
+    }
+
+    private static MessageType footerSchema(Path file) throws IOException {
+        try (ParquetFileReader reader =
+                ParquetFileReader.open(
+                        HadoopInputFile.fromPath(
+                                new org.apache.hadoop.fs.Path(file.toUri()),
+                                new Configuration()))) {
+            return reader.getFooter().getFileMetaData().getSchema();
+        }
+    }
+
+    private static String oneLine(Type t) {
+        return t.toString().trim().replaceAll("\\s+", " ");
     }
 
     @ParameterizedTest(name = "spill={0}")
@@ -277,5 +312,99 @@ class NestedPrepareTest {
         assertThat(run.exitCode()).as("%s", run).isNotZero();
         assertThat(run.err()).contains("'nums' is nested");
         assertThat(out).doesNotExist();
+    }
+
+    /** Rows of one DuckDB query, each as its columns' text. */
+    private static List<String> duckText(String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Statement st = duck.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                StringBuilder b = new StringBuilder();
+                for (int c = 1; c <= n; c++) {
+                    b.append(c == 1 ? "" : " | ").append(rs.getString(c));
+                }
+                out.add(b.toString());
+            }
+        }
+        return out;
+    }
+
+    @ParameterizedTest(name = "spill={0}")
+    @ValueSource(booleans = {false, true})
+    void leavesOfEveryTypeInsideNestedColumns(boolean spill) throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("typed-" + spill));
+        Path input = dir.resolve("in.parquet");
+        try (Statement st = duck.createStatement()) {
+            st.execute(
+                    """
+                    COPY (SELECT (i // 2)::BIGINT AS k,
+                      CASE WHEN i % 7 = 0 THEN NULL ELSE
+                        [CASE WHEN (x + i) % 5 = 0 THEN NULL
+                              ELSE (x * i * 1.125 - 300)::DECIMAL(18, 3) END
+                         FOR x IN range(i % 4)] END AS d18,
+                      [(i * 12345678901.25 - 7)::DECIMAL(30, 2), NULL] AS d30,
+                      {'small': (i % 1000 / 10)::DECIMAL(4, 1),
+                       'day': (DATE '1969-12-25' + (i % 400)::INTEGER),
+                       'tod': (TIME '00:00:00' + to_microseconds(i * 1000003)),
+                       'us': TIMESTAMP '1969-12-31 23:00:00' + to_microseconds(i * 1234567),
+                       'ms': (TIMESTAMP '2020-01-01' + to_milliseconds(i * 997))::TIMESTAMP_MS,
+                       'ns': (TIMESTAMP '2020-01-01' + to_microseconds(i * 997))::TIMESTAMP_NS,
+                       'tz': (TIMESTAMP '2001-02-03' + to_microseconds(i * 31))::TIMESTAMPTZ,
+                       'blob': CASE WHEN i % 3 = 0 THEN NULL ELSE ('b' || i)::BLOB END,
+                       'flag': i % 2 = 0,
+                       'tiny': (i % 100 - 50)::TINYINT,
+                       'short': (i % 30000 - 15000)::SMALLINT,
+                       'f': (i * 0.25)::FLOAT,
+                       'dbl': i * 0.1} AS leaves,
+                      map([('k' || i)], [[(i % 100 - 50)::TINYINT]]) AS m
+                    FROM range(4000) t(i) ORDER BY k, i DESC) TO '$IN' (FORMAT parquet)
+                    """
+                            .replace("$IN", input.toString()));
+        }
+        Path output = prepared(input, dir.resolve("out"), spill);
+        // The engine reads the input and the output alike, every row and some lookups.
+        List<String> columns = List.of("k", "d18", "d30", "leaves", "m");
+        try (DimensionTable in =
+                        DimensionTable.open(
+                                TableConfig.builder(input.toString())
+                                        .sortKey(List.of("k"))
+                                        .build());
+                DimensionTable out =
+                        DimensionTable.open(
+                                TableConfig.builder(output.toString())
+                                        .sortKey(List.of("k"))
+                                        .build())) {
+            assertThat(out.columns())
+                    .extracting(c -> c.name() + " " + c.type())
+                    .isEqualTo(in.columns().stream().map(c -> c.name() + " " + c.type()).toList());
+            List<Object[]> a = new ArrayList<>();
+            List<Object[]> b = new ArrayList<>();
+            in.scan(in.plan(List.of("k"), columns), a::add);
+            out.scan(out.plan(List.of("k"), columns), b::add);
+            assertThat(NestedAnswers.canonical(b))
+                    .hasSize(4000)
+                    .isEqualTo(NestedAnswers.canonical(a));
+            for (long k : new long[] {-1, 0, 1, 777, 1999, 2000}) {
+                assertThat(
+                                NestedAnswers.canonical(
+                                        out.lookup(
+                                                out.plan(List.of("k"), columns), new Object[] {k})))
+                        .isEqualTo(
+                                NestedAnswers.canonical(
+                                        in.lookup(
+                                                in.plan(List.of("k"), columns), new Object[] {k})));
+            }
+        }
+        // DuckDB reads the output with the input's types and values.
+        String describe = "SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '%s')";
+        assertThat(duckText(describe.formatted(output)))
+                .isEqualTo(duckText(describe.formatted(input)));
+        // (One thread: rows in file order; the input is sorted, so both files have one order.)
+        String select = "SELECT * FROM '%s'";
+        assertThat(duckText(select.formatted(output)))
+                .hasSize(4000)
+                .isEqualTo(duckText(select.formatted(input)));
     }
 }
