@@ -5,9 +5,11 @@ import dev.parquetlookup.testing.WriterOptions;
 import dev.parquetlookup.tools.Main;
 
 import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.SimpleGroup;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.MessageTypeParser;
 import org.apache.parquet.schema.Type;
 
 import org.apache.hadoop.conf.Configuration;
@@ -312,6 +314,40 @@ class NestedPrepareTest {
         assertThat(run.exitCode()).as("%s", run).isNotZero();
         assertThat(run.err()).contains("'nums' is nested");
         assertThat(out).doesNotExist();
+    }
+
+    @Test
+    void aNestedShapeTheEngineDoesNotReadIsRefusedWithTheFix() throws Exception {
+        Path in = Files.createDirectories(tmp.resolve("keysonly/in"));
+        MessageType schema =
+                MessageTypeParser.parseMessageType(
+                        """
+                        message m {
+                          required int64 k;
+                          optional group keys (MAP) {
+                            repeated group key_value { required binary key (STRING); }
+                          }
+                        }
+                        """);
+        List<Group> rows = new ArrayList<>();
+        for (long k = 0; k < 10; k++) {
+            Group g = new SimpleGroup(schema);
+            g.add("k", k);
+            g.addGroup("keys").addGroup("key_value").add("key", "a" + k);
+            rows.add(g);
+        }
+        ParquetJavaFiles.write(in.resolve("a.parquet"), schema, WriterOptions.defaults(), rows);
+        Path out = tmp.resolve("keysonly/out");
+        Run run = prepare("prepare", in.toString(), out.toString(), "--key", "k");
+        assertThat(run.exitCode()).as("%s", run).isNotZero();
+        assertThat(run.err())
+                .contains("column 'keys' is nested in a shape lookup files cannot hold")
+                .contains("--columns");
+        assertThat(out).doesNotExist();
+        // Leaving it out works.
+        Run kept =
+                prepare("prepare", in.toString(), out.toString(), "--key", "k", "--columns", "k");
+        assertThat(kept.exitCode()).as("%s", kept).isZero();
     }
 
     /** Rows of one DuckDB query, each as its columns' text. */
