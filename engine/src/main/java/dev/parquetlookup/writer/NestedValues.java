@@ -129,31 +129,55 @@ final class NestedValues {
     // -------------------------------------------------------------------------------------------
     // Encoding
 
+    /** A nested type compiled for encoding, once per column: its parts, and each leaf's spec. */
+    static final class Part {
+        private final String column;
+        private final ValueType type;
+        private final Part[] parts;
+        private final ColumnSpec leaf;
+
+        Part(String column, ValueType type) {
+            this.column = column;
+            this.type = type;
+            parts = new Part[type.fields().size()];
+            for (int i = 0; i < parts.length; i++) {
+                parts[i] = new Part(column, type.fields().get(i).type());
+            }
+            leaf = type.isNested() ? null : leafSpec(column, type);
+        }
+    }
+
     /** The prepared value of a non-null nested value of column {@code c}. */
     static Binary encode(ColumnSpec c, Object value) {
+        return encode(new Part(c.name(), c.type()), value);
+    }
+
+    /** The prepared value of a non-null nested value of a compiled column. */
+    static Binary encode(Part column, Object value) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            encode(c.name(), c.type(), value, out);
+            encode(column, value, out);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return Binary.fromConstantByteArray(bytes.toByteArray());
     }
 
-    private static void encode(String column, ValueType t, Object v, DataOutputStream out)
-            throws IOException {
+    private static void encode(Part p, Object v, DataOutputStream out) throws IOException {
+        String column = p.column;
+        ValueType t = p.type;
         switch (t.kind()) {
             case ARRAY -> {
-                ValueType element = t.fields().get(0).type();
+                Part element = p.parts[0];
                 List<?> list = cast(column, t, v, List.class, "a java.util.List");
                 out.writeInt(list.size());
                 for (Object e : list) {
-                    optional(column, element, e, out);
+                    optional(element, e, out);
                 }
             }
             case MAP -> {
-                ValueType key = t.fields().get(0).type();
-                ValueType value = t.fields().get(1).type();
+                Part key = p.parts[0];
+                Part value = p.parts[1];
                 Map<?, ?> map = cast(column, t, v, Map.class, "a java.util.Map");
                 out.writeInt(map.size());
                 for (Map.Entry<?, ?> e : map.entrySet()) {
@@ -161,8 +185,8 @@ final class NestedValues {
                         throw new IllegalArgumentException(
                                 "column '" + column + "' (" + t + "): a map key is null");
                     }
-                    encode(column, key, e.getKey(), out);
-                    optional(column, value, e.getValue(), out);
+                    encode(key, e.getKey(), out);
+                    optional(value, e.getValue(), out);
                 }
             }
             case ROW -> {
@@ -179,10 +203,10 @@ final class NestedValues {
                                     + row.length);
                 }
                 for (int i = 0; i < row.length; i++) {
-                    optional(column, t.fields().get(i).type(), row[i], out);
+                    optional(p.parts[i], row[i], out);
                 }
             }
-            default -> leaf(column, t, v, out);
+            default -> leaf(p, v, out);
         }
     }
 
@@ -201,17 +225,17 @@ final class NestedValues {
         return c.cast(v);
     }
 
-    private static void optional(String column, ValueType t, Object v, DataOutputStream out)
-            throws IOException {
+    private static void optional(Part p, Object v, DataOutputStream out) throws IOException {
         out.writeBoolean(v != null);
         if (v != null) {
-            encode(column, t, v, out);
+            encode(p, v, out);
         }
     }
 
-    private static void leaf(String column, ValueType t, Object v, DataOutputStream out)
-            throws IOException {
-        ColumnSpec spec = leafSpec(column, t);
+    private static void leaf(Part part, Object v, DataOutputStream out) throws IOException {
+        String column = part.column;
+        ValueType t = part.type;
+        ColumnSpec spec = part.leaf;
         Object p;
         try {
             p = PreparedValues.prepare(spec, v);

@@ -42,6 +42,9 @@ final class RowLayout {
     private final int[] keyIndexes;
     private final List<String> sortKey;
 
+    /** Per column, the compiled nested type (null for flat columns). */
+    private final NestedValues.Part[] nested;
+
     RowLayout(List<ColumnSpec> columns, List<String> sortKey) {
         if (columns.isEmpty()) {
             throw new IllegalArgumentException("a file needs at least one column");
@@ -50,8 +53,12 @@ final class RowLayout {
         this.sortKey = List.copyOf(sortKey);
         Map<String, Integer> byName = new HashMap<>();
         List<Type> fields = new ArrayList<>();
+        nested = new NestedValues.Part[columns.size()];
         for (int i = 0; i < columns.size(); i++) {
             ColumnSpec c = columns.get(i);
+            if (c.type().isNested()) {
+                nested[i] = new NestedValues.Part(c.name(), c.type());
+            }
             if (byName.put(c.name(), i) != null) {
                 throw new IllegalArgumentException("column '" + c.name() + "' is given twice");
             }
@@ -177,6 +184,10 @@ final class RowLayout {
             }
             if (physical != null && physical[i]) {
                 out[i] = v;
+                continue;
+            }
+            if (nested[i] != null) {
+                out[i] = NestedValues.encode(nested[i], v);
                 continue;
             }
             try {
