@@ -1,5 +1,6 @@
 package dev.parquetlookup.tools;
 
+import dev.parquetlookup.engine.TableSchema;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;
@@ -12,6 +13,7 @@ import org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotat
 import org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeLogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimestampLogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Type;
 
@@ -19,8 +21,8 @@ import javax.annotation.Nullable;
 
 /**
  * The column spec that writes an input file's Parquet column again with the same logical type
- * ({@code prepare} keeps the types it reads); nested and unsupported columns are refused with the
- * fix ({@code --columns}).
+ * ({@code prepare} keeps the types it reads); nested columns get the ARRAY, MAP or ROW type the
+ * engine reads them as; unsupported columns are refused with the fix ({@code --columns}).
  */
 final class InputTypes {
 
@@ -31,15 +33,23 @@ final class InputTypes {
         String name = field.getName();
         boolean nullable = !field.isRepetition(Type.Repetition.REQUIRED);
         if (!field.isPrimitive() || field.isRepetition(Type.Repetition.REPEATED)) {
-            throw new IllegalArgumentException(
-                    "column '"
-                            + name
-                            + "' is nested ("
-                            + field.toString().trim().replaceAll("\\s+", " ")
-                            + "): lookup files hold flat columns only; leave it out with"
-                            + " --columns");
+            ValueType type = TableSchema.columnsOf(new MessageType("input", field)).get(0).type();
+            if (!type.isNested()) {
+                throw new IllegalArgumentException(
+                        "column '"
+                                + name
+                                + "' is nested in a shape lookup files cannot hold ("
+                                + field.toString().trim().replaceAll("\\s+", " ")
+                                + "): leave it out with --columns");
+            }
+            return new ColumnSpec(name, type, nullable, null, null);
         }
-        PrimitiveType p = field.asPrimitiveType();
+        return primitiveSpec(name, field.asPrimitiveType(), nullable);
+    }
+
+    /** The spec of a primitive column or part of a nested column, whatever its repetition. */
+    static ColumnSpec primitiveSpec(String name, PrimitiveType p, boolean nullable) {
+        Type field = p;
         LogicalTypeAnnotation logical = p.getLogicalTypeAnnotation();
         ColumnSpec spec =
                 switch (p.getPrimitiveTypeName()) {

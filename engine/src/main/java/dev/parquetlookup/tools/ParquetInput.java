@@ -5,12 +5,10 @@ import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSourceInputFile;
-import dev.parquetlookup.types.TimestampValue;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.types.Widening;
 import dev.parquetlookup.writer.ColumnSpec;
-import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
 import dev.parquetlookup.writer.LookupDatasetWriter;
 
 import org.apache.parquet.column.page.PageReadStore;
@@ -31,10 +29,6 @@ import org.apache.parquet.schema.Type;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -82,7 +76,7 @@ final class ParquetInput {
      * their types.
      *
      * @param select the columns to keep, or empty for all
-     * @throws IllegalArgumentException for nested or unsupported columns, naming them
+     * @throws IllegalArgumentException for unsupported columns, naming them
      */
     static ParquetInput open(FileStore store, List<FileId> files, List<String> select)
             throws IOException {
@@ -150,14 +144,20 @@ final class ParquetInput {
     private static ColumnSpec written(String column, List<MessageType> projections) {
         ColumnSpec widest = null;
         boolean nullable = false;
+        ValueType common = null;
         for (MessageType p : projections) {
             Type field = p.getType(column);
             ColumnSpec spec = InputTypes.spec(field);
             nullable |= spec.nullable();
+            common = common == null ? spec.type() : Widening.common(common, spec.type());
             if (widest == null
                     || !widest.type().equals(Widening.common(widest.type(), spec.type()))) {
                 widest = spec;
             }
+        }
+        if (common != null && common.isNested()) {
+            // The parts may widen in different files: the common type, default storage.
+            return new ColumnSpec(widest.name(), common, nullable, null, null);
         }
         return new ColumnSpec(
                 widest.name(), widest.type(), nullable, widest.decimalStorage(), widest.timeUnit());
@@ -219,7 +219,8 @@ final class ParquetInput {
                         pages != null;
                         pages = reader.readNextRowGroup()) {
                     RecordReader<Object[]> records =
-                            columnIO.getRecordReader(pages, new Materializer(own, physical));
+                            columnIO.getRecordReader(
+                                    pages, new Materializer(projection, own, physical));
                     for (long i = 0; i < pages.getRowCount(); i++) {
                         Object[] row = records.read();
                         for (int c : widened) {
@@ -239,7 +240,9 @@ final class ParquetInput {
      * INT96 timestamps).
      */
     private static boolean copiesAsIs(Type field, ColumnSpec own, ColumnSpec written) {
-        if (!own.type().equals(written.type())
+        if (!field.isPrimitive()
+                || field.isRepetition(Type.Repetition.REPEATED)
+                || !own.type().equals(written.type())
                 || own.decimalStorage() != written.decimalStorage()
                 || own.timeUnit() != written.timeUnit()) {
             return false;
@@ -269,8 +272,8 @@ final class ParquetInput {
     private static final class Materializer extends RecordMaterializer<Object[]> {
         private final Root root;
 
-        Materializer(List<ColumnSpec> specs, boolean[] physical) {
-            this.root = new Root(specs, physical);
+        Materializer(MessageType projection, List<ColumnSpec> specs, boolean[] physical) {
+            this.root = new Root(projection, specs, physical);
         }
 
         @Override
@@ -289,11 +292,29 @@ final class ParquetInput {
         private final Converter[] converters;
         private Object[] row;
 
-        Root(List<ColumnSpec> specs, boolean[] physical) {
+        private final boolean[] repeated;
+
+        Root(MessageType projection, List<ColumnSpec> specs, boolean[] physical) {
             converters = new Converter[specs.size()];
+            repeated = new boolean[converters.length];
             for (int i = 0; i < converters.length; i++) {
-                converters[i] = physical[i] ? new Physical(i) : new Value(i, specs.get(i));
+                int index = i;
+                Type field = projection.getType(i);
+                repeated[i] = field.isRepetition(Type.Repetition.REPEATED);
+                NestedInput.Sink sink = repeated[i] ? v -> addTo(index, v) : v -> row[index] = v;
+                if (physical[i]) {
+                    converters[i] = new Physical(i);
+                } else if (field.isPrimitive() && !repeated[i]) {
+                    converters[i] = new NestedInput.Leaf(specs.get(i), sink);
+                } else {
+                    converters[i] = NestedInput.content(field, sink);
+                }
             }
+        }
+
+        @SuppressWarnings("unchecked")
+        private void addTo(int index, Object v) {
+            ((List<Object>) row[index]).add(v);
         }
 
         @Override
@@ -304,6 +325,11 @@ final class ParquetInput {
         @Override
         public void start() {
             row = new Object[converters.length];
+            for (int i = 0; i < row.length; i++) {
+                if (repeated[i]) {
+                    row[i] = new ArrayList<>();
+                }
+            }
         }
 
         @Override
@@ -347,89 +373,5 @@ final class ParquetInput {
                 row[index] = value;
             }
         }
-
-        /** Converts one column's physical values to the engine's representation. */
-        private final class Value extends PrimitiveConverter {
-            private final int index;
-            private final ColumnSpec spec;
-
-            Value(int index, ColumnSpec spec) {
-                this.index = index;
-                this.spec = spec;
-            }
-
-            @Override
-            public void addBoolean(boolean value) {
-                row[index] = value;
-            }
-
-            @Override
-            public void addFloat(float value) {
-                row[index] = value;
-            }
-
-            @Override
-            public void addDouble(double value) {
-                row[index] = value;
-            }
-
-            @Override
-            public void addInt(int value) {
-                ValueType t = spec.type();
-                row[index] =
-                        switch (t.kind()) {
-                            case DECIMAL -> BigDecimal.valueOf(value, t.scale());
-                            case TIME -> value * 1_000_000L;
-                            case BIGINT -> Integer.toUnsignedLong(value); // UINT_32
-                            default -> value;
-                        };
-            }
-
-            @Override
-            public void addLong(long value) {
-                ValueType t = spec.type();
-                row[index] =
-                        switch (t.kind()) {
-                            case DECIMAL -> BigDecimal.valueOf(value, t.scale());
-                            case TIME ->
-                                    spec.timeUnit() == TimeUnit.MICROS
-                                            ? value * 1_000L
-                                            : spec.timeUnit() == TimeUnit.MILLIS
-                                                    ? value * 1_000_000L
-                                                    : value;
-                            case TIMESTAMP, TIMESTAMP_LTZ ->
-                                    switch (spec.timeUnit()) {
-                                        case MILLIS -> new TimestampValue(value, 0);
-                                        case MICROS -> TimestampValue.ofEpochMicros(value);
-                                        default -> TimestampValue.ofEpochNanos(value);
-                                    };
-                            default -> value;
-                        };
-            }
-
-            @Override
-            public void addBinary(Binary value) {
-                ValueType t = spec.type();
-                if (t.kind() == Kind.DECIMAL) {
-                    row[index] = new BigDecimal(new BigInteger(value.getBytes()), t.scale());
-                } else if (spec.timeUnit() == TimeUnit.INT96) {
-                    row[index] = int96(value);
-                } else {
-                    row[index] = value.getBytes();
-                }
-            }
-        }
-    }
-
-    /** INT96: nanoseconds of the day then the Julian day, little-endian. */
-    private static TimestampValue int96(Binary value) {
-        ByteBuffer b = ByteBuffer.wrap(value.getBytes()).order(ByteOrder.LITTLE_ENDIAN);
-        long nanosOfDay = b.getLong();
-        long epochDay = Integer.toUnsignedLong(b.getInt()) - 2_440_588L;
-        long millis =
-                Math.addExact(
-                        Math.multiplyExact(epochDay, 86_400_000L),
-                        Math.floorDiv(nanosOfDay, 1_000_000L));
-        return new TimestampValue(millis, (int) Math.floorMod(nanosOfDay, 1_000_000L));
     }
 }

@@ -107,7 +107,7 @@ final class PrepareCommand implements Callable<Integer> {
             names = "--columns",
             paramLabel = "A,B",
             split = ",",
-            description = "Parquet input: keep only these columns (e.g. to leave nested ones out).")
+            description = "Parquet input: keep only these columns (default: all).")
     List<String> columns = new ArrayList<>();
 
     @Option(

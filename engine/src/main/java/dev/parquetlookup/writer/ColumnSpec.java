@@ -10,9 +10,11 @@ import java.util.Objects;
  * One column written by {@link LookupFileWriter}: its name, logical type, nullability and, for
  * decimals and times, how it is stored physically in Parquet.
  *
- * <p>Values are given in the engine's representation (see {@link ValueType}). Defaults: DECIMAL(p,
- * s) is stored as INT32 when p &lt;= 9, INT64 when p &lt;= 18, else FIXED_LEN_BYTE_ARRAY; TIME and
- * TIMESTAMP use MILLIS for precision 0-3, MICROS for 4-6, NANOS for 7-9. Example:
+ * <p>Values are given in the engine's representation (see {@link ValueType}). ARRAY, MAP and ROW
+ * columns are written in the Parquet spec's shapes ({@link NestedValues}); their parts take the
+ * default storage below. Defaults: DECIMAL(p, s) is stored as INT32 when p &lt;= 9, INT64 when p
+ * &lt;= 18, else FIXED_LEN_BYTE_ARRAY; TIME and TIMESTAMP use MILLIS for precision 0-3, MICROS for
+ * 4-6, NANOS for 7-9. Example:
  *
  * <pre>{@code
  * List<ColumnSpec> columns = List.of(
@@ -64,11 +66,23 @@ public record ColumnSpec(
             throw new IllegalArgumentException("column name must not be empty");
         }
         switch (type.kind()) {
-            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
+            case NESTED, UNSUPPORTED ->
                     throw new IllegalArgumentException(
                             "column '"
                                     + name
-                                    + "': nested columns cannot be written by LookupFileWriter");
+                                    + "': "
+                                    + type.kind()
+                                    + " columns cannot be written by LookupFileWriter");
+            case ARRAY, MAP, ROW -> {
+                NestedValues.check(name, type);
+                if (decimalStorage != null || timeUnit != null) {
+                    throw new IllegalArgumentException(
+                            "column '"
+                                    + name
+                                    + "': a nested column takes no decimal storage or time unit"
+                                    + " (its parts use the defaults)");
+                }
+            }
             case DECIMAL -> {
                 int p = type.precision();
                 if (p < 1 || p > 38 || type.scale() < 0 || type.scale() > p) {

@@ -53,7 +53,7 @@ final class ColumnarRows {
         nulls = new boolean[n][];
         keys = layout.keyIndexes();
         for (int i = 0; i < n; i++) {
-            physical[i] = layout.schema().getType(i).asPrimitiveType().getPrimitiveTypeName();
+            physical[i] = layout.storedType(i);
             binary[i] =
                     switch (physical[i]) {
                         case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> true;

@@ -57,7 +57,7 @@ final class ExternalSorter implements Closeable {
         int n = layout.schema().getFieldCount();
         physical = new PrimitiveTypeName[n];
         for (int i = 0; i < n; i++) {
-            physical[i] = layout.schema().getType(i).asPrimitiveType().getPrimitiveTypeName();
+            physical[i] = layout.storedType(i);
         }
     }
 

@@ -8,6 +8,7 @@ import org.apache.parquet.format.SortingColumn;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.schema.MessageType;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -127,7 +128,17 @@ public final class LookupFileWriter implements Closeable {
             }
             List<SortingColumn> sorting = new ArrayList<>();
             for (int idx : layout.keyIndexes()) {
-                sorting.add(new SortingColumn(idx, false, true));
+                // The index of the key's column chunk: nested columns before it have several.
+                int leaf = 0;
+                for (int i = 0; i < idx; i++) {
+                    leaf +=
+                            layout.schema().getType(i).isPrimitive()
+                                    ? 1
+                                    : new MessageType("c", layout.schema().getType(i))
+                                            .getColumns()
+                                            .size();
+                }
+                sorting.add(new SortingColumn(leaf, false, true));
             }
             FooterRewritingOutputFile output =
                     new FooterRewritingOutputFile(

@@ -48,7 +48,10 @@ final class PreparedValues {
             case TIME -> "a Long (nanoseconds of the day) or a LocalTime";
             case TIMESTAMP -> "a TimestampValue or a LocalDateTime";
             case TIMESTAMP_LTZ -> "a TimestampValue or an Instant";
-            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED -> "nothing (such columns are not written)";
+            case ARRAY -> "a java.util.List";
+            case MAP -> "a java.util.Map";
+            case ROW -> "an Object[]";
+            case NESTED, UNSUPPORTED -> "nothing (such columns are not written)";
         };
     }
 
@@ -74,7 +77,8 @@ final class PreparedValues {
                             : intInRange(c, v, Integer.MIN_VALUE, Integer.MAX_VALUE);
             case TIME -> prepareTime(c, v instanceof LocalTime lt ? lt.toNanoOfDay() : integral(v));
             case TIMESTAMP, TIMESTAMP_LTZ -> prepareTimestamp(c, toTimestamp(v));
-            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
+            case ARRAY, MAP, ROW -> NestedValues.encode(c, v);
+            case NESTED, UNSUPPORTED ->
                     throw new IllegalArgumentException(
                             "cannot write column " + c.name() + " of type " + t);
         };

@@ -6,6 +6,7 @@ import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
 
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 
 import javax.annotation.Nullable;
@@ -41,6 +42,9 @@ final class RowLayout {
     private final int[] keyIndexes;
     private final List<String> sortKey;
 
+    /** Per column, the compiled nested type (null for flat columns). */
+    private final NestedValues.Part[] nested;
+
     RowLayout(List<ColumnSpec> columns, List<String> sortKey) {
         if (columns.isEmpty()) {
             throw new IllegalArgumentException("a file needs at least one column");
@@ -49,8 +53,12 @@ final class RowLayout {
         this.sortKey = List.copyOf(sortKey);
         Map<String, Integer> byName = new HashMap<>();
         List<Type> fields = new ArrayList<>();
+        nested = new NestedValues.Part[columns.size()];
         for (int i = 0; i < columns.size(); i++) {
             ColumnSpec c = columns.get(i);
+            if (c.type().isNested()) {
+                nested[i] = new NestedValues.Part(c.name(), c.type());
+            }
             if (byName.put(c.name(), i) != null) {
                 throw new IllegalArgumentException("column '" + c.name() + "' is given twice");
             }
@@ -77,6 +85,15 @@ final class RowLayout {
                 throw new IllegalArgumentException("sort key column '" + name + "' is given twice");
             }
             ColumnSpec spec = columns.get(idx);
+            if (spec.type().isNested()) {
+                throw new IllegalArgumentException(
+                        "sort key column '"
+                                + name
+                                + "' is nested ("
+                                + spec.type()
+                                + "): a lookup key is a top-level integer, string, binary, date,"
+                                + " timestamp or decimal column");
+            }
             if (spec.type().kind() == ValueType.Kind.FLOAT
                     || spec.type().kind() == ValueType.Kind.DOUBLE
                     || spec.type().kind() == ValueType.Kind.BOOLEAN
@@ -104,6 +121,17 @@ final class RowLayout {
 
     MessageType schema() {
         return schema;
+    }
+
+    /**
+     * How the prepared values of column {@code i} are stored: its Parquet physical type, BINARY for
+     * nested columns (their values are {@link NestedValues#encode encoded}).
+     */
+    PrimitiveTypeName storedType(int i) {
+        Type t = schema.getType(i);
+        return t.isPrimitive()
+                ? t.asPrimitiveType().getPrimitiveTypeName()
+                : PrimitiveTypeName.BINARY;
     }
 
     int[] keyIndexes() {
@@ -156,6 +184,10 @@ final class RowLayout {
             }
             if (physical != null && physical[i]) {
                 out[i] = v;
+                continue;
+            }
+            if (nested[i] != null) {
+                out[i] = NestedValues.encode(nested[i], v);
                 continue;
             }
             try {

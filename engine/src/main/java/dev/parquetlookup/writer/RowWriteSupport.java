@@ -7,10 +7,14 @@ import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
 
 import java.util.Map;
 
-/** Hands prepared rows ({@link RowLayout#prepare}) to parquet-java's record consumer. */
+/**
+ * Hands prepared rows ({@link RowLayout#prepare}) to parquet-java's record consumer; nested columns
+ * through {@link NestedValues#write}.
+ */
 final class RowWriteSupport extends ParquetOutputs.WriteSupportBase<Object[]> {
 
     private final MessageType schema;
@@ -27,7 +31,8 @@ final class RowWriteSupport extends ParquetOutputs.WriteSupportBase<Object[]> {
         physical = new PrimitiveTypeName[n];
         for (int i = 0; i < n; i++) {
             names[i] = schema.getFieldName(i);
-            physical[i] = schema.getType(i).asPrimitiveType().getPrimitiveTypeName();
+            Type t = schema.getType(i);
+            physical[i] = t.isPrimitive() ? t.asPrimitiveType().getPrimitiveTypeName() : null;
         }
     }
 
@@ -55,6 +60,11 @@ final class RowWriteSupport extends ParquetOutputs.WriteSupportBase<Object[]> {
                 continue;
             }
             consumer.startField(names[i], i);
+            if (physical[i] == null) {
+                NestedValues.write(consumer, schema.getType(i), (Binary) v);
+                consumer.endField(names[i], i);
+                continue;
+            }
             switch (physical[i]) {
                 case BOOLEAN -> consumer.addBoolean((Boolean) v);
                 case INT32 -> consumer.addInteger((Integer) v);

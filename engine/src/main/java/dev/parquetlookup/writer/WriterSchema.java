@@ -78,7 +78,8 @@ final class WriterSchema {
                                                     t.kind() == ValueType.Kind.TIMESTAMP_LTZ,
                                                     parquetUnit(c.timeUnit())))
                                     .named(c.name());
-            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
+            case ARRAY, MAP, ROW -> NestedValues.parquetType(c.name(), rep, t);
+            case NESTED, UNSUPPORTED ->
                     throw new IllegalArgumentException(
                             "cannot write column " + c.name() + " of type " + t);
         };
