@@ -149,7 +149,7 @@ final class GetCommand implements Callable<Integer> {
             }
             if (!skipped.isEmpty()) {
                 out.printf(
-                        "Not printed: column(s) %s, of nested or unsupported types.%n",
+                        "Not printed: column(s) %s, of types or nested shapes this tool cannot read.%n",
                         String.join(", ", skipped));
             }
             out.flush();

@@ -85,7 +85,7 @@ record EnrichmentPlan(
                                 + column
                                 + "' ("
                                 + schema.parquetType()
-                                + ") is nested or of an unsupported type; leave it out of"
+                                + ") is of a type or nested shape the connector cannot read; leave it out of"
                                 + " columns()");
             }
             types.add(type);
