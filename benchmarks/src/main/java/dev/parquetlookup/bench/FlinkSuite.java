@@ -86,37 +86,18 @@ final class FlinkSuite {
     private record Job(
             long nanos, long awaitedNanos, long firstRowNanos, long rows, long fingerprint) {}
 
-    /**
-     * One file layout measured.
-     *
-     * @param name {@code prepared} or {@code protocol}
-     * @param system the RESULT lines' system
-     * @param casePrefix prefix of the RATIO lines' case names
-     */
-    private record LayoutRun(
-            String name,
-            String system,
-            String casePrefix,
-            SeedLayout layout,
-            Map<String, String> variants) {
-
-        String table(String variant) {
-            return "dim_" + name + "_" + variant.replace('-', '_');
-        }
-    }
-
     void run() throws Exception {
         long events =
                 options.events() > 0
                         ? options.events()
                         : options.rows() < 1_000_000 ? 2_000 : options.quick() ? 20_000 : 200_000;
         int parallelism = options.parallelism();
-        List<LayoutRun> runs = layouts();
+        List<FlinkLayouts.LayoutRun> runs = FlinkLayouts.of(options);
         report.conditions(
                 SUITE,
                 runs.get(0).layout().describe()
                         + " layouts="
-                        + String.join(",", runs.stream().map(LayoutRun::name).toList())
+                        + String.join(",", runs.stream().map(FlinkLayouts.LayoutRun::name).toList())
                         + " events="
                         + events
                         + " parallelism="
@@ -151,7 +132,7 @@ final class FlinkSuite {
             env.setParallelism(parallelism);
             StreamTableEnvironment tables = StreamTableEnvironment.create(env);
             defineEvents(env, tables, events);
-            for (LayoutRun run : runs) {
+            for (FlinkLayouts.LayoutRun run : runs) {
                 Path file = SeedDataset.get(report.out(), run.layout(), log);
                 report.note(
                         "flink layout="
@@ -174,88 +155,6 @@ final class FlinkSuite {
                 "events/s",
                 chart,
                 false);
-    }
-
-    /** The layouts of {@code --layout}: the writer's default first (the suite's main table). */
-    private List<LayoutRun> layouts() {
-        List<LayoutRun> runs = new ArrayList<>();
-        String wanted = options.layout();
-        if (!wanted.equals("protocol")) {
-            // The layout users get from prepare: the connector as deployed.
-            runs.add(
-                    new LayoutRun(
-                            "prepared",
-                            SYSTEM,
-                            "",
-                            SeedLayout.writerDefault(options.rows()),
-                            chosen(preparedVariants())));
-        }
-        if (!wanted.equals("prepared")) {
-            // A user's files as parquet-java writes them (the seed protocol's lookup layout).
-            Map<String, String> variants = new LinkedHashMap<>();
-            variants.put("sync-nocache", SYNC_NOCACHE);
-            variants.put("async-nocache", ASYNC_NOCACHE);
-            variants.put("full-cache", FULL);
-            runs.add(
-                    new LayoutRun(
-                            "protocol",
-                            SYSTEM + "-protocol",
-                            "protocol-",
-                            SeedLayout.lookupDefault(options.rows()),
-                            chosen(variants)));
-        }
-        return runs;
-    }
-
-    /**
-     * {@code -Dbench.flink.variants=async-nocache,full-cache}: only these variants (and {@code
-     * sync-nocache}, the warm-up job's table), e.g. to leave out the regular join, which loads a
-     * 10M-row dimension into state in every job.
-     */
-    private static Map<String, String> chosen(Map<String, String> variants) {
-        String wanted = System.getProperty("bench.flink.variants", "");
-        if (wanted.isBlank()) {
-            return variants;
-        }
-        List<String> names = List.of(wanted.split(","));
-        Map<String, String> kept = new LinkedHashMap<>();
-        variants.forEach(
-                (name, with) -> {
-                    if (name.equals("sync-nocache") || names.contains(name)) {
-                        kept.put(name, with);
-                    }
-                });
-        return kept;
-    }
-
-    private static final String SYNC_NOCACHE = "'lookup.async' = 'false', 'lookup.cache' = 'NONE'";
-    private static final String ASYNC_NOCACHE = "'lookup.async' = 'true', 'lookup.cache' = 'NONE'";
-    private static final String FULL = "'lookup.cache' = 'FULL'";
-
-    /** LOOKUP hint options of a variant, for the join's {@code d}. */
-    private static final Map<String, String> HINTS =
-            Map.of(
-                    "async-unordered-notimeout",
-                    "'async' = 'true', 'output-mode' = 'allow_unordered', 'timeout' = '0 s'");
-
-    private static Map<String, String> preparedVariants() {
-        Map<String, String> variants = new LinkedHashMap<>();
-        variants.put("sync-nocache", SYNC_NOCACHE);
-        variants.put("async-nocache", ASYNC_NOCACHE);
-        // Flink's async operator registers a timeout timer per event and orders its output; this
-        // variant turns both off through the LOOKUP hint (what a user can choose).
-        variants.put("async-unordered-notimeout", ASYNC_NOCACHE);
-        variants.put(
-                "sync-partial",
-                "'lookup.async' = 'false', 'lookup.cache' = 'PARTIAL',"
-                        + " 'lookup.partial-cache.max-rows' = '100000'");
-        variants.put(
-                "async-partial",
-                "'lookup.async' = 'true', 'lookup.cache' = 'PARTIAL',"
-                        + " 'lookup.partial-cache.max-rows' = '100000'");
-        variants.put("full-cache", FULL);
-        variants.put("in-memory-join", null);
-        return variants;
     }
 
     /** The fingerprinting function, the sink and the keyed events every job reads. */
@@ -289,7 +188,8 @@ final class FlinkSuite {
                         options.rows()));
     }
 
-    private static void createTables(StreamTableEnvironment tables, Path file, LayoutRun run) {
+    private static void createTables(
+            StreamTableEnvironment tables, Path file, FlinkLayouts.LayoutRun run) {
         for (Map.Entry<String, String> v : run.variants().entrySet()) {
             String with = v.getValue() == null ? "" : ", " + v.getValue();
             tables.executeSql(
@@ -308,7 +208,7 @@ final class FlinkSuite {
     private Map<String, List<Job>> runJobs(
             MiniCluster cluster,
             StreamTableEnvironment tables,
-            LayoutRun run,
+            FlinkLayouts.LayoutRun run,
             long events,
             long expected)
             throws Exception {
@@ -328,7 +228,7 @@ final class FlinkSuite {
                                 tables,
                                 run.table(name),
                                 run.variants().get(name) == null,
-                                HINTS.get(name));
+                                FlinkLayouts.HINTS.get(name));
                 if (job.rows() != events || job.fingerprint() != expected) {
                     throw new IllegalStateException(
                             String.format(
@@ -367,7 +267,7 @@ final class FlinkSuite {
 
     /** One RESULT row per variant (median job), the RATIO lines, the chart's bars. */
     private void results(
-            LayoutRun run,
+            FlinkLayouts.LayoutRun run,
             Map<String, List<Job>> jobs,
             long events,
             int parallelism,

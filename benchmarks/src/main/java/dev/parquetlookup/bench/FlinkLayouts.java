@@ -1,0 +1,116 @@
+package dev.parquetlookup.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code flink} suite's file layouts and, per layout, its variants: the table options (or
+ * {@code null} for the regular join) and LOOKUP hints each variant runs with.
+ */
+final class FlinkLayouts {
+
+    private FlinkLayouts() {}
+
+    /**
+     * One file layout measured.
+     *
+     * @param name {@code prepared} or {@code protocol}
+     * @param system the RESULT lines' system
+     * @param casePrefix prefix of the RATIO lines' case names
+     */
+    record LayoutRun(
+            String name,
+            String system,
+            String casePrefix,
+            SeedLayout layout,
+            Map<String, String> variants) {
+
+        String table(String variant) {
+            return "dim_" + name + "_" + variant.replace('-', '_');
+        }
+    }
+
+    /** The layouts of {@code --layout}: the writer's default first (the suite's main table). */
+    static List<LayoutRun> of(BenchOptions options) {
+        List<LayoutRun> runs = new ArrayList<>();
+        String wanted = options.layout();
+        if (!wanted.equals("protocol")) {
+            // The layout users get from prepare: the connector as deployed.
+            runs.add(
+                    new LayoutRun(
+                            "prepared",
+                            FlinkSuite.SYSTEM,
+                            "",
+                            SeedLayout.writerDefault(options.rows()),
+                            chosen(preparedVariants())));
+        }
+        if (!wanted.equals("prepared")) {
+            // A user's files as parquet-java writes them (the seed protocol's lookup layout).
+            Map<String, String> variants = new LinkedHashMap<>();
+            variants.put("sync-nocache", SYNC_NOCACHE);
+            variants.put("async-nocache", ASYNC_NOCACHE);
+            variants.put("full-cache", FULL);
+            runs.add(
+                    new LayoutRun(
+                            "protocol",
+                            FlinkSuite.SYSTEM + "-protocol",
+                            "protocol-",
+                            SeedLayout.lookupDefault(options.rows()),
+                            chosen(variants)));
+        }
+        return runs;
+    }
+
+    /**
+     * {@code -Dbench.flink.variants=async-nocache,full-cache}: only these variants (and {@code
+     * sync-nocache}, the warm-up job's table), e.g. to leave out the regular join, which loads a
+     * 10M-row dimension into state in every job.
+     */
+    private static Map<String, String> chosen(Map<String, String> variants) {
+        String wanted = System.getProperty("bench.flink.variants", "");
+        if (wanted.isBlank()) {
+            return variants;
+        }
+        List<String> names = List.of(wanted.split(","));
+        Map<String, String> kept = new LinkedHashMap<>();
+        variants.forEach(
+                (name, with) -> {
+                    if (name.equals("sync-nocache") || names.contains(name)) {
+                        kept.put(name, with);
+                    }
+                });
+        return kept;
+    }
+
+    private static final String SYNC_NOCACHE = "'lookup.async' = 'false', 'lookup.cache' = 'NONE'";
+    private static final String ASYNC_NOCACHE = "'lookup.async' = 'true', 'lookup.cache' = 'NONE'";
+    private static final String FULL = "'lookup.cache' = 'FULL'";
+
+    /** LOOKUP hint options of a variant, for the join's {@code d}. */
+    static final Map<String, String> HINTS =
+            Map.of(
+                    "async-unordered-notimeout",
+                    "'async' = 'true', 'output-mode' = 'allow_unordered', 'timeout' = '0 s'");
+
+    private static Map<String, String> preparedVariants() {
+        Map<String, String> variants = new LinkedHashMap<>();
+        variants.put("sync-nocache", SYNC_NOCACHE);
+        variants.put("async-nocache", ASYNC_NOCACHE);
+        // Flink's async operator registers a timeout timer per event and orders its output; this
+        // variant turns both off through the LOOKUP hint (what a user can choose).
+        variants.put("async-unordered-notimeout", ASYNC_NOCACHE);
+        variants.put(
+                "sync-partial",
+                "'lookup.async' = 'false', 'lookup.cache' = 'PARTIAL',"
+                        + " 'lookup.partial-cache.max-rows' = '100000'");
+        variants.put(
+                "async-partial",
+                "'lookup.async' = 'true', 'lookup.cache' = 'PARTIAL',"
+                        + " 'lookup.partial-cache.max-rows' = '100000'");
+        variants.put("full-cache", FULL);
+        variants.put("in-memory-join", null);
+        return variants;
+    }
+}
