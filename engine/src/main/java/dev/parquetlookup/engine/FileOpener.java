@@ -32,9 +32,12 @@ final class FileOpener {
     private FileOpener() {}
 
     /**
-     * Files opened at once by {@link DimensionTable#open}: opening is one GET per file (the
-     * footer's tail), so 1,000 files at 20 ms cost 1,000 / 64 x 20 ms = 0.3 s of latency (1.3 s at
-     * 16).
+     * Files opened at once on threads by {@link DimensionTable#open}, and the most files opened
+     * that way: opening is one GET per file (the footer's tail), so up to 64 files cost one round
+     * trip. A table of more files reads its tails asynchronously ({@link TailFirstOpener}): a
+     * thread per file spends ~360 us of CPU per GET in S3A's synchronous client, which bounds 1,000
+     * files at 1.8-4 s on a loaded machine, and that path also starts the asynchronous client,
+     * which a planner opening a small table should not.
      */
     static final int PARALLELISM = 64;
 
@@ -62,10 +65,11 @@ final class FileOpener {
     }
 
     /**
-     * Opens every file, up to {@link #OPEN_PARALLELISM} at a time: on an object store each open is
-     * one or two GETs of tens of milliseconds, and the first lookup waits for all of them. Returns
-     * the files in {@code ids}' order; on a failure every file opened is closed and the failure of
-     * the first failing file (in {@code ids}' order) is thrown, the others suppressed in it.
+     * Opens every file, up to {@link #PARALLELISM} at a time on threads, or (more files) through
+     * {@link TailFirstOpener}: on an object store each open is one or two GETs of tens of
+     * milliseconds, and the first lookup waits for all of them. Returns the files in {@code ids}'
+     * order; on a failure every file opened is closed and the failure of the first failing file (in
+     * {@code ids}' order) is thrown, the others suppressed in it.
      */
     static List<SortedFile> openAll(
             TableConfig config,
@@ -75,8 +79,12 @@ final class FileOpener {
             Map<FileId, DeletedRows> deletedRows,
             Map<FileId, ColumnBinding> bindings)
             throws IOException {
+        Context context = new Context(config, store, statistics, deletedRows, bindings);
         if (ids.size() == 1) {
-            return List.of(openFile(config, store, statistics, ids.get(0), deletedRows, bindings));
+            return List.of(context.open(ids.get(0)));
+        }
+        if (ids.size() > PARALLELISM) {
+            return TailFirstOpener.openAll(context, ids);
         }
         int threads = Math.min(PARALLELISM, ids.size());
         AtomicInteger counter = new AtomicInteger();
@@ -98,14 +106,7 @@ final class FileOpener {
                 pool.execute(
                         () -> {
                             try {
-                                files[index] =
-                                        openFile(
-                                                config,
-                                                store,
-                                                statistics,
-                                                ids.get(index),
-                                                deletedRows,
-                                                bindings);
+                                files[index] = context.open(ids.get(index));
                             } catch (Throwable t) {
                                 failures[index] = t;
                             }
@@ -147,7 +148,7 @@ final class FileOpener {
     }
 
     /** The first failure with the others suppressed, or null. */
-    private static Throwable firstFailure(Throwable[] failures) {
+    static Throwable firstFailure(Throwable[] failures) {
         Throwable failure = null;
         for (Throwable t : failures) {
             if (t == null) {
@@ -163,7 +164,7 @@ final class FileOpener {
     }
 
     /** Closes the files that did open and returns {@code failure} as something to throw. */
-    private static IOException closeAll(SortedFile[] files, Throwable failure) {
+    static IOException closeAll(SortedFile[] files, Throwable failure) {
         for (SortedFile f : files) {
             if (f != null) {
                 try {
@@ -185,49 +186,80 @@ final class FileOpener {
         return new IOException(failure);
     }
 
-    private static SortedFile openFile(
+    /** What opening one file of a table needs besides its id. */
+    record Context(
             TableConfig config,
             FileStore store,
             ReadStatistics statistics,
-            FileId id,
             Map<FileId, DeletedRows> deletedRows,
-            Map<FileId, ColumnBinding> bindings)
-            throws IOException {
-        RangeSource source = new CountingRangeSource(store.open(id), statistics);
-        try {
-            ColumnBinding binding = bindings.getOrDefault(id, ColumnBinding.BY_NAME);
-            List<String> tableKey = config.sortKey();
-            // The file is verified sorted by the table's key in its own names, without the
-            // columns that are constants of the file.
-            FileMetadata meta =
-                    config.metadataCache()
-                            .get(
+            Map<FileId, ColumnBinding> bindings) {
+
+        /** The file's source, its reads counted. */
+        RangeSource source(FileId id) throws IOException {
+            return new CountingRangeSource(store.open(id), statistics);
+        }
+
+        /** Whether the metadata of {@code id} is cached: opening it reads nothing. */
+        boolean cached(FileId id) {
+            return config.metadataCache()
+                            .getIfPresent(
                                     id,
-                                    binding.cacheKey(tableKey),
-                                    config.synthesizePageIndex(),
-                                    () ->
-                                            MetadataReader.read(
-                                                    source,
-                                                    schema ->
-                                                            FileColumns.storedKey(
-                                                                    id,
-                                                                    binding.resolve(id, schema),
-                                                                    tableKey),
-                                                    pageIndexOptions(config)));
-            FileColumns columns =
-                    FileColumns.of(meta, binding.resolve(id, meta.schema()), tableKey);
-            // The cached metadata is shared; this file reads its lazy page index through its
-            // source.
-            return new SortedFile(
-                    meta.bind(source, config.metadataCache()),
-                    source,
-                    config.pageCache(),
-                    config.metadataCache(),
-                    deletedRows.getOrDefault(id, DeletedRows.NONE),
-                    columns);
-        } catch (IOException | RuntimeException e) {
-            source.close();
-            throw e;
+                                    binding(id).cacheKey(config.sortKey()),
+                                    config.synthesizePageIndex())
+                    != null;
+        }
+
+        private ColumnBinding binding(FileId id) {
+            return bindings.getOrDefault(id, ColumnBinding.BY_NAME);
+        }
+
+        /** Opens {@code id} through a new source. */
+        SortedFile open(FileId id) throws IOException {
+            RangeSource source = source(id);
+            return open(id, source, source);
+        }
+
+        /**
+         * Opens {@code id} over {@code source}, its footer read from {@code footerSource} (the
+         * source itself, or one holding the tail already read); closes {@code source} on failure.
+         */
+        SortedFile open(FileId id, RangeSource source, RangeSource footerSource)
+                throws IOException {
+            try {
+                ColumnBinding binding = binding(id);
+                List<String> tableKey = config.sortKey();
+                // The file is verified sorted by the table's key in its own names, without the
+                // columns that are constants of the file.
+                FileMetadata meta =
+                        config.metadataCache()
+                                .get(
+                                        id,
+                                        binding.cacheKey(tableKey),
+                                        config.synthesizePageIndex(),
+                                        () ->
+                                                MetadataReader.read(
+                                                        footerSource,
+                                                        schema ->
+                                                                FileColumns.storedKey(
+                                                                        id,
+                                                                        binding.resolve(id, schema),
+                                                                        tableKey),
+                                                        pageIndexOptions(config)));
+                FileColumns columns =
+                        FileColumns.of(meta, binding.resolve(id, meta.schema()), tableKey);
+                // The cached metadata is shared; this file reads its lazy page index through its
+                // source.
+                return new SortedFile(
+                        meta.bind(source, config.metadataCache()),
+                        source,
+                        config.pageCache(),
+                        config.metadataCache(),
+                        deletedRows.getOrDefault(id, DeletedRows.NONE),
+                        columns);
+            } catch (IOException | RuntimeException e) {
+                source.close();
+                throw e;
+            }
         }
     }
 

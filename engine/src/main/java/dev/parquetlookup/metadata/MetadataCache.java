@@ -110,6 +110,18 @@ public final class MetadataCache {
         }
     }
 
+    /**
+     * The cached metadata of {@code file} for the key {@link #get(FileId, List, boolean, Loader)}
+     * would use, or null; loads nothing. Opening many files reads the footers of the others only.
+     */
+    @Nullable
+    public FileMetadata getIfPresent(
+            FileId file, List<String> sortKey, boolean synthesizedPageIndex) {
+        // Through the map view: a peek counts as neither hit nor miss in stats().
+        return (FileMetadata)
+                cache.asMap().get(new Key(file, List.copyOf(sortKey), synthesizedPageIndex));
+    }
+
     /** Drops every entry of a file version (all sort keys, footers and row-group indexes). */
     public void invalidate(FileId file) {
         cache.asMap().keySet().removeIf(k -> fileOf(k).equals(file));
