@@ -140,6 +140,7 @@ final class OpenScaleCase {
             }
         } finally {
             pool.shutdown();
+            store.close();
         }
         double ms = (System.nanoTime() - t0) / 1e6;
         LatencyProxy.Stats s = proxy.stats();
@@ -159,7 +160,9 @@ final class OpenScaleCase {
     private static long listingGets(Map<String, String> hadoop, LatencyProxy proxy, String path)
             throws IOException {
         proxy.resetStats();
-        HadoopFileStore.create(hadoop).list(path);
+        try (HadoopFileStore store = HadoopFileStore.create(hadoop)) {
+            store.list(path);
+        }
         return proxy.stats().gets();
     }
 
@@ -181,7 +184,8 @@ final class OpenScaleCase {
                         .metadataCache(new MetadataCache(MetadataCache.DEFAULT_MAX_BYTES))
                         .pageCache(null)
                         .build();
-        try (DimensionTable table = DimensionTable.open(config, store)) {
+        try (store;
+                DimensionTable table = DimensionTable.open(config, store)) {
             double openMs = (System.nanoTime() - t0) / 1e6;
             LatencyProxy.Stats opened = proxy.stats();
             int n = table.files().size();

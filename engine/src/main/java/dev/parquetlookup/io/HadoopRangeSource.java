@@ -218,7 +218,7 @@ final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
         return new IOException(
                 String.format(
                         "cannot read %d bytes at offset %d of %s: %s",
-                        length, position, file.path(), cause.getMessage()),
+                        length, position, file.path(), CauseChain.describe(cause)),
                 cause);
     }
 

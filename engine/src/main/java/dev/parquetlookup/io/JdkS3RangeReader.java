@@ -347,11 +347,12 @@ final class JdkS3RangeReader implements AsyncRangeReader {
             t = t.getCause();
         }
         if (t instanceof HttpTimeoutException || t instanceof ConnectException) {
-            return new IOException(what(file, range) + " failed: " + t, t);
+            return new IOException(what(file, range) + " failed: " + CauseChain.describe(t), t);
         }
         if (t instanceof IOException) {
-            return new ConnectionFailedException(what(file, range) + " failed: " + t, t);
+            return new ConnectionFailedException(
+                    what(file, range) + " failed: " + CauseChain.describe(t), t);
         }
-        return new IOException(what(file, range) + " failed: " + t, t);
+        return new IOException(what(file, range) + " failed: " + CauseChain.describe(t), t);
     }
 }

@@ -216,7 +216,7 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
         if (t instanceof IOException io) {
             return io;
         }
-        return new IOException(
-                what + " failed: " + (t.getMessage() != null ? t.getMessage() : t.toString()), t);
+        // The SDK's client-side failures say little themselves: their causes go in the message.
+        return new IOException(what + " failed: " + CauseChain.describe(t), t);
     }
 }

@@ -113,6 +113,9 @@ public final class TransientFailures {
         return message != null
                 && (STATUS.matcher(message).find()
                         || message.contains("Connection reset")
+                        // The AWS SDK: a kept-alive connection closed by the other end under a
+                        // request (its own advice: "will usually succeed on a retry").
+                        || message.contains("connection was closed during the request")
                         || message.contains("SlowDown")
                         || message.contains("Service Unavailable"));
     }
