@@ -99,7 +99,9 @@ final class OpenScaleCase {
                     openEager(hadoop, proxy, "s3a://" + BUCKET + "/small/", "small", d);
                     openLazy(hadoop, proxy, "s3a://" + BUCKET + "/small/", files, rowsPerFile, d);
                 }
-                for (int d : delays) {
+                // -Dopen-scale.small-only=true: the 1,000 files only, (c) skipped.
+                for (int d :
+                        Boolean.getBoolean("open-scale.small-only") ? List.<Integer>of() : delays) {
                     proxy.setDelay(Duration.ofMillis(d));
                     bigIndex(hadoop, proxy, "s3a://" + BUCKET + "/big/", bigRows, d);
                 }
@@ -178,6 +180,7 @@ final class OpenScaleCase {
         HadoopFileStore store = HadoopFileStore.create(hadoop);
         long listingGets = listingGets(hadoop, proxy, path);
         proxy.resetStats();
+        long cpu0 = processCpuNanos();
         long t0 = System.nanoTime();
         TableConfig config =
                 TableConfig.builder(path)
@@ -187,6 +190,9 @@ final class OpenScaleCase {
         try (store;
                 DimensionTable table = DimensionTable.open(config, store)) {
             double openMs = (System.nanoTime() - t0) / 1e6;
+            // This JVM's CPU while opening (the latency proxy's threads included, S3Proxy not):
+            // robust to a loaded machine where wall time is not.
+            double openCpuMs = (processCpuNanos() - cpu0) / 1e6;
             LatencyProxy.Stats opened = proxy.stats();
             int n = table.files().size();
             LookupPlan plan = table.plan(List.of("k"), List.of("v"));
@@ -209,8 +215,14 @@ final class OpenScaleCase {
             }
             note(
                     "a table=small d_ms=%d mode=lazy_index(after) files=%d open_ms=%.0f"
-                            + " gets_per_file=%.2f load=%s",
-                    d, n, openMs, opened.gets() / (double) n, ObjectStoreSuite.loadAverage());
+                            + " open_cpu_ms=%.0f gets_per_file=%.2f max_in_flight=%d load=%s",
+                    d,
+                    n,
+                    openMs,
+                    openCpuMs,
+                    opened.gets() / (double) n,
+                    opened.maxInFlight(),
+                    ObjectStoreSuite.loadAverage());
             note(
                     "b d_ms=%d first_lookup_ms=%.1f first_lookup_gets=%d open_plus_first_ms=%.0f"
                             + " cold_file_lookup_ms=%.1f same_row_group_lookup_ms=%.1f"
@@ -223,6 +235,12 @@ final class OpenScaleCase {
                     thirdMs,
                     proxy.stats().gets() - beforeThird);
         }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static void check(long key, List<Object[]> rows) {
