@@ -88,9 +88,21 @@ final class FlinkLayouts {
     private static final String ASYNC_NOCACHE = "'lookup.async' = 'true', 'lookup.cache' = 'NONE'";
     private static final String FULL = "'lookup.cache' = 'FULL'";
 
-    /** LOOKUP hint options of a variant, for the join's {@code d}. */
+    /**
+     * LOOKUP hint options of a variant, for the join's {@code d}. The async variants ask for the
+     * async function explicitly (with {@code 'lookup.async' = 'true'}, which offers it on local
+     * files too): they measure the async path whatever the default.
+     */
     static final Map<String, String> HINTS =
             Map.of(
+                    "async-nocache",
+                    "'async' = 'true'",
+                    "async-partial",
+                    "'async' = 'true'",
+                    "async-ordered-notimeout",
+                    "'async' = 'true', 'timeout' = '0 s'",
+                    "async-unordered",
+                    "'async' = 'true', 'output-mode' = 'allow_unordered'",
                     "async-unordered-notimeout",
                     "'async' = 'true', 'output-mode' = 'allow_unordered', 'timeout' = '0 s'");
 
@@ -98,8 +110,10 @@ final class FlinkLayouts {
         Map<String, String> variants = new LinkedHashMap<>();
         variants.put("sync-nocache", SYNC_NOCACHE);
         variants.put("async-nocache", ASYNC_NOCACHE);
-        // Flink's async operator registers a timeout timer per event and orders its output; this
-        // variant turns both off through the LOOKUP hint (what a user can choose).
+        // Flink's async operator registers a timeout timer per event and orders its output; these
+        // variants turn one or both off through the LOOKUP hint (what a user can choose).
+        variants.put("async-ordered-notimeout", ASYNC_NOCACHE);
+        variants.put("async-unordered", ASYNC_NOCACHE);
         variants.put("async-unordered-notimeout", ASYNC_NOCACHE);
         variants.put(
                 "sync-partial",

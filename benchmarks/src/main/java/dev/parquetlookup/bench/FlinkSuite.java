@@ -81,10 +81,20 @@ final class FlinkSuite {
     /**
      * One job: nanos from submission to its end (the cluster's job-result future), to the return of
      * {@code TableResult.await()} (REST polling, for comparison: see {@link JobEnd}), and to its
-     * first enriched row (-1 if none).
+     * first enriched row (-1 if none); the process's CPU time from the first row to the end.
      */
     private record Job(
-            long nanos, long awaitedNanos, long firstRowNanos, long rows, long fingerprint) {}
+            long nanos,
+            long awaitedNanos,
+            long firstRowNanos,
+            long cpuNanos,
+            long rows,
+            long fingerprint) {
+
+        double cpuMicrosPerEvent(long events) {
+            return cpuNanos / 1e3 / events;
+        }
+    }
 
     void run() throws Exception {
         long events =
@@ -244,13 +254,15 @@ final class FlinkSuite {
                 log.printf(
                         Locale.ROOT,
                         "NOTE flink-job layout=%s case=%s rep=%d events_per_s=%.0f"
-                                + " awaited_events_per_s=%.0f first_row_ms=%.0f load=%s%n",
+                                + " awaited_events_per_s=%.0f first_row_ms=%.0f"
+                                + " cpu_us_per_event=%.2f load=%s%n",
                         run.name(),
                         name,
                         rep,
                         events * 1e9 / job.nanos(),
                         events * 1e9 / job.awaitedNanos(),
                         job.firstRowNanos() / 1e6,
+                        job.cpuMicrosPerEvent(events),
                         ObjectStoreSuite.loadAverage());
                 jobs.computeIfAbsent(name, n -> new ArrayList<>()).add(job);
             }
@@ -288,6 +300,11 @@ final class FlinkSuite {
             extra.put(
                     "awaited_per_s",
                     ResultRow.fmt0(events * 1e9 / median(e.getValue(), Job::awaitedNanos)));
+            // CPU time per event (whole JVM, first row to job end): what a variant costs, less
+            // swayed than events/s by other work on the machine.
+            extra.put(
+                    "cpu_us_per_event",
+                    ResultRow.fmt2(median(e.getValue(), Job::cpuNanos) / 1e3 / events));
             extra.put("load", ObjectStoreSuite.loadAverage());
             double perSec = events * 1e9 / median.nanos();
             report.result(
@@ -371,6 +388,7 @@ final class FlinkSuite {
                 end.endNanos() - start,
                 end.awaitedNanos() - start,
                 first == 0 ? -1 : first - start,
+                first == 0 ? 0 : end.endCpuNanos() - FingerprintFunction.FIRST_CPU.get(),
                 FingerprintFunction.ROWS.sum(),
                 FingerprintFunction.SUM.sum());
     }
