@@ -43,7 +43,8 @@ import java.util.Map;
  *   <li>{@code prepared} (system {@code flink-sql}): the writer's default (256-row pages, key
  *       uncompressed), as {@code prepare} writes it: sync and async, {@code lookup.cache} NONE and
  *       PARTIAL, against {@code FULL} and a regular join that loads the whole dimension into Flink
- *       state;
+ *       state; on request, async without Flink's timeout timer and/or output order ({@link
+ *       FlinkLayouts#DECOMPOSITION});
  *   <li>{@code protocol} (system {@code flink-sql-protocol}, RATIO cases {@code protocol-*}): the
  *       seed protocol's layout as parquet-java writes it (1,024-row pages, every column LZ4_RAW, no
  *       dictionary), a user's files as they lie: sync and async NONE against {@code FULL}.
@@ -52,8 +53,9 @@ import java.util.Map;
  * The rows go to a {@code blackhole} sink through a function that fingerprints them (a collecting
  * sink would measure its own polling). A job ends when the cluster's job-result future completes
  * ({@link JobEnd}; REST polling rounded jobs up to the next of 1.27, 2.55, 4.55 s...). Reported per
- * variant: enriched events/s and the time to the first enriched row, both from job submission, and
- * the rate after the first row. RATIO lines: ours / FULL, / the regular join, async / sync. Every
+ * variant: enriched events/s and the time to the first enriched row, both from job submission, the
+ * rate after the first row, and the JVM's CPU time per event. Below 1M rows (a smoke run) one job
+ * per variant, no warm-up job. RATIO lines: ours / FULL, / the regular join, async / sync. Every
  * variant's rows are fingerprinted and must equal the dataset's answer.
  */
 final class FlinkSuite {
@@ -81,10 +83,20 @@ final class FlinkSuite {
     /**
      * One job: nanos from submission to its end (the cluster's job-result future), to the return of
      * {@code TableResult.await()} (REST polling, for comparison: see {@link JobEnd}), and to its
-     * first enriched row (-1 if none).
+     * first enriched row (-1 if none); the process's CPU time from the first row to the end.
      */
     private record Job(
-            long nanos, long awaitedNanos, long firstRowNanos, long rows, long fingerprint) {}
+            long nanos,
+            long awaitedNanos,
+            long firstRowNanos,
+            long cpuNanos,
+            long rows,
+            long fingerprint) {
+
+        double cpuMicrosPerEvent(long events) {
+            return cpuNanos / 1e3 / events;
+        }
+    }
 
     void run() throws Exception {
         long events =
@@ -103,7 +115,7 @@ final class FlinkSuite {
                         + " parallelism="
                         + parallelism
                         + " minicluster=embedded sink=blackhole keys=(id*7919)mod_N+1 reps="
-                        + options.repetitions()
+                        + repetitions()
                         + " job_end=cluster_job_result load_start="
                         + ObjectStoreSuite.loadAverage());
         long expected = 0;
@@ -213,10 +225,12 @@ final class FlinkSuite {
             long expected)
             throws Exception {
         Map<String, List<Job>> jobs = new LinkedHashMap<>();
-        // Warm-up: one job of the first variant (class loading, planner, the file's pages in the
-        // OS cache), not recorded.
-        runJob(cluster, tables, run.table("sync-nocache"), false, null);
-        for (int rep = 0; rep < options.repetitions(); rep++) {
+        if (!smokeSize()) {
+            // Warm-up: one job of the first variant (class loading, planner, the file's pages in
+            // the OS cache), not recorded.
+            runJob(cluster, tables, run.table("sync-nocache"), false, null);
+        }
+        for (int rep = 0; rep < repetitions(); rep++) {
             List<String> order = new ArrayList<>(run.variants().keySet());
             if (rep % 2 == 1) {
                 Collections.reverse(order);
@@ -244,13 +258,15 @@ final class FlinkSuite {
                 log.printf(
                         Locale.ROOT,
                         "NOTE flink-job layout=%s case=%s rep=%d events_per_s=%.0f"
-                                + " awaited_events_per_s=%.0f first_row_ms=%.0f load=%s%n",
+                                + " awaited_events_per_s=%.0f first_row_ms=%.0f"
+                                + " cpu_us_per_event=%.2f load=%s%n",
                         run.name(),
                         name,
                         rep,
                         events * 1e9 / job.nanos(),
                         events * 1e9 / job.awaitedNanos(),
                         job.firstRowNanos() / 1e6,
+                        job.cpuMicrosPerEvent(events),
                         ObjectStoreSuite.loadAverage());
                 jobs.computeIfAbsent(name, n -> new ArrayList<>()).add(job);
             }
@@ -288,6 +304,11 @@ final class FlinkSuite {
             extra.put(
                     "awaited_per_s",
                     ResultRow.fmt0(events * 1e9 / median(e.getValue(), Job::awaitedNanos)));
+            // CPU time per event (whole JVM, first row to job end): what a variant costs, less
+            // swayed than events/s by other work on the machine.
+            extra.put(
+                    "cpu_us_per_event",
+                    ResultRow.fmt2(median(e.getValue(), Job::cpuNanos) / 1e3 / events));
             extra.put("load", ObjectStoreSuite.loadAverage());
             double perSec = events * 1e9 / median.nanos();
             report.result(
@@ -340,6 +361,19 @@ final class FlinkSuite {
         return values[values.length / 2];
     }
 
+    /**
+     * Below 1M rows a run only checks that every variant runs and agrees (2,000 events per job,
+     * figures without meaning): one job per variant and no warm-up job, as the test suite's smoke
+     * run needs.
+     */
+    private boolean smokeSize() {
+        return options.rows() < 1_000_000;
+    }
+
+    private int repetitions() {
+        return smokeSize() ? 1 : options.repetitions();
+    }
+
     private long key(long id) {
         return Math.floorMod(id * 7919, options.rows()) + 1;
     }
@@ -371,6 +405,7 @@ final class FlinkSuite {
                 end.endNanos() - start,
                 end.awaitedNanos() - start,
                 first == 0 ? -1 : first - start,
+                first == 0 ? 0 : end.endCpuNanos() - FingerprintFunction.FIRST_CPU.get(),
                 FingerprintFunction.ROWS.sum(),
                 FingerprintFunction.SUM.sum());
     }

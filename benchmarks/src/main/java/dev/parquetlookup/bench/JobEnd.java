@@ -5,6 +5,7 @@ import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.table.api.TableResult;
 
+import java.lang.management.ManagementFactory;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -21,6 +22,10 @@ import java.util.concurrent.CompletableFuture;
  * TableResult result = tables.executeSql("INSERT INTO ...");
  * JobEnd.Times t = JobEnd.await(cluster, result);   // t.endNanos(): System.nanoTime() at the end
  * }</pre>
+ *
+ * <p>It also reads the process's CPU time at the end: on a machine shared with other work, the
+ * events/s of a job follow the share of the cores it got, while the CPU time per event (all threads
+ * of this JVM, the embedded cluster's included) measures what the job cost.
  */
 final class JobEnd {
 
@@ -29,8 +34,17 @@ final class JobEnd {
     /**
      * @param endNanos {@link System#nanoTime()} when the cluster's job-result future completed
      * @param awaitedNanos {@link System#nanoTime()} when {@link TableResult#await()} returned
+     * @param endCpuNanos {@link #processCpuNanos()} when the job-result future completed
      */
-    record Times(long endNanos, long awaitedNanos) {}
+    record Times(long endNanos, long awaitedNanos, long endCpuNanos) {}
+
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+    /** CPU time of every thread of this JVM so far, in nanoseconds. */
+    static long processCpuNanos() {
+        return OS.getProcessCpuTime();
+    }
 
     /** Waits for the job of {@code result}; throws if it failed. */
     static Times await(MiniCluster cluster, TableResult result) throws Exception {
@@ -39,7 +53,8 @@ final class JobEnd {
                         .orElseThrow(() -> new IllegalStateException("no job was submitted"))
                         .getJobID();
         CompletableFuture<JobResult> done = cluster.requestJobResult(id);
-        CompletableFuture<Long> endAt = done.thenApply(r -> System.nanoTime());
+        CompletableFuture<long[]> endAt =
+                done.thenApply(r -> new long[] {System.nanoTime(), processCpuNanos()});
         result.await();
         long awaited = System.nanoTime();
         JobResult job = done.get();
@@ -50,6 +65,7 @@ final class JobEnd {
                             .map(t -> t.deserializeError(JobEnd.class.getClassLoader()))
                             .orElse(null));
         }
-        return new Times(endAt.get(), awaited);
+        long[] end = endAt.get();
+        return new Times(end[0], awaited, end[1]);
     }
 }

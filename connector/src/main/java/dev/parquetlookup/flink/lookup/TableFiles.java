@@ -5,6 +5,7 @@ import dev.parquetlookup.engine.RefreshOptions;
 import dev.parquetlookup.engine.RefreshingTable;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.RetryingFileStore;
+import dev.parquetlookup.io.disk.TieredFileStore;
 import dev.parquetlookup.metadata.LookupFileException;
 
 import org.apache.flink.table.api.ValidationException;
@@ -24,8 +25,10 @@ import java.util.List;
  * @param columns the files' top-level columns
  * @param sortKey the sort key the files are verified to be sorted by
  * @param description the path, for messages
+ * @param local whether the path and every file found are local ({@code file:} or a plain path)
  */
-public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, String description) {
+public record TableFiles(
+        List<ColumnSchema> columns, List<String> sortKey, String description, boolean local) {
 
     public TableFiles {
         columns = List.copyOf(columns);
@@ -39,7 +42,13 @@ public record TableFiles(List<ColumnSchema> columns, List<String> sortKey, Strin
      */
     public static TableFiles inspect(ParquetLookupConfig config) {
         try (RefreshingTable table = openForPlanning(config)) {
-            return new TableFiles(table.columns(), table.sortKey(), describe(config, table));
+            return new TableFiles(
+                    table.columns(),
+                    table.sortKey(),
+                    describe(config, table),
+                    TieredFileStore.isLocal(config.path())
+                            && table.files().stream()
+                                    .allMatch(f -> TieredFileStore.isLocal(f.path())));
         } catch (IOException | LookupFileException e) {
             throw new ValidationException(
                     String.format(

@@ -25,6 +25,9 @@ import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.util.TemporaryClassLoaderContext;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.annotation.Nullable;
 
 import java.util.ArrayList;
@@ -42,6 +45,9 @@ import java.util.Set;
  * compatible type, and reads their sort key.
  */
 public final class ParquetLookupDynamicTableFactory implements DynamicTableSourceFactory {
+
+    private static final Logger LOG =
+            LoggerFactory.getLogger(ParquetLookupDynamicTableFactory.class);
 
     public static final String IDENTIFIER = "parquet-lookup";
 
@@ -110,12 +116,40 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
         return new ParquetLookupTableSource(
                 config,
                 files,
+                offerAsync(config, options, files),
                 physical,
                 cacheType,
                 cacheType == LookupCacheType.PARTIAL
                         ? DefaultLookupCache.fromConfig(options)
                         : null,
                 cacheType == LookupCacheType.FULL ? reloadTrigger(options) : null);
+    }
+
+    /**
+     * Whether the table offers an asynchronous lookup function besides the synchronous one: {@code
+     * lookup.async} when set; unset, only for tables with a file that is not local. A lookup on a
+     * local file is CPU work, completed on the task thread by either function, and Flink's async
+     * operator adds its own cost per event (a timeout timer, a mailbox mail, its ordered queue),
+     * measured in the {@code flink} benchmark suite; lookups that wait on remote reads gain from
+     * having many in flight.
+     */
+    static boolean offerAsync(
+            ParquetLookupConfig config, ReadableConfig options, TableFiles files) {
+        if (options.getOptional(ParquetLookupOptions.LOOKUP_ASYNC).isPresent()) {
+            return config.async();
+        }
+        boolean offer = !files.local();
+        LOG.info(
+                "Table '{}': 'lookup.async' unset and {}: offering {}",
+                config.tableName(),
+                files.local() ? "every file is local" : "some files are remote",
+                offer
+                        ? "a synchronous and an asynchronous lookup function (the planner takes"
+                                + " the asynchronous one unless the LOOKUP hint says 'async' ="
+                                + " 'false')"
+                        : "only the synchronous lookup function (set 'lookup.async' = 'true' to"
+                                + " offer an asynchronous one)");
+        return offer;
     }
 
     /**
@@ -131,7 +165,9 @@ public final class ParquetLookupDynamicTableFactory implements DynamicTableSourc
                                         .map(ParquetLookupDynamicTableFactory::splitColumns)
                                         .orElse(List.of()))
                         .hadoopOptions(hadoopOptions(rawOptions))
-                        .async(options.get(ParquetLookupOptions.LOOKUP_ASYNC))
+                        // Unset (auto) allows async here; createDynamicTableSource decides whether
+                        // to offer it once it knows where the files are.
+                        .async(options.getOptional(ParquetLookupOptions.LOOKUP_ASYNC).orElse(true))
                         .asyncThreads(options.get(ParquetLookupOptions.LOOKUP_ASYNC_THREADS))
                         .metadataCacheMaxBytes(
                                 options.get(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES)

@@ -129,13 +129,18 @@ public final class ParquetLookupOptions {
     public static final ConfigOption<Boolean> LOOKUP_ASYNC =
             ConfigOptions.key("lookup.async")
                     .booleanType()
-                    .defaultValue(true)
+                    .noDefaultValue()
                     .withDescription(
                             "Whether lookups are offered asynchronously (many in flight per"
-                                    + " subtask, no thread held while reads are out). The LOOKUP"
-                                    + " hint's 'async' option chooses between both when both are"
-                                    + " offered. Ignored with 'lookup.cache' = 'FULL', which is"
-                                    + " synchronous.");
+                                    + " subtask, no thread held while reads are out). Unset"
+                                    + " (auto): only the synchronous function when every file of"
+                                    + " the table is local (file:// or a plain path), where a"
+                                    + " lookup is CPU work and Flink's async operator only adds"
+                                    + " cost per event; both otherwise, and the planner takes the"
+                                    + " async one. 'true': both, whatever the files. 'false':"
+                                    + " only the synchronous one. When both are offered, the"
+                                    + " LOOKUP hint's 'async' option chooses. Ignored with"
+                                    + " 'lookup.cache' = 'FULL', which is synchronous.");
 
     public static final ConfigOption<Integer> LOOKUP_ASYNC_THREADS =
             ConfigOptions.key("lookup.async.threads")

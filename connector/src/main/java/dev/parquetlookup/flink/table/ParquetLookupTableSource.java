@@ -56,6 +56,12 @@ public final class ParquetLookupTableSource
 
     private final ParquetLookupConfig config;
     private final TableFiles files;
+
+    /**
+     * Whether an async function is offered besides the sync one (resolved {@code lookup.async}).
+     */
+    private final boolean offerAsync;
+
     private final LookupCacheType cacheType;
     @Nullable private final LookupCache partialCache;
     @Nullable private final CacheReloadTrigger fullCacheReloadTrigger;
@@ -67,12 +73,14 @@ public final class ParquetLookupTableSource
     public ParquetLookupTableSource(
             ParquetLookupConfig config,
             TableFiles files,
+            boolean offerAsync,
             DataType producedType,
             LookupCacheType cacheType,
             @Nullable LookupCache partialCache,
             @Nullable CacheReloadTrigger fullCacheReloadTrigger) {
         this.config = config;
         this.files = files;
+        this.offerAsync = offerAsync;
         this.producedType = producedType;
         this.cacheType = cacheType;
         this.partialCache = partialCache;
@@ -121,7 +129,7 @@ public final class ParquetLookupTableSource
         shuffle.prepare(context, config, spec);
 
         LookupFunction sync = new ParquetLookupFunction(config, spec);
-        if (!config.async()) {
+        if (!offerAsync) {
             return partialCache != null
                     ? PartialCachingLookupProvider.of(sync, partialCache)
                     : LookupFunctionProvider.of(sync);
@@ -175,6 +183,7 @@ public final class ParquetLookupTableSource
                 new ParquetLookupTableSource(
                         config,
                         files,
+                        offerAsync,
                         producedType,
                         cacheType,
                         partialCache,
@@ -194,6 +203,10 @@ public final class ParquetLookupTableSource
 
     DataType producedType() {
         return producedType;
+    }
+
+    boolean offersAsync() {
+        return offerAsync;
     }
 
     LookupCacheType cacheType() {

@@ -39,5 +39,24 @@ class TableFilesTest {
         // one sample per page minimum (this small table has fewer pages than the target)
         assertThat(samples).hasSizeBetween(3, 16).isSortedAccordingTo(KeyOrder::compare);
         assertThat(samples.get(0)[0]).isEqualTo(0L);
+        assertThat(files.local()).isTrue();
+    }
+
+    @Test
+    void filesUnderARemoteSchemeAreNotLocal() throws Exception {
+        TestDimension data = TestDimension.generate(9L, 50, 0);
+        data.write(dir, 2);
+        ParquetLookupConfig remote =
+                ParquetLookupConfig.builder("t", "remote://" + dir.toUri().getPath())
+                        .hadoopOptions(
+                                java.util.Map.of(
+                                        "fs.remote.impl", RemoteLocalFileSystem.class.getName()))
+                        .maxRetries(0)
+                        .build();
+        assertThat(TableFiles.inspect(remote).local()).isFalse();
+        // A plain path is a local file (the default file system is not consulted).
+        ParquetLookupConfig plain =
+                ParquetLookupConfig.builder("t", dir.toString()).maxRetries(0).build();
+        assertThat(TableFiles.inspect(plain).local()).isTrue();
     }
 }

@@ -2,6 +2,7 @@ package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.flink.lookup.TableFiles;
 import dev.parquetlookup.metadata.MetadataCache;
 
 import org.apache.flink.configuration.Configuration;
@@ -97,6 +98,24 @@ class ParquetLookupDynamicTableFactoryTest {
                 .containsOnly(
                         Map.entry("fs.s3a.endpoint", "http://127.0.0.1:9000"),
                         Map.entry("fs.s3a.path.style.access", "true"));
+    }
+
+    @Test
+    void asyncIsOfferedForRemoteFilesUnlessSetEitherWay() {
+        TableFiles local = new TableFiles(List.of(), List.of(), "file:/d", true);
+        TableFiles remote = new TableFiles(List.of(), List.of(), "s3a://b/d", false);
+        // Unset: auto, by where the files are.
+        assertThat(offerAsync(Map.of("path", "/d"), local)).isFalse();
+        assertThat(offerAsync(Map.of("path", "s3a://b/d"), remote)).isTrue();
+        // Set: as set, whatever the files.
+        assertThat(offerAsync(Map.of("path", "/d", "lookup.async", "true"), local)).isTrue();
+        assertThat(offerAsync(Map.of("path", "s3a://b/d", "lookup.async", "false"), remote))
+                .isFalse();
+    }
+
+    private static boolean offerAsync(Map<String, String> options, TableFiles files) {
+        return ParquetLookupDynamicTableFactory.offerAsync(
+                config(options), Configuration.fromMap(options), files);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.table;
 
+import dev.parquetlookup.flink.lookup.RemoteLocalFileSystem;
 import dev.parquetlookup.flink.table.TestDimension.Event;
 import dev.parquetlookup.flink.table.TestDimension.KeyMatch;
 
@@ -28,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Lookup joins through SQL on a MiniCluster (2 TaskManagers x 2 slots, parallelism 4), every result
  * compared exactly with the in-memory reference of {@link TestDimension}: inner and LEFT joins,
  * projection, composite and prefix keys, non-unique keys, misses, null keys, residual key columns,
- * every row-cache mode sync and async, the retry hint and the key-range shuffle hint.
+ * every row-cache mode sync and async, the retry hint and the key-range shuffle hint; which lookup
+ * function the planner gets for local and remote files ({@code lookup.async} unset, true, false).
  */
 class ParquetLookupJoinITCase {
 
@@ -50,12 +52,13 @@ class ParquetLookupJoinITCase {
     /** Row-cache mode and sync/async, as table options. */
     enum Mode {
         NONE_SYNC("'lookup.async' = 'false'"),
-        NONE_ASYNC("'lookup.async.threads' = '4'"),
+        NONE_ASYNC("'lookup.async' = 'true', 'lookup.async.threads' = '4'"),
         PARTIAL_SYNC(
                 "'lookup.async' = 'false', 'lookup.cache' = 'PARTIAL',"
                         + " 'lookup.partial-cache.max-rows' = '50'"),
         PARTIAL_ASYNC(
-                "'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '50',"
+                "'lookup.async' = 'true', 'lookup.cache' = 'PARTIAL',"
+                        + " 'lookup.partial-cache.max-rows' = '50',"
                         + " 'lookup.partial-cache.cache-missing-key' = 'false'"),
         FULL("'lookup.cache' = 'FULL'");
 
@@ -115,7 +118,7 @@ class ParquetLookupJoinITCase {
 
     @Test
     void keyColumnsBeyondTheSortPrefixAreFilteredOnTheRows() throws Exception {
-        StreamTableEnvironment tEnv = tableEnvironment("'lookup.async.threads' = '2'");
+        StreamTableEnvironment tEnv = tableEnvironment(ASYNC);
         String query =
                 "SELECT e.eid, d.name, d.v FROM events AS e"
                         + " JOIN dim FOR SYSTEM_TIME AS OF e.proc AS d"
@@ -133,7 +136,7 @@ class ParquetLookupJoinITCase {
 
     @Test
     void retryOnMissHintAsync() throws Exception {
-        StreamTableEnvironment tEnv = tableEnvironment("'lookup.async.threads' = '2'");
+        StreamTableEnvironment tEnv = tableEnvironment(ASYNC);
         List<Row> actual =
                 collect(
                         tEnv,
@@ -147,7 +150,7 @@ class ParquetLookupJoinITCase {
 
     @Test
     void retryOnMissHintSyncChosenByTheHint() throws Exception {
-        StreamTableEnvironment tEnv = tableEnvironment("'lookup.async.threads' = '2'");
+        StreamTableEnvironment tEnv = tableEnvironment(ASYNC);
         String query =
                 "SELECT /*+ LOOKUP('table'='d', 'async'='false', 'retry-predicate'='lookup_miss',"
                         + " 'retry-strategy'='fixed_delay', 'fixed-delay'='1 ms',"
@@ -160,14 +163,59 @@ class ParquetLookupJoinITCase {
                 data.join(false, KeyMatch.ON_G_AND_NAME, List.of("v", "name")));
     }
 
+    /** Both functions offered, whatever the files: the planner takes the async one. */
+    private static final String ASYNC = "'lookup.async' = 'true', 'lookup.async.threads' = '2'";
+
+    private static final String JOIN_ON_G =
+            "SELECT e.eid, d.v FROM events AS e JOIN dim FOR SYSTEM_TIME AS OF e.proc AS d"
+                    + " ON e.g = d.g";
+
     @Test
-    void asyncIsChosenByDefault() {
+    void localFilesGetOnlyTheSynchronousFunctionByDefault() throws Exception {
         StreamTableEnvironment tEnv = tableEnvironment("");
+        assertThat(tEnv.explainSql(JOIN_ON_G)).contains("LookupJoin(").doesNotContain("async=[");
+        // The hint cannot pick a function that is not offered: the planner keeps the sync one.
+        assertThat(tEnv.explainSql(JOIN_ON_G.replace("SELECT", "SELECT " + hint("'async'='true'"))))
+                .doesNotContain("async=[");
+        assertSame(collect(tEnv, JOIN_ON_G), data.join(false, KeyMatch.ON_G, List.of("v")));
+    }
+
+    @Test
+    void asyncIsChosenWhenOfferedOnLocalFiles() {
+        StreamTableEnvironment tEnv = tableEnvironment(ASYNC);
+        assertThat(tEnv.explainSql(JOIN_ON_G)).contains("async=[");
         assertThat(
                         tEnv.explainSql(
-                                "SELECT e.eid, d.v FROM events AS e JOIN dim FOR SYSTEM_TIME AS OF"
-                                        + " e.proc AS d ON e.g = d.g"))
-                .contains("async=[");
+                                JOIN_ON_G.replace("SELECT", "SELECT " + hint("'async'='false'"))))
+                .doesNotContain("async=[");
+    }
+
+    @Test
+    void syncOnlyWhenAsyncIsTurnedOff() {
+        StreamTableEnvironment tEnv = tableEnvironment("'lookup.async' = 'false'");
+        assertThat(tEnv.explainSql(JOIN_ON_G.replace("SELECT", "SELECT " + hint("'async'='true'"))))
+                .doesNotContain("async=[");
+    }
+
+    @Test
+    void remoteFilesGetBothFunctionsByDefaultAndThePlannerTakesAsync() throws Exception {
+        // The same files under a scheme the connector treats as remote (not file:).
+        StreamTableEnvironment tEnv =
+                tableEnvironment(
+                        "remote://" + dir.toUri().getPath(),
+                        "'hadoop.fs.remote.impl' = '"
+                                + RemoteLocalFileSystem.class.getName()
+                                + "', 'local-cache.max-bytes' = '0'");
+        assertThat(tEnv.explainSql(JOIN_ON_G)).contains("async=[");
+        assertThat(
+                        tEnv.explainSql(
+                                JOIN_ON_G.replace("SELECT", "SELECT " + hint("'async'='false'"))))
+                .doesNotContain("async=[");
+        assertSame(collect(tEnv, JOIN_ON_G), data.join(false, KeyMatch.ON_G, List.of("v")));
+    }
+
+    private static String hint(String options) {
+        return "/*+ LOOKUP('table'='d', " + options + ") */";
     }
 
     /** FLIP-462: Flink 2.x only; the 1.20 line's build leaves out the tag {@code flink2-only}. */
@@ -192,6 +240,10 @@ class ParquetLookupJoinITCase {
     }
 
     private static StreamTableEnvironment tableEnvironment(String options) {
+        return tableEnvironment(dir.toUri().toString(), options);
+    }
+
+    private static StreamTableEnvironment tableEnvironment(String path, String options) {
         List<Row> events = new ArrayList<>();
         for (Event e : data.events) {
             events.add(Row.of(e.eid(), e.g(), e.name()));
@@ -205,7 +257,7 @@ class ParquetLookupJoinITCase {
                 "CREATE TABLE dim ("
                         + TestDimension.DDL_COLUMNS
                         + ") WITH ('connector' = 'parquet-lookup', 'path' = '"
-                        + dir.toUri()
+                        + path
                         + "'"
                         + (options.isEmpty() ? "" : ", " + options)
                         + ")");
