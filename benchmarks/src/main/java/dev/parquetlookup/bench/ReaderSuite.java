@@ -195,6 +195,40 @@ final class ReaderSuite {
                             outcome.runs().get(system),
                             Map.of()));
         }
+        p50Ratios(mix.label(), threads, outcome.runs());
+    }
+
+    /**
+     * One {@code RATIO} line of p50 latencies, ours over each floor: per repetition (the systems
+     * ran back to back, so both saw the same machine), then the median of those ratios.
+     */
+    private void p50Ratios(
+            String caseName, int threads, Map<LookupSystem, List<Measurement.Run>> runs) {
+        Map<String, List<Measurement.Run>> byName = new LinkedHashMap<>();
+        runs.forEach((system, list) -> byName.put(system.name(), list));
+        Map<String, Double> ratios = new LinkedHashMap<>();
+        for (String ours : List.of(OURS, OURS_CACHED)) {
+            for (String floor : List.of("floor", "floor-partial")) {
+                List<Measurement.Run> mine = byName.get(ours);
+                List<Measurement.Run> theirs = byName.get(floor);
+                if (mine == null || theirs == null) {
+                    continue;
+                }
+                double[] perRep = new double[Math.min(mine.size(), theirs.size())];
+                for (int r = 0; r < perRep.length; r++) {
+                    perRep[r] =
+                            mine.get(r).percentileMicros(0.50)
+                                    / theirs.get(r).percentileMicros(0.50);
+                }
+                Arrays.sort(perRep);
+                ratios.put(
+                        ours + "/" + floor + ":p50",
+                        perRep.length == 0 ? Double.NaN : perRep[perRep.length / 2]);
+            }
+        }
+        if (!ratios.isEmpty()) {
+            report.ratios(SUITE, caseName, threads, ratios);
+        }
     }
 
     private String truth(long k) {
