@@ -222,10 +222,14 @@ final class ReaderProbe {
                         new FloorSystem(file, layout),
                         new FloorSystem(file, layout, true));
         try {
-            // A long first warm-up, so the engine's paths are compiled before the first case.
+            // A long first warm-up, alternating the systems as the rounds do: the engine and
+            // floor-partial share the decompressor, so code compiled while one system ran alone
+            // is recompiled once the other runs (slow on a loaded machine).
             long[] warm = KeyMix.UNIFORM.keys(layout.rows(), 400_000, 1);
-            for (LookupSystem s : systems) {
-                round(s, warm, 1, 5_000_000_000L);
+            for (int w = 0; w < 12; w++) {
+                for (LookupSystem s : systems) {
+                    round(s, warm, 1 + w % 2, 400_000_000L);
+                }
             }
             for (KeyMix mix : List.of(KeyMix.UNIFORM, KeyMix.ZIPF)) {
                 for (int threads : new int[] {1, 2}) {
