@@ -63,11 +63,15 @@ final class ReaderSuite {
         Map<String, Long> heap = new LinkedHashMap<>();
         try {
             openAll(file, layout, systems, heap);
-            // One longer warm-up per system before the first case, so JIT compilation of the
-            // slower peers does not land in the first measured case.
+            // A longer warm-up before the first case, so JIT compilation of the slower peers
+            // does not land in the first measured case; in alternating passes, as the cases run
+            // them (the engine and floor-partial share the decompressor: code compiled while one
+            // ran alone is recompiled once the other runs, which a loaded machine does slowly).
             long[] warm = KeyMix.UNIFORM.keys(options.rows(), Math.min(keyCount(), 50_000), 2);
-            for (LookupSystem system : systems) {
-                Measurement.run(system, warm, null, 1, 3 * options.warmupMillis() * 1_000_000L);
+            for (int pass = 0; pass < 3; pass++) {
+                for (LookupSystem system : systems) {
+                    Measurement.run(system, warm, null, 1, options.warmupMillis() * 1_000_000L);
+                }
             }
             for (KeyMix mix : KeyMix.values()) {
                 for (int threads : options.threads()) {
@@ -194,6 +198,40 @@ final class ReaderSuite {
                             threads,
                             outcome.runs().get(system),
                             Map.of()));
+        }
+        p50Ratios(mix.label(), threads, outcome.runs());
+    }
+
+    /**
+     * One {@code RATIO} line of p50 latencies, ours over each floor: per repetition (the systems
+     * ran back to back, so both saw the same machine), then the median of those ratios.
+     */
+    private void p50Ratios(
+            String caseName, int threads, Map<LookupSystem, List<Measurement.Run>> runs) {
+        Map<String, List<Measurement.Run>> byName = new LinkedHashMap<>();
+        runs.forEach((system, list) -> byName.put(system.name(), list));
+        Map<String, Double> ratios = new LinkedHashMap<>();
+        for (String ours : List.of(OURS, OURS_CACHED)) {
+            for (String floor : List.of("floor", "floor-partial")) {
+                List<Measurement.Run> mine = byName.get(ours);
+                List<Measurement.Run> theirs = byName.get(floor);
+                if (mine == null || theirs == null) {
+                    continue;
+                }
+                double[] perRep = new double[Math.min(mine.size(), theirs.size())];
+                for (int r = 0; r < perRep.length; r++) {
+                    perRep[r] =
+                            mine.get(r).percentileMicros(0.50)
+                                    / theirs.get(r).percentileMicros(0.50);
+                }
+                Arrays.sort(perRep);
+                ratios.put(
+                        ours + "/" + floor + ":p50",
+                        perRep.length == 0 ? Double.NaN : perRep[perRep.length / 2]);
+            }
+        }
+        if (!ratios.isEmpty()) {
+            report.ratios(SUITE, caseName, threads, ratios);
         }
     }
 

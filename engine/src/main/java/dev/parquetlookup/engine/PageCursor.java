@@ -17,7 +17,8 @@ import java.nio.ByteBuffer;
 /**
  * Walks the rows of one decoded data page of a flat column: definition levels say which rows are
  * null, parquet-java's {@link ValuesReader} for the page's encoding yields the non-null values.
- * Rows before the wanted ones are skipped without materialising them.
+ * Rows before the wanted ones are skipped without materialising them; PLAIN byte strings by walking
+ * their length prefixes in the page's bytes (parquet-java's reader skips one value at a time).
  *
  * <p>Example: rows {@code [7, null, 9]} of an optional column: {@code skipRows(1)} skips value 7,
  * then {@code isNextNull()} is true, then {@code read(...)} gives 9.
@@ -35,11 +36,25 @@ final class PageCursor {
     @Nullable private final RunLengthBitPackingHybridDecoder definitionV2;
     private int position;
 
+    /** The page, for walking PLAIN byte strings in place. */
+    private final DataPage page;
+
+    /**
+     * PLAIN BINARY values only skipped so far: where the next value starts in {@link #page}'s
+     * bytes; -1 otherwise (other encodings, or values handed out).
+     */
+    private int plainNext = -1;
+
     PageCursor(DataPage page, ColumnDescriptor column, @Nullable Dictionary dictionary)
             throws IOException {
         this.rows = page.valueCount();
         this.decodedRows = page.rowsAvailable();
         this.maxDefinition = column.getMaxDefinitionLevel();
+        this.page = page;
+        boolean plainBinary =
+                page.valueEncoding() == org.apache.parquet.column.Encoding.PLAIN
+                        && column.getPrimitiveType().getPrimitiveTypeName()
+                                == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BINARY;
         if (column.getMaxRepetitionLevel() > 0) {
             throw new IOException("column " + column + " is repeated; only flat columns are read");
         }
@@ -72,6 +87,7 @@ final class PageCursor {
                                     page.length() - page.valuesOffset())
                             .slice();
             values.initFromPage(rows, ByteBufferInputStream.wrap(valueBytes));
+            plainNext = plainBinary ? page.valuesOffset() : -1;
         } else {
             definitionV2 = null;
             ByteBufferInputStream in =
@@ -85,6 +101,7 @@ final class PageCursor {
                                 .getValuesReader(column, ValuesType.DEFINITION_LEVEL);
                 definitionV1.initFromPage(rows, in);
             }
+            plainNext = plainBinary ? (int) in.position() : -1;
             values.initFromPage(rows, in);
         }
     }
@@ -112,11 +129,13 @@ final class PageCursor {
 
     /** Reads the value of the row whose level {@link #isNextNull()} just consumed. */
     Object read(ColumnTypes.ValueReader reader) {
+        plainNext = -1;
         return reader.read(values);
     }
 
     /** The underlying reader, for primitive reads of the row just consumed. */
     ValuesReader values() {
+        plainNext = -1;
         return values;
     }
 
@@ -151,8 +170,34 @@ final class PageCursor {
             }
         }
         position += n;
-        if (nonNull > 0) {
+        if (nonNull > 0 && plainNext >= 0) {
+            skipPlain(nonNull);
+        } else if (nonNull > 0) {
             values.skip(nonNull);
         }
+    }
+
+    private static final java.lang.invoke.VarHandle INT_LE =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+                    int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    /** Skips {@code n} PLAIN byte strings by their lengths, then reads on from the next one. */
+    private void skipPlain(int n) throws IOException {
+        byte[] data = page.data();
+        int end = page.length();
+        int p = plainNext;
+        for (int i = 0; i < n; i++) {
+            if (p + 4 > end) {
+                throw new IOException("PLAIN value " + i + " of a skip runs past the page");
+            }
+            int length = (int) INT_LE.get(data, p);
+            if (length < 0 || length > end - p - 4) {
+                throw new IOException("PLAIN value " + i + " has length " + length);
+            }
+            p += 4 + length;
+        }
+        plainNext = p;
+        values.initFromPage(
+                rows, ByteBufferInputStream.wrap(ByteBuffer.wrap(data, p, end - p).slice()));
     }
 }

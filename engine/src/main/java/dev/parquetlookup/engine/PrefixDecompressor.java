@@ -169,8 +169,11 @@ public final class PrefixDecompressor {
                 snappy
                         ? SnappyElements.decode(
                                 input, inPos, end, out, outStart, outEnd, outPos, target)
-                        : Lz4Sequences.decode(
-                                input, inPos, end, out, outStart, outEnd, outPos, target);
+                        : in.isDirect()
+                                ? Lz4Sequences.decodeDirect(
+                                        in, inPos, end, out, outStart, outEnd, outPos, target)
+                                : Lz4Sequences.decode(
+                                        input, inPos, end, out, outStart, outEnd, outPos, target);
         inPos = (int) (positions >>> 32);
         outPos = (int) positions;
     }
