@@ -1,6 +1,7 @@
 package dev.parquetlookup.engine;
 
 import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.RowGroupIndexes;
@@ -181,9 +182,14 @@ final class AsyncLookup extends LookupContext {
         byte[][] out = new byte[ranges.size()][];
         List<FileRange> need = null;
         List<Integer> slots = null;
+        RangeSource source = loader.source();
         for (int i = 0; i < out.length; i++) {
             byte[] bytes =
                     fetched == null ? null : fetched.get(new RangeKey(loader, ranges.get(i)));
+            if (bytes == null) {
+                // On the local disk tier: read here, no request, no future (a warm lookup).
+                bytes = source.readHeld(ranges.get(i));
+            }
             if (bytes != null) {
                 out[i] = bytes;
             } else {

@@ -59,6 +59,15 @@ public final class CountingRangeSource implements RangeSource {
     }
 
     @Override
+    public byte[] readHeld(FileRange range) {
+        byte[] bytes = delegate.readHeld(range);
+        if (bytes != null) {
+            statistics.record(range.length(), 1);
+        }
+        return bytes;
+    }
+
+    @Override
     public boolean readsInline() {
         return delegate.readsInline();
     }

@@ -75,6 +75,19 @@ public interface RangeSource extends Closeable {
     }
 
     /**
+     * The bytes of {@code range} if this source already holds them where they are read at once,
+     * never waiting for a device or a network (a remote file's range on the local disk tier), else
+     * null. Asynchronous lookups take such ranges in the calling thread, without futures, single
+     * flight or the in-flight bound; they read the others with {@link #readAllAsync}. The default
+     * holds nothing; decorators forward it.
+     *
+     * <p>Example: {@code byte[] page = source.readHeld(range); if (page == null) { ... GET ... }}
+     */
+    default byte[] readHeld(FileRange range) {
+        return null;
+    }
+
+    /**
      * Reads several ranges without holding the calling thread while requests are out: the seam for
      * object stores, where a range costs a round trip of milliseconds. The future completes with
      * one array per range, in the order given, or fails with the {@link IOException} {@link

@@ -205,6 +205,12 @@ public final class RetryingRangeSource implements RangeSource {
         return t;
     }
 
+    /** Held ranges fail no transiently: forwarded as they are. */
+    @Override
+    public byte[] readHeld(FileRange range) {
+        return delegate.readHeld(range);
+    }
+
     @Override
     public boolean readsInline() {
         return delegate.readsInline();

@@ -248,6 +248,22 @@ public final class DiskTier implements Closeable {
         return read(file, range.offset(), bytes, 0, range.length()) ? bytes : null;
     }
 
+    /**
+     * Like {@link #read(FileId, FileRange)}, but a range not held is not counted as a miss: the
+     * caller reads it through the source, which counts it then.
+     */
+    @Nullable
+    byte[] readHeld(FileId file, FileRange range) {
+        FileExtents entry = files.get(file);
+        int length = range.length();
+        Extent x = entry == null || length == 0 ? null : entry.find(range.offset(), length);
+        if (x == null) {
+            return null;
+        }
+        byte[] bytes = new byte[length];
+        return read(entry, x, range.offset(), bytes, 0, length, false) ? bytes : null;
+    }
+
     /** Copies the range from disk into {@code buffer}; false when it is not held. */
     boolean read(FileId file, long position, byte[] buffer, int offset, int length) {
         FileExtents entry = files.get(file);
@@ -256,10 +272,25 @@ public final class DiskTier implements Closeable {
             counters.misses.increment();
             return false;
         }
+        return read(entry, x, position, buffer, offset, length, true);
+    }
+
+    /**
+     * Copies from held extent {@code x} after checking its blocks; false if they fail or the
+     * extent's segment was dropped (counted as a miss when {@code countMiss}).
+     */
+    private boolean read(
+            FileExtents entry,
+            Extent x,
+            long position,
+            byte[] buffer,
+            int offset,
+            int length,
+            boolean countMiss) {
         Segment segment = x.segment();
         if (!segment.acquire()) {
             entry.unindex(x); // evicted meanwhile
-            counters.misses.increment();
+            countMiss(countMiss);
             return false;
         }
         try {
@@ -267,7 +298,7 @@ public final class DiskTier implements Closeable {
             if (!FileExtents.verify(x, relative, length)) {
                 entry.unindex(x);
                 counters.checksumFailure(x);
-                counters.misses.increment();
+                countMiss(countMiss);
                 return false;
             }
             segment.map.get((int) (x.segmentPosition() + relative), buffer, offset, length);
@@ -278,7 +309,7 @@ public final class DiskTier implements Closeable {
         } catch (InternalError e) {
             // A mapped page was lost: the segment file was truncated from outside.
             lostSegment(segment, e.toString());
-            counters.misses.increment();
+            countMiss(countMiss);
             return false;
         } finally {
             segment.release();
@@ -286,6 +317,12 @@ public final class DiskTier implements Closeable {
         counters.hits.increment();
         counters.bytesServed.add(length);
         return true;
+    }
+
+    private void countMiss(boolean count) {
+        if (count) {
+            counters.misses.increment();
+        }
     }
 
     // ------------------------------------------------------------------ writing

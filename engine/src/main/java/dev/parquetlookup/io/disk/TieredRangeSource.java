@@ -71,6 +71,15 @@ public final class TieredRangeSource implements RangeSource {
                 .thenApply(fetched -> fill(ranges, result, missing, fetched));
     }
 
+    /**
+     * The range from the tier's mapping (its blocks' checksums verified, as for every read), or
+     * null when the tier does not hold it: then the caller reads it with {@link #readAllAsync}.
+     */
+    @Override
+    public byte[] readHeld(FileRange range) {
+        return tier.readHeld(file, range);
+    }
+
     /** Fills what the disk holds into {@code result}; returns the ranges it does not hold. */
     private List<FileRange> fromDisk(List<FileRange> ranges, byte[][] result) {
         List<FileRange> missing = null;

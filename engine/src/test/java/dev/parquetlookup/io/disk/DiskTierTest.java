@@ -162,6 +162,33 @@ class DiskTierTest {
     }
 
     @Test
+    void heldRangesAreReadInPlaceAndFlippedBytesAreNeverHandedOut() throws Exception {
+        RemoteBytes remote = remote(1 << 20);
+        try (DiskTier tier = DiskTier.create(base, 64L << 20);
+                TieredRangeSource source = new TieredRangeSource(tier, remote.file, remote)) {
+            FileRange page = new FileRange(10_000, 9000);
+            assertThat(source.readHeld(page)).as("not held yet").isNull();
+            assertThat(tier.stats().misses()).as("the caller reads it, and counts it").isZero();
+            source.warm(new FileRange(0, 400_000));
+            int before = remote.ranges.get();
+            assertThat(source.readHeld(page)).isEqualTo(remote.slice(page));
+            assertThat(tier.stats().hits()).isEqualTo(1);
+
+            // Every read checks the blocks it touches, however often the range was served.
+            Path segment = segmentFiles(tier).get(0);
+            try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.WRITE)) {
+                ByteBuffer flipped = ByteBuffer.wrap(new byte[] {(byte) ~remote.bytes[12_345]});
+                channel.write(flipped, 12_345);
+            }
+            assertThat(source.readHeld(page)).as("detected, not served").isNull();
+            assertThat(tier.stats().checksumFailures()).isEqualTo(1);
+            assertThat(remote.ranges).as("nothing fetched by readHeld").hasValue(before);
+            assertThat(source.readAllAsync(List.of(page)).get()[0]).isEqualTo(remote.slice(page));
+            assertThat(remote.ranges).as("fetched again").hasValue(before + 1);
+        }
+    }
+
+    @Test
     void aCacheFileDeletedFromOutsideIsDetectedAndItsRangesFetchedAgain() throws Exception {
         RemoteBytes remote = remote(1 << 20);
         try (DiskTier tier = DiskTier.create(base, 64L << 20);
