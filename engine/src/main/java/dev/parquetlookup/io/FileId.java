@@ -60,9 +60,13 @@ public record FileId(
                 && Objects.equals(etag, other.etag);
     }
 
+    /** Without {@code Objects.hash}'s array and boxing: page-cache probes hash a key per lookup. */
     @Override
     public int hashCode() {
-        return Objects.hash(path, length, modificationTime, etag);
+        int h = path.hashCode();
+        h = 31 * h + Long.hashCode(length);
+        h = 31 * h + Long.hashCode(modificationTime);
+        return 31 * h + Objects.hashCode(etag);
     }
 
     @Override
