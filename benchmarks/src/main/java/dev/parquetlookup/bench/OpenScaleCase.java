@@ -51,7 +51,9 @@ import java.util.concurrent.Future;
 final class OpenScaleCase {
 
     private static final String BUCKET = "openscale";
-    private static final int OPEN_THREADS = 16; // DimensionTable.OPEN_PARALLELISM
+
+    /** Threads of the "eager index (before)" baseline, as the engine opened files before. */
+    private static final int OPEN_THREADS = 16;
 
     private final BenchOptions options;
     private final Report report;
