@@ -63,7 +63,7 @@ final class S3ClientCpu {
             OpenScaleData.upload(server.hadoopOptions(), dir, "s3a://" + BUCKET + "/cpu/");
             // Alternate the clients twice: the second round of each is the one to read.
             for (int round = 1; round <= 2; round++) {
-                for (String client : List.of("sdk", "sdk-light", "jdk")) {
+                for (String client : List.of("sdk", "sdk-light", "jdk", "netty")) {
                     for (int inFlight : List.of(8, 64)) {
                         measure(server.hadoopOptions(), client, inFlight, gets, data, round);
                     }

@@ -221,8 +221,8 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
     }
 
     /**
-     * S3A's asynchronous client when {@code hadoop-aws} and the SDK are present (the S3 classes are
-     * touched only then), else empty.
+     * The asynchronous client {@link S3RangeClients} chooses when {@code hadoop-aws} and the SDK
+     * are present (the S3 classes are touched only then), else empty.
      */
     private static Optional<AsyncRangeReader> asyncReader(FileSystem fs) {
         if (!fs.getClass().getName().equals("org.apache.hadoop.fs.s3a.S3AFileSystem")
@@ -230,37 +230,7 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
             return Optional.empty();
         }
         try {
-            String client = fs.getConf().getTrimmed(JdkS3RangeReader.CLIENT_OPTION, "sdk-light");
-            if (!client.equalsIgnoreCase("sdk")
-                    && !client.equalsIgnoreCase("jdk")
-                    && !client.equalsIgnoreCase("sdk-light")) {
-                throw new IllegalArgumentException(
-                        "Hadoop option "
-                                + JdkS3RangeReader.CLIENT_OPTION
-                                + " (table option hadoop."
-                                + JdkS3RangeReader.CLIENT_OPTION
-                                + ") is '"
-                                + client
-                                + "': use 'sdk' (S3A's asynchronous client), 'jdk' (the JDK's"
-                                + " HTTP client) or 'sdk-light' (an SDK client for ranged GETs"
-                                + " only)");
-            }
-            if (!client.equalsIgnoreCase("sdk")) {
-                String unsupported = JdkS3RangeReader.unsupported(fs.getConf());
-                if (unsupported == null) {
-                    return Optional.of(
-                            client.equalsIgnoreCase("jdk")
-                                    ? JdkS3RangeReader.forFileSystem(fs)
-                                    : S3AsyncRangeReader.withClient(
-                                            fs, LightSdkS3Client.build(fs)));
-                }
-                LOG.info(
-                        "{}: {} is configured, which only S3A's own client applies: ranged GETs"
-                                + " go through it",
-                        fs.getUri(),
-                        unsupported);
-            }
-            return Optional.ofNullable(S3AsyncRangeReader.forFileSystem(fs));
+            return Optional.ofNullable(S3RangeClients.forFileSystem(fs));
         } catch (IOException e) {
             LOG.warn(
                     "{}: the client for ranged GETs could not be set up ({}); reads go"

@@ -149,7 +149,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light", "netty"})
     void aColdLookupCostsAtMostTwoGetsAndAnswersLikeTheSynchronousPath(String client)
             throws Exception {
         try (DimensionTable table = DimensionTable.open(config(DIM, client))) {
@@ -193,7 +193,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light", "netty"})
     void openingAndBlockingLookupsStartNoAsynchronousClient(String client) throws Exception {
         HadoopFileStore store = HadoopFileStore.create(hadoop(client));
         try (DimensionTable table = DimensionTable.open(config(DIM, client), store)) {
@@ -211,7 +211,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light", "netty"})
     void requestsInFlightAtTheServerNeverExceedTheBound(String client) throws Exception {
         int bound = 6;
         try (DimensionTable table = DimensionTable.open(config(DIM, client))) {
@@ -243,7 +243,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light", "netty"})
     void closingWithAThousandLookupsOutCompletesEveryOne(String client) throws Exception {
         List<CompletableFuture<List<Object[]>>> futures = new ArrayList<>();
         RequestLimiter limiter = new RequestLimiter(32);
@@ -271,7 +271,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk", "sdk-light"})
+    @ValueSource(strings = {"sdk", "jdk", "sdk-light", "netty"})
     void anObjectOverwrittenInPlaceFailsAsyncLookupsAsChanged(String client) throws Exception {
         String dir = "s3a://" + BUCKET + "/overwritten-" + client + "/";
         Path first = local.resolve("first-" + client + ".parquet");

@@ -113,7 +113,7 @@ class JdkS3RangeReaderITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jdk", "sdk-light"})
+    @ValueSource(strings = {"jdk", "sdk-light", "netty"})
     void rangesComeBackByteForByteThroughSignedGets(String client) throws Exception {
         for (String key : List.of("blob.bin", "dir with space/a+b=c,d.bin")) {
             FileId file = stat("s3a://" + BUCKET + "/" + key);
@@ -141,7 +141,7 @@ class JdkS3RangeReaderITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jdk", "sdk-light"})
+    @ValueSource(strings = {"jdk", "sdk-light", "netty"})
     void aWrongSecretIsAccessDeniedAndNotRetried(String client) throws Exception {
         FileId file = stat("s3a://" + BUCKET + "/blob.bin");
         Map<String, String> options = hadoop(proxy.endpoint(), client);
@@ -159,7 +159,7 @@ class JdkS3RangeReaderITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jdk", "sdk-light"})
+    @ValueSource(strings = {"jdk", "sdk-light", "netty"})
     void aDeletedObjectIsNotFoundAndNotRetried(String client) throws Exception {
         String path = "s3a://" + BUCKET + "/deleted-" + client + ".bin";
         put(path, data);
@@ -178,7 +178,7 @@ class JdkS3RangeReaderITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jdk", "sdk-light"})
+    @ValueSource(strings = {"jdk", "sdk-light", "netty"})
     void anObjectOverwrittenInPlaceFailsAsChanged(String client) throws Exception {
         String path = "s3a://" + BUCKET + "/overwritten-" + client + ".bin";
         put(path, data);
@@ -197,7 +197,7 @@ class JdkS3RangeReaderITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jdk", "sdk-light"})
+    @ValueSource(strings = {"jdk", "sdk-light", "netty"})
     void serviceUnavailableIsRetriedUntilTheReadSucceeds(String client) throws Exception {
         FileId file = stat("s3a://" + BUCKET + "/blob.bin");
         try (FaultServer faults = new FaultServer(proxy.port(), 2);
@@ -227,7 +227,7 @@ class JdkS3RangeReaderITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jdk", "sdk-light"})
+    @ValueSource(strings = {"jdk", "sdk-light", "netty"})
     void aRequestPastTheTimeoutIsAbandonedAndRetriedThenTheClientReadsAgain(String client)
             throws Exception {
         FileId file = stat("s3a://" + BUCKET + "/blob.bin");
@@ -251,7 +251,7 @@ class JdkS3RangeReaderITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jdk", "sdk-light"})
+    @ValueSource(strings = {"jdk", "sdk-light", "netty"})
     void anOutageIsTransientAndReadsResumeWhenTheServerIsBack(String client) throws Exception {
         FileId file = stat("s3a://" + BUCKET + "/blob.bin");
         try (HadoopFileStore store = HadoopFileStore.create(hadoop(S3.endpoint(), client));

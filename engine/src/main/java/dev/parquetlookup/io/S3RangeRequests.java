@@ -1,0 +1,275 @@
+package dev.parquetlookup.io;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.s3a.S3AFileSystem;
+
+import software.amazon.awssdk.auth.credentials.AwsCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
+
+import java.io.IOException;
+import java.net.URI;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.IntFunction;
+
+/**
+ * Owns what the signed-GET clients ({@link JdkS3RangeReader}, {@link NettyS3RangeReader}) share
+ * about one S3A file system's ranged GETs: where they go (S3A's endpoint and region, {@code
+ * fs.s3a.path.style.access}, the bucket, the object key URI-encoded once), their headers ({@code
+ * Range}, {@code If-Match} with the listed ETag, SigV4 by {@link S3GetSigner} with credentials from
+ * S3A's provider chain, resolved again every 10 s), the timeouts from {@code
+ * fs.s3a.connection.establish.timeout} and {@code fs.s3a.connection.request.timeout}, which
+ * settings only S3A's own client applies ({@link #unsupported}), and combining one read's GETs
+ * ({@link #readAll}). What an answer means is {@link S3RangeAnswers}.
+ *
+ * <pre>{@code
+ * S3RangeRequests s3 = S3RangeRequests.forFileSystem(fs);
+ * String path = s3.path(file); // "/bucket/dir%20with%20space/a.bin" in path style
+ * s3.headers(path, s3.credentials(), file, range, request::header);
+ * URI uri = URI.create(s3.origin() + path);
+ * }</pre>
+ */
+final class S3RangeRequests {
+
+    private static final long CREDENTIALS_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private record Resolved(AwsCredentials credentials, long atNanos) {}
+
+    private final S3AFileSystem fs;
+    private final S3GetSigner signer;
+    private final AwsCredentialsProvider credentials;
+    private final URI endpoint;
+    private final String region;
+    private final boolean pathStyle;
+    private final String scheme;
+    private final String hostName; // the bucket's host in virtual-host style
+    private final String host; // as sent in the Host header: with :port unless default
+    private final int port;
+    private final String pathPrefix; // "/bucket" in path style, else ""
+    private final long connectTimeoutMillis;
+    private final long requestTimeoutMillis; // 0: none
+    private volatile Resolved resolved;
+
+    private S3RangeRequests(
+            S3AFileSystem fs,
+            String region,
+            AwsCredentialsProvider credentials,
+            URI endpoint,
+            boolean pathStyle,
+            long connectTimeoutMillis,
+            long requestTimeoutMillis) {
+        this.fs = fs;
+        this.region = region;
+        this.signer = new S3GetSigner(region);
+        this.credentials = credentials;
+        this.endpoint = endpoint;
+        this.pathStyle = pathStyle;
+        this.scheme = endpoint.getScheme();
+        String bucket = fs.getBucket();
+        String h = pathStyle ? endpoint.getHost() : bucket + "." + endpoint.getHost();
+        boolean https = scheme.equals("https");
+        int p = endpoint.getPort();
+        boolean defaultPort = p == -1 || (https ? p == 443 : p == 80);
+        this.hostName = h;
+        this.host = defaultPort ? h : h + ":" + p;
+        this.port = p == -1 ? (https ? 443 : 80) : p;
+        this.pathPrefix = pathStyle ? "/" + S3GetSigner.encodePath(bucket) : "";
+        this.connectTimeoutMillis = connectTimeoutMillis;
+        this.requestTimeoutMillis = requestTimeoutMillis;
+    }
+
+    /**
+     * Why a signed-GET client cannot serve {@code conf}'s file system (settings only S3A's own
+     * request pipeline applies: SSE-C keys, requester pays, a proxy, access points), or null if it
+     * can.
+     */
+    static String unsupported(Configuration conf) {
+        if ("SSE-C".equalsIgnoreCase(conf.getTrimmed("fs.s3a.encryption.algorithm", ""))) {
+            return "SSE-C encryption";
+        }
+        if (conf.getBoolean("fs.s3a.requester.pays.enabled", false)) {
+            return "requester pays";
+        }
+        if (!conf.getTrimmed("fs.s3a.proxy.host", "").isEmpty()) {
+            return "a proxy (fs.s3a.proxy.host)";
+        }
+        if (conf.getBoolean("fs.s3a.accesspoint.required", false)
+                || !conf.getTrimmed("fs.s3a.accesspoint.arn", "").isEmpty()) {
+            return "an access point";
+        }
+        return null;
+    }
+
+    /** The requests of {@code fs} (S3A): its endpoint, region, path style and credentials. */
+    static S3RangeRequests forFileSystem(FileSystem fs) throws IOException {
+        S3AFileSystem s3a = (S3AFileSystem) fs;
+        Configuration conf = s3a.getConf();
+        S3Client sync = s3a.getS3AInternals().getAmazonS3Client("parquet-lookup ranged GETs");
+        S3ServiceClientConfiguration config = sync.serviceClientConfiguration();
+        String region = config.region().id();
+        boolean ssl = conf.getBoolean("fs.s3a.connection.ssl.enabled", true);
+        URI endpoint =
+                config.endpointOverride()
+                        .orElseGet(
+                                () ->
+                                        URI.create(
+                                                (ssl ? "https" : "http")
+                                                        + "://s3."
+                                                        + region
+                                                        + ".amazonaws.com"));
+        if (endpoint.getHost() == null) {
+            endpoint = URI.create((ssl ? "https://" : "http://") + endpoint);
+        }
+        long connect =
+                conf.getTimeDuration(
+                        "fs.s3a.connection.establish.timeout", 30_000, TimeUnit.MILLISECONDS);
+        long request =
+                conf.getTimeDuration(
+                        "fs.s3a.connection.request.timeout", 60_000, TimeUnit.MILLISECONDS);
+        return new S3RangeRequests(
+                s3a,
+                region,
+                s3a.shareCredentials("parquet-lookup ranged GETs"),
+                endpoint,
+                conf.getBoolean("fs.s3a.path.style.access", false),
+                Math.max(1, connect),
+                Math.max(0, request));
+    }
+
+    /** What to log about where the GETs go. */
+    String describe() {
+        return endpoint
+                + " (region "
+                + region
+                + ", "
+                + (pathStyle ? "path style" : "virtual host")
+                + ")";
+    }
+
+    /** {@code scheme://host[:port]}: the URI of a request is this followed by {@link #path}. */
+    String origin() {
+        return scheme + "://" + host;
+    }
+
+    boolean https() {
+        return scheme.equals("https");
+    }
+
+    /** The host a request connects to (the bucket's host in virtual-host style). */
+    String hostName() {
+        return hostName;
+    }
+
+    int port() {
+        return port;
+    }
+
+    long connectTimeoutMillis() {
+        return connectTimeoutMillis;
+    }
+
+    /** {@code fs.s3a.connection.request.timeout} in milliseconds; 0 for none. */
+    long requestTimeoutMillis() {
+        return requestTimeoutMillis;
+    }
+
+    /** The URI-encoded path of {@code file}'s object: the request's path and canonical URI. */
+    String path(FileId file) {
+        return pathPrefix + "/" + S3GetSigner.encodePath(fs.pathToKey(new Path(file.path())));
+    }
+
+    /** The credentials to sign with: S3A's provider chain, asked again every 10 s. */
+    AwsCredentials credentials() {
+        Resolved r = resolved;
+        long now = System.nanoTime();
+        if (r == null || now - r.atNanos() > CREDENTIALS_REFRESH_NANOS) {
+            r = new Resolved(credentials.resolveCredentials(), now);
+            resolved = r;
+        }
+        return r.credentials();
+    }
+
+    /**
+     * Hands {@code header} the headers of a GET of {@code range} of {@code file} at {@code path}
+     * besides {@code Host} (which the HTTP clients set from the URI, equal to {@link #origin}'s):
+     * {@code Range}, {@code If-Match} when the file has an ETag, and the signature's headers when
+     * the credentials are not anonymous.
+     */
+    void headers(
+            String path,
+            AwsCredentials c,
+            FileId file,
+            FileRange range,
+            BiConsumer<String, String> header) {
+        header.accept("Range", "bytes=" + range.offset() + "-" + (range.end() - 1));
+        if (file.etag() != null) {
+            header.accept("If-Match", file.etag());
+        }
+        if (c.accessKeyId() != null && !c.accessKeyId().isEmpty()) {
+            String token =
+                    c instanceof AwsSessionCredentials session ? session.sessionToken() : null;
+            S3GetSigner.Signed s =
+                    signer.sign(
+                            host, path, c.accessKeyId(), c.secretAccessKey(), token, Instant.now());
+            header.accept("x-amz-date", s.amzDate());
+            header.accept("x-amz-content-sha256", S3GetSigner.EMPTY_SHA256);
+            header.accept("Authorization", s.authorization());
+            if (token != null) {
+                header.accept("x-amz-security-token", token);
+            }
+        }
+    }
+
+    /**
+     * One read of {@code ranges}: {@code get} starts the GET of range {@code i}; the result holds
+     * their bytes in order, and cancelling it (a timeout) cancels, and so aborts, every GET.
+     */
+    static CompletableFuture<byte[][]> readAll(
+            List<FileRange> ranges, IntFunction<CompletableFuture<byte[]>> get) {
+        @SuppressWarnings("unchecked")
+        CompletableFuture<byte[]>[] gets = new CompletableFuture[ranges.size()];
+        for (int i = 0; i < gets.length; i++) {
+            gets[i] =
+                    ranges.get(i).length() == 0
+                            ? CompletableFuture.completedFuture(new byte[0])
+                            : get.apply(i);
+        }
+        if (gets.length == 1) {
+            CompletableFuture<byte[][]> one = gets[0].thenApply(bytes -> new byte[][] {bytes});
+            one.whenComplete(
+                    (bytes, failure) -> {
+                        if (one.isCancelled()) {
+                            gets[0].cancel(true);
+                        }
+                    });
+            return one;
+        }
+        CompletableFuture<byte[][]> all =
+                CompletableFuture.allOf(gets)
+                        .thenApply(
+                                ignored -> {
+                                    byte[][] result = new byte[gets.length][];
+                                    for (int i = 0; i < result.length; i++) {
+                                        result[i] = gets[i].join();
+                                    }
+                                    return result;
+                                });
+        all.whenComplete(
+                (bytes, failure) -> {
+                    if (all.isCancelled()) {
+                        for (CompletableFuture<byte[]> g : gets) {
+                            g.cancel(true);
+                        }
+                    }
+                });
+        return all;
+    }
+}
