@@ -26,9 +26,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * latency proxy in this JVM), through each asynchronous client the connector can use ({@code
  * parquet-lookup.s3.range-client} = {@code sdk}: S3A's asynchronous AWS SDK client, {@code jdk}:
  * the JDK's HTTP client with our own signing, {@code sdk-light}: an SDK client for ranged GETs
- * only). Counts this process's CPU time (every thread: the client's event loops and workers, JIT
- * and GC included) over the measured GETs, after a warm-up of N/2 GETs per client. S3Proxy runs in
- * its own JVM and is not counted.
+ * only, {@code netty}: the SDK's Netty HTTP client with our own signing, no SDK pipeline). Counts
+ * this process's CPU time (every thread: the client's event loops and workers, JIT and GC included)
+ * over the measured GETs, after a warm-up of N/2 GETs per client. S3Proxy runs in its own JVM and
+ * is not counted.
  *
  * <pre>{@code
  * java -jar benchmarks.jar objectstore-client [--quick]

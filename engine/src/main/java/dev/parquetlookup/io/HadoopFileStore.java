@@ -61,8 +61,9 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
 
     /**
      * Hadoop option (table option {@code hadoop.parquet-lookup.s3.async-reads}): whether
-     * asynchronous lookups read {@code s3a://} files through the AWS SDK's asynchronous client
-     * (default true), or through S3A streams on a bounded pool of blocking reads.
+     * asynchronous lookups read {@code s3a://} files through an asynchronous client (default true;
+     * which one: {@code parquet-lookup.s3.range-client}, see {@link S3RangeClients}), or through
+     * S3A streams on a bounded pool of blocking reads.
      */
     public static final String ASYNC_S3_READS = "parquet-lookup.s3.async-reads";
 

@@ -12,8 +12,8 @@ import java.util.Locale;
 
 /**
  * Owns choosing the client of an S3A file system's asynchronous ranged GETs from the Hadoop option
- * {@value #CLIENT_OPTION}: {@code sdk-light} (default: {@link LightSdkS3Client}), {@code netty}
- * ({@link NettyS3RangeReader}), {@code jdk} ({@link JdkS3RangeReader}) or {@code sdk} (S3A's own
+ * {@value #CLIENT_OPTION}: {@code netty} (default: {@link NettyS3RangeReader}), {@code sdk-light}
+ * ({@link LightSdkS3Client}), {@code jdk} ({@link JdkS3RangeReader}) or {@code sdk} (S3A's own
  * asynchronous client, {@link S3AsyncRangeReader#forFileSystem}). The clients other than {@code
  * sdk} fall back to it when a setting only S3A's request pipeline applies is configured ({@link
  * S3RangeRequests#unsupported}). Touches the S3 classes only when called.
@@ -24,7 +24,7 @@ final class S3RangeClients {
     static final String CLIENT_OPTION = "parquet-lookup.s3.range-client";
 
     /** The value of {@link #CLIENT_OPTION} when it is not set. */
-    static final String DEFAULT = "sdk-light";
+    static final String DEFAULT = "netty";
 
     private static final Logger LOG = LoggerFactory.getLogger(S3RangeClients.class);
 
@@ -50,18 +50,19 @@ final class S3RangeClients {
                             + CLIENT_OPTION
                             + ") is '"
                             + client
-                            + "': use 'sdk-light' (an SDK client for ranged GETs only, the"
-                            + " default), 'netty' (the SDK's Netty HTTP client with our own"
-                            + " signing), 'jdk' (the JDK's HTTP client with our own signing) or"
-                            + " 'sdk' (S3A's asynchronous client)");
+                            + "': use 'netty' (the SDK's Netty HTTP client with our own"
+                            + " signing, the default), 'sdk-light' (an SDK client for ranged GETs"
+                            + " only), 'jdk' (the JDK's HTTP client with our own signing) or 'sdk'"
+                            + " (S3A's asynchronous client)");
         }
         if (!client.equals("sdk")) {
             String unsupported = S3RangeRequests.unsupported(fs.getConf());
             if (unsupported == null) {
                 return switch (client) {
                     case "jdk" -> JdkS3RangeReader.forFileSystem(fs);
-                    case "netty" -> NettyS3RangeReader.forFileSystem(fs);
-                    default -> S3AsyncRangeReader.withClient(fs, LightSdkS3Client.build(fs));
+                    case "sdk-light" ->
+                            S3AsyncRangeReader.withClient(fs, LightSdkS3Client.build(fs));
+                    default -> NettyS3RangeReader.forFileSystem(fs); // "netty"
                 };
             }
             LOG.info(

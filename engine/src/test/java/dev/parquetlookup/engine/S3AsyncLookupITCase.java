@@ -45,11 +45,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Asynchronous lookups on {@code s3a://} files through each asynchronous client ({@code sdk}: S3A's
  * AWS SDK client, {@code jdk}: {@code JdkS3RangeReader}, {@code sdk-light}: an SDK client for
- * ranged GETs only), against S3Proxy on loopback behind a {@link LatencyProxy} (5 ms per response)
- * that counts the requests in flight at the server side: results equal the synchronous path's, a
- * cold lookup costs at most one GET per page it needs (key page and value page: 2), the in-flight
- * bound holds at the server, an object overwritten in place fails with {@link
- * FileChangedException}, and closing with lookups out completes them all.
+ * ranged GETs only, {@code netty}: {@code NettyS3RangeReader}), against S3Proxy on loopback behind
+ * a {@link LatencyProxy} (5 ms per response) that counts the requests in flight at the server side:
+ * results equal the synchronous path's, a cold lookup costs at most one GET per page it needs (key
+ * page and value page: 2), the in-flight bound holds at the server, an object overwritten in place
+ * fails with {@link FileChangedException}, and closing with lookups out completes them all.
  */
 class S3AsyncLookupITCase {
 
@@ -115,7 +115,7 @@ class S3AsyncLookupITCase {
                 .build();
     }
 
-    /** The S3 options with the asynchronous client: {@code sdk} (S3A's) or {@code jdk}. */
+    /** The S3 options with the asynchronous client {@code client} (a range-client value). */
     private static Map<String, String> hadoop(String client) {
         Map<String, String> options = new LinkedHashMap<>(hadoop);
         options.put("parquet-lookup.s3.range-client", client);

@@ -136,7 +136,7 @@ class TailFirstOpenerITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk-light", "jdk", "sdk"})
+    @ValueSource(strings = {"sdk-light", "jdk", "sdk", "netty"})
     void manyFilesOpenWithOneGetPerFileAndNoHead(String client) throws Exception {
         MetadataCache cache = new MetadataCache(64L << 20);
         try (HadoopFileStore store = HadoopFileStore.create(hadoop(client))) {

@@ -37,13 +37,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The range clients built for ranged GETs only ({@link JdkS3RangeReader}: {@code jdk}; {@link
- * LightSdkS3Client}: {@code sdk-light}) against S3Proxy on loopback (which checks every signature):
- * ranges come back byte for byte for keys that need encoding; a wrong secret is a 403 {@link
- * AccessDeniedException} and a deleted object a 404 {@link FileNotFoundException}, neither retried;
- * 503 answers are retried by {@link RetryingRangeSource} until the read succeeds; a request past
- * the request timeout is abandoned and retried; an outage is a transient failure and the client
- * reads again once the server is back; an object overwritten in place fails as {@link
- * FileChangedException}.
+ * LightSdkS3Client}: {@code sdk-light}; {@link NettyS3RangeReader}: {@code netty}) against S3Proxy
+ * on loopback (which checks every signature): ranges come back byte for byte for keys that need
+ * encoding; a wrong secret is a 403 {@link AccessDeniedException} and a deleted object a 404 {@link
+ * FileNotFoundException}, neither retried; 503 answers are retried by {@link RetryingRangeSource}
+ * until the read succeeds; a request past the request timeout is abandoned and retried; an outage
+ * is a transient failure and the client reads again once the server is back; an object overwritten
+ * in place fails as {@link FileChangedException}.
  */
 class JdkS3RangeReaderITCase {
 
