@@ -71,9 +71,16 @@ abstract class KeyPage {
         if (kept != null) {
             return kept; // a cached page's keys, checked and made searchable by an earlier lookup
         }
-        Order order = new Order(errors, rg, keyIndex, loaded.pageNumber, page.keysOrdered());
+        boolean verified =
+                page.keysOrdered()
+                        || (keyIndex == 0 && loader.keyPageVerified(rg, loaded.pageNumber));
+        Order order = new Order(errors, rg, keyIndex, loaded.pageNumber, verified);
         KeyPage keys = read(loaded, column, type, loader, leaf, order, ctx);
         if (order.checked()) {
+            if (page.whole()) {
+                // Checked in full: later lookups may decode it only as far as their key needs.
+                loader.keyPageChecked(rg, loaded.pageNumber);
+            }
             page.keysOrdered(true); // a cached page: later lookups only search it
             if (page.keepsKeys()) {
                 page.keys(type, keys.detached());

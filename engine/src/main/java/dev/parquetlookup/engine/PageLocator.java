@@ -177,7 +177,9 @@ final class PageLocator {
         long matchFrom = -1;
         long matchTo = -1;
         boolean pending = false;
-        for (LoadedPage page : loader.loadPages(rg, leaf, from, to, ctx)) {
+        // Pages verified sorted before are decoded only as far as the key (see KeyStop).
+        KeyStop stop = KeyStop.of(leaves[leaf], meta.keyTypes().get(0), key);
+        for (LoadedPage page : loader.loadPages(rg, leaf, from, to, stop, ctx)) {
             KeyPage keys;
             try {
                 keys = keyPage(rg, leaf, 0, page, ctx);
