@@ -6,6 +6,7 @@ import org.apache.parquet.bytes.BytesUtils;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.PrimitiveType;
 
 import javax.annotation.Nullable;
@@ -47,29 +48,59 @@ final class KeyStop {
     private final long longKey;
     @Nullable private final byte[] bytesKey;
 
-    private KeyStop(int width, long longKey, @Nullable byte[] bytesKey) {
+    /** Where in the page the key is expected, as a share of its rows (0 when unknown). */
+    private final double expectedShare;
+
+    private KeyStop(int width, long longKey, @Nullable byte[] bytesKey, double expectedShare) {
         this.width = width;
         this.longKey = longKey;
         this.bytesKey = bytesKey;
+        this.expectedShare = expectedShare;
     }
 
     /**
      * The stop for searching {@code key} (comparable form of {@code type}) in PLAIN pages of {@code
      * column}, or null when its values are not compared in their bytes ({@link PlainKeys#handles}).
+     * {@code expectedShare}: where the key is expected in the page, as a share of its rows (from
+     * its bounds, see {@link #expectedShare}); 0 when unknown.
      */
     @Nullable
-    static KeyStop of(ColumnDescriptor column, KeyType type, Object key) {
+    static KeyStop of(ColumnDescriptor column, KeyType type, Object key, double expectedShare) {
         if (column.getMaxRepetitionLevel() > 0 || !PlainKeys.handles(column, type)) {
             return null;
         }
         PrimitiveType primitive = column.getPrimitiveType();
         return switch (primitive.getPrimitiveTypeName()) {
-            case INT32 -> new KeyStop(4, (Long) key, null);
-            case INT64 -> new KeyStop(8, (Long) key, null);
-            case FIXED_LEN_BYTE_ARRAY -> new KeyStop(primitive.getTypeLength(), 0, (byte[]) key);
-            case BINARY -> new KeyStop(0, 0, (byte[]) key);
+            case INT32 -> new KeyStop(4, (Long) key, null, expectedShare);
+            case INT64 -> new KeyStop(8, (Long) key, null, expectedShare);
+            case FIXED_LEN_BYTE_ARRAY ->
+                    new KeyStop(primitive.getTypeLength(), 0, (byte[]) key, expectedShare);
+            case BINARY -> new KeyStop(0, 0, (byte[]) key, expectedShare);
             default -> null;
         };
+    }
+
+    /**
+     * Where integer key {@code key} is expected on a page whose keys span {@code [min, max]}, as a
+     * share of its rows, assuming evenly spread keys; 0 when unknown (not integers).
+     */
+    static double expectedShare(Object key, Object min, Object max) {
+        if (!(key instanceof Long k && min instanceof Long lo && max instanceof Long hi)
+                || hi <= lo) {
+            return 0;
+        }
+        double share = ((double) k - lo) / ((double) hi - lo);
+        return Math.max(0, Math.min(1, share));
+    }
+
+    /**
+     * Whether stopping early is expected to beat decoding the whole page ({@code valueBytes} of
+     * values, {@code codec}): the expected share plus half a step of overshoot is at most {@link
+     * PagePrefix#maxPrefixShare} (beyond it the library's whole-page decoder is faster).
+     */
+    boolean worthIt(CompressionCodecName codec, int valueBytes) {
+        double overshoot = valueBytes > 0 ? STEP / 2.0 / valueBytes : 0;
+        return expectedShare + overshoot <= PagePrefix.maxPrefixShare(codec);
     }
 
     /** Whether pages with values in {@code encoding} can stop early (PLAIN only). */

@@ -142,7 +142,10 @@ public final class PagePrefix {
             int valuesStart = 0;
             int nonNull = wanted;
             int levels = 0;
-            boolean stopping = stop != null && KeyStop.applies(header.encoding());
+            boolean stopping =
+                    stop != null
+                            && KeyStop.applies(header.encoding())
+                            && stop.worthIt(d.codec(), size);
             boolean prefix = stopping || worthAPrefix(wanted, valueCount, d.codec());
             if (prefix && maxDefinition > 0) {
                 if (header.definitionEncoding() != Encoding.RLE) {
@@ -256,7 +259,9 @@ public final class PagePrefix {
                                     maxDefinition,
                                     wanted);
             int end;
-            if (stop != null && KeyStop.applies(header.encoding())) {
+            if (stop != null
+                    && KeyStop.applies(header.encoding())
+                    && stop.worthIt(d.codec(), valuesSize)) {
                 wanted =
                         stop.rows(
                                 d,

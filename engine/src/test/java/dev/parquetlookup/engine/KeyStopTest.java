@@ -108,7 +108,7 @@ class KeyStopTest {
         int early = 0;
         for (long probe : probes) {
             Object key = comparable(column, probe);
-            KeyStop stop = KeyStop.of(column, keyType, key);
+            KeyStop stop = KeyStop.of(column, keyType, key, 0);
             assertThat(stop).isNotNull();
             byte[] out = new byte[PagePrefix.decodedSize(header, codec) + 16];
             r.nextBytes(out); // garbage beyond what is decoded must not matter
@@ -138,6 +138,42 @@ class KeyStopTest {
     /** Block codecs stop at the sequence after the key; uncompressed pages copy 4 KiB at once. */
     private static boolean stopsInSmallSteps(CompressionCodecName codec) {
         return codec == CompressionCodecName.LZ4_RAW || codec == CompressionCodecName.SNAPPY;
+    }
+
+    @org.junit.jupiter.api.Test
+    void aKeyExpectedLateInThePageDecodesItWhole() throws Exception {
+        ColumnDescriptor column =
+                MessageTypeParser.parseMessageType("message m { required int64 k; }")
+                        .getColumns()
+                        .get(0);
+        KeyType type = KeyType.of(column.getPrimitiveType());
+        Long[] keys = new Long[ROWS];
+        for (int i = 0; i < ROWS; i++) {
+            keys[i] = 2L * i;
+        }
+        CompressionCodecName codec = CompressionCodecName.LZ4_RAW;
+        byte[] bytes = page(column, keys, false, codec);
+        PageDecoder.Header header = PageDecoder.header(bytes, 0, bytes.length);
+        LookupContext ctx = new LookupContext();
+        for (long probe : new long[] {100, 1000, 1800, 2040, 5000}) {
+            double share = KeyStop.expectedShare(probe, 0L, 2L * (ROWS - 1));
+            KeyStop stop = KeyStop.of(column, type, probe, share);
+            byte[] out = new byte[PagePrefix.decodedSize(header, codec) + 16];
+            DataPage page =
+                    PagePrefix.decode(
+                            ByteBuffer.wrap(bytes), header, codec, column, ROWS, out, true, stop);
+            // Beyond the codec's prefix share the library's whole-page decoder is faster.
+            boolean late = share + KeyStop.STEP / 2.0 / (8 * ROWS) > 0.7;
+            assertThat(page.whole()).as("probe %d share %.2f", probe, share).isEqualTo(late);
+            long[] found = rows(page, column, type, probe, ctx);
+            long expected = probe % 2 == 0 && probe / 2 < ROWS ? probe / 2 : -1;
+            assertThat(found[0]).as("probe %d", probe).isEqualTo(expected);
+            ctx.releaseScratch();
+        }
+        assertThat(KeyStop.expectedShare(new byte[1], new byte[0], new byte[2])).isZero();
+        assertThat(KeyStop.expectedShare(5L, 5L, 5L)).isZero();
+        assertThat(KeyStop.expectedShare(-3L, 0L, 10L)).isZero();
+        assertThat(KeyStop.expectedShare(13L, 0L, 10L)).isEqualTo(1.0);
     }
 
     /** {@code {first row, end row}} of {@code key} on the page, or {@code {-1, -1}}. */
