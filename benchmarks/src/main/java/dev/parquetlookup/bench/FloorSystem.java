@@ -81,6 +81,7 @@ final class FloorSystem implements LookupSystem {
     private final LongAdder bytes = new LongAdder();
     private final LongAdder reads = new LongAdder();
     private final boolean partial;
+    private final boolean keyPrefix;
     private final long rowsPerRowGroup;
     private final int rowsPerPage;
 
@@ -90,7 +91,17 @@ final class FloorSystem implements LookupSystem {
 
     /** With {@code partial}, value pages are decompressed only up to the key's row. */
     FloorSystem(Path path, SeedLayout layout, boolean partial) throws IOException {
+        this(path, layout, partial, false);
+    }
+
+    /**
+     * With {@code keyPrefix} too, key pages are decompressed only up to the row after the key's
+     * ({@code floor-prefix}).
+     */
+    FloorSystem(Path path, SeedLayout layout, boolean partial, boolean keyPrefix)
+            throws IOException {
         this.partial = partial;
+        this.keyPrefix = keyPrefix;
         this.rowsPerRowGroup = layout.rowsPerRowGroup();
         this.rowsPerPage = layout.rowsPerPage();
         this.channel = FileChannel.open(path, StandardOpenOption.READ);
@@ -236,11 +247,15 @@ final class FloorSystem implements LookupSystem {
 
     @Override
     public String name() {
-        return partial ? "floor-partial" : "floor";
+        return keyPrefix ? "floor-prefix" : partial ? "floor-partial" : "floor";
     }
 
     @Override
     public String config() {
+        if (keyPrefix) {
+            return "as floor-partial, and the key page decompressed only up to the end of the row"
+                    + " after the key's (the first key above it), same rule";
+        }
         if (partial) {
             return "as floor, but the value page decompressed only up to the end of the key's row"
                     + " (LZ4_RAW, SNAPPY, uncompressed stop early; the key page whole)";
@@ -278,10 +293,11 @@ final class FloorSystem implements LookupSystem {
                                 pages.size[p] - pages.bodyStart[p]);
                 bytes.add(pages.size[p]);
                 reads.increment();
-                if (partial
-                        && pages == valuePages
+                // A search sees the key's row and the next (the first key above it).
+                int extra = pages == keyPages ? 1 : 0;
+                if ((pages == valuePages ? partial : keyPrefix)
                         && stopsEarly(pages.codec)
-                        && rowShare(row) <= PagePrefix.maxPrefixShare(pages.codec)) {
+                        && rowShare(row, extra) <= PagePrefix.maxPrefixShare(pages.codec)) {
                     PrefixDecompressor d =
                             PrefixDecompressor.start(
                                     pages.codec,
@@ -291,7 +307,7 @@ final class FloorSystem implements LookupSystem {
                                     prefix,
                                     0,
                                     pages.uncompressed[p]);
-                    d.ensure(rowEnd(row, pages.uncompressed[p]));
+                    d.ensure(rowEnd(row, extra, pages.uncompressed[p]));
                     d.release();
                     continue;
                 }
@@ -316,25 +332,28 @@ final class FloorSystem implements LookupSystem {
                 || codec == CompressionCodecName.UNCOMPRESSED;
     }
 
-    /** The share of its page's rows a prefix up to the key's row holds. */
-    private double rowShare(long row) {
+    /** The share of its page's rows a prefix up to {@code extra} rows after the key's holds. */
+    private double rowShare(long row, int extra) {
         long rowGroupStart = row / rowsPerRowGroup * rowsPerRowGroup;
         long rowGroupRows = Math.min(rowsPerRowGroup, rows - rowGroupStart);
         long inRowGroup = row - rowGroupStart;
         long pageStart = inRowGroup / rowsPerPage * rowsPerPage;
         long pageRows = Math.min(rowsPerPage, rowGroupRows - pageStart);
-        return (double) (inRowGroup - pageStart + 1) / pageRows;
+        return (double) Math.min(pageRows, inRowGroup - pageStart + 1 + extra) / pageRows;
     }
 
-    /** Where the key's row ends in its decompressed value page (fixed-width values). */
-    private int rowEnd(long row, int pageBytes) {
+    /**
+     * Where the row {@code extra} rows after the key's ends in its decompressed page (fixed-width
+     * values), at most the page's end.
+     */
+    private int rowEnd(long row, int extra, int pageBytes) {
         long rowGroupStart = row / rowsPerRowGroup * rowsPerRowGroup;
         long rowGroupRows = Math.min(rowsPerRowGroup, rows - rowGroupStart);
         long inRowGroup = row - rowGroupStart;
         long pageStart = inRowGroup / rowsPerPage * rowsPerPage;
         long pageRows = Math.min(rowsPerPage, rowGroupRows - pageStart);
         long rowInPage = inRowGroup - pageStart;
-        return (int) ((rowInPage + 1) * pageBytes / pageRows);
+        return (int) (Math.min(pageRows, rowInPage + 1 + extra) * pageBytes / pageRows);
     }
 
     @Override

@@ -220,7 +220,8 @@ final class ReaderProbe {
                 List.of(
                         new EngineSystem(file, false),
                         new FloorSystem(file, layout),
-                        new FloorSystem(file, layout, true));
+                        new FloorSystem(file, layout, true),
+                        new FloorSystem(file, layout, true, true));
         try {
             // A long first warm-up, alternating the systems as the rounds do: the engine and
             // floor-partial share the decompressor, so code compiled while one system ran alone
@@ -279,7 +280,7 @@ final class ReaderProbe {
                     results.get(name).size(),
                     load());
         }
-        for (String floor : List.of("floor", "floor-partial")) {
+        for (String floor : List.of("floor", "floor-partial", "floor-prefix")) {
             System.out.printf(
                     Locale.ROOT,
                     "PROBE ratio case=%s threads=%d parquet-lookup/%s cpu=%.2f p50=%.2f%n",
