@@ -40,14 +40,23 @@ import java.util.concurrent.atomic.LongAdder;
  * (no system call, no copy), decompressed by aircompressor's block decompressor for the column's
  * codec into a per-thread direct buffer; an uncompressed page is copied there once.
  *
- * <p>The partial variant ({@code floor-partial}) decompresses the key page whole (a search needs
- * all of it) but the value page only up to the end of the key's row, as a lookup that stops early
- * can: the row's end is {@code (row in page + 1) x bytes per row}, exact for the seed's fixed-width
- * values. LZ4_RAW, SNAPPY and uncompressed pages stop there (the engine's {@link
- * PrefixDecompressor}, into a per-thread array) when the prefix holds at most {@link
- * PagePrefix#maxPrefixShare} of the page's rows, the engine's own rule (beyond it the library's
- * whole-page decoder is faster); other codecs cannot stop and are decompressed whole as in the
- * plain floor.
+ * <p>The partial variant ({@code floor-partial}) decompresses the key page whole (a search that
+ * checks the page's order needs all of it) but the value page only up to the end of the key's row,
+ * as a lookup that stops early can: the row's end is {@code (row in page + 1) x bytes per row},
+ * exact for the seed's fixed-width values. LZ4_RAW, SNAPPY and uncompressed pages stop there (the
+ * engine's {@link PrefixDecompressor}, into a per-thread array) when the prefix holds at most
+ * {@link PagePrefix#maxPrefixShare} of the page's rows, the engine's own rule (beyond it the
+ * library's whole-page decoder is faster); other codecs cannot stop and are decompressed whole as
+ * in the plain floor.
+ *
+ * <p>The engine now decompresses a key page it has verified sorted only until the first key above
+ * the searched one (and whole when the page's bounds put the key beyond that share), so on the
+ * protocol layout it does <em>less</em> key-page work than {@code floor-partial}: {@code
+ * floor-partial} is no longer a floor for the engine's work, only for a lookup that decodes its key
+ * page whole. The prefix variant ({@code floor-prefix}) is the floor for the engine's path: as
+ * {@code floor-partial}, and the key page decompressed only up to the end of the row after the
+ * key's (a search must see the first key above it; the floor knows the row, the engine finds it in
+ * 1 KiB steps), under the same share rule.
  */
 final class FloorSystem implements LookupSystem {
 

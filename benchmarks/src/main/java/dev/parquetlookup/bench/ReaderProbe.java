@@ -39,12 +39,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       PrefixDecompressor} loop (whole page and prefixes of 25/45/75% of it) and by
  *       aircompressor's {@code Lz4Decompressor} (whole page), from the mapped file into a heap
  *       array; rounds alternate the decoders, each figure is the median round's ns per page.
- *   <li>{@code cpu}: {@code parquet-lookup} (page cache off), {@code floor} and {@code
- *       floor-partial} on the same keys, in many short alternating rounds; per system the median
- *       round's thread CPU time per lookup (ThreadMXBean: time other processes take on the shared
- *       cores does not count) and its wall p50, and the ratios ours/floor of both. Only {@link
- *       EngineSystem} and {@link FloorSystem} are used, so an older build's engine can be measured
- *       by putting its jar first on the class path: {@code -cp old.jar:benchmarks.jar}.
+ *   <li>{@code cpu}: {@code parquet-lookup} (page cache off), {@code floor}, {@code floor-partial}
+ *       and {@code floor-prefix} on the same keys, in many short alternating rounds; per system the
+ *       median round's thread CPU time per lookup (ThreadMXBean: time other processes take on the
+ *       shared cores does not count) and its wall p50, and the ratios ours/floor of each. Only
+ *       {@link EngineSystem} and {@link FloorSystem} are used, so an older build's engine can be
+ *       measured by putting its jar first on the class path: {@code -cp old.jar:benchmarks.jar}.
  * </ul>
  */
 final class ReaderProbe {
