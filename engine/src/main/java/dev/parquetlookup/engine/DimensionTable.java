@@ -191,7 +191,7 @@ public final class DimensionTable implements Closeable {
     int verifiedKeyPages() {
         int n = 0;
         for (SortedFile f : allFiles) {
-            n += f.loader().verifiedKeyPages();
+            n += f.loader().verifiedKeys().count();
         }
         return n;
     }

@@ -74,12 +74,12 @@ abstract class KeyPage {
         boolean ordered = page.keysOrdered();
         // Checked in full by an earlier lookup of this open file (the same bytes).
         boolean verifiedBefore =
-                !ordered && keyIndex == 0 && loader.keyPageVerified(rg, loaded.pageNumber);
+                !ordered && keyIndex == 0 && loader.verifiedKeys().verified(rg, loaded.pageNumber);
         Order order = new Order(errors, rg, keyIndex, loaded.pageNumber, ordered || verifiedBefore);
         KeyPage keys = read(loaded, column, type, loader, leaf, order, ctx);
         if (order.checked() && page.whole()) {
             // Checked in full: later lookups may decode it only as far as their key needs.
-            loader.keyPageChecked(rg, loaded.pageNumber);
+            loader.verifiedKeys().verify(rg, loaded.pageNumber);
         }
         if (order.checked() || verifiedBefore) {
             page.keysOrdered(true); // a cached page: later lookups only search it

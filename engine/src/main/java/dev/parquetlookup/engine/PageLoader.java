@@ -69,29 +69,12 @@ final class PageLoader {
         this.inFlight = new InFlightReads(source);
         this.dictionaries = new PageDictionaries(this, meta, chunkCache, leaves, errors);
         this.walker = new ChunkWalker(this, leaves, errors);
-        this.verifiedKeys = new VerifiedKeyPages(meta.rowGroups().size());
+        this.verifiedKeys = new VerifiedKeyPages(meta.rowGroups().size(), meta.keyLeaves()[0]);
     }
 
-    /**
-     * Whether leading-key page {@code page} of {@code rg} (OffsetIndex numbering) was checked
-     * sorted in full by an earlier lookup of this open file ({@link VerifiedKeyPages}).
-     */
-    boolean keyPageVerified(RowGroupInfo rg, int page) {
-        return rg.columns()[meta.keyLeaves()[0]].pages() != null
-                && verifiedKeys.verified(rg.ordinal(), page);
-    }
-
-    /** Records that leading-key page {@code page} of {@code rg} was checked sorted in full. */
-    void keyPageChecked(RowGroupInfo rg, int page) {
-        PageLocations locations = rg.columns()[meta.keyLeaves()[0]].pages();
-        if (locations != null) {
-            verifiedKeys.verify(rg.ordinal(), page, locations.pageCount());
-        }
-    }
-
-    /** Leading-key pages checked sorted in full so far (tests, diagnostics). */
-    int verifiedKeyPages() {
-        return verifiedKeys.count();
+    /** Which leading-key pages of this file were checked sorted in full (see KeyStop). */
+    VerifiedKeyPages verifiedKeys() {
+        return verifiedKeys;
     }
 
     RangeSource source() {
@@ -228,7 +211,7 @@ final class PageLoader {
                                 : pageCache.page(file(), rg.ordinal(), request.leaf(), p);
                 page = new LoadedPage(rg.ordinal(), request.leaf(), p, firstRow, cached, null);
                 if (cached == null) {
-                    boolean verified = stop != null && verifiedKeys.verified(rg.ordinal(), p);
+                    boolean verified = stop != null && verifiedKeys.verified(rg, p);
                     batch.add(page, locations.range(p), rows, verified ? stop : null);
                 }
             }

@@ -1,5 +1,8 @@
 package dev.parquetlookup.engine;
 
+import dev.parquetlookup.metadata.PageLocations;
+import dev.parquetlookup.metadata.RowGroupInfo;
+
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -16,32 +19,41 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * compare-and-set.
  *
  * <p>Example: row group 3 of 128 key pages, page 70 checked: {@code words[3]} is a 2-long array
- * with bit 6 of its second long set; {@code verified(3, 70)} is then true, {@code verified(3, 71)}
- * false.
+ * with bit 6 of its second long set; page 70 of row group 3 is then verified, page 71 not.
  */
 final class VerifiedKeyPages {
 
     private final AtomicReferenceArray<AtomicLongArray> words;
 
-    VerifiedKeyPages(int rowGroups) {
+    /** The leading key column's leaf: its OffsetIndex numbers the pages. */
+    private final int keyLeaf;
+
+    VerifiedKeyPages(int rowGroups, int keyLeaf) {
         this.words = new AtomicReferenceArray<>(rowGroups);
+        this.keyLeaf = keyLeaf;
     }
 
-    /** Whether page {@code page} of row group {@code rowGroup} was checked sorted in full. */
-    boolean verified(int rowGroup, int page) {
-        AtomicLongArray bits = words.get(rowGroup);
+    /**
+     * Whether leading-key page {@code page} of {@code rg} was checked sorted in full (never for a
+     * chunk without an OffsetIndex).
+     */
+    boolean verified(RowGroupInfo rg, int page) {
+        if (rg.columns()[keyLeaf].pages() == null) {
+            return false;
+        }
+        AtomicLongArray bits = words.get(rg.ordinal());
         int word = page >>> 6;
         return bits != null && word < bits.length() && (bits.get(word) & (1L << page)) != 0;
     }
 
-    /**
-     * Records that page {@code page} (of {@code pageCount} in the row group's key column) was
-     * checked sorted in full.
-     */
-    void verify(int rowGroup, int page, int pageCount) {
-        if (page < 0 || page >= pageCount) {
+    /** Records that leading-key page {@code page} of {@code rg} was checked sorted in full. */
+    void verify(RowGroupInfo rg, int page) {
+        PageLocations locations = rg.columns()[keyLeaf].pages();
+        if (locations == null || page < 0 || page >= locations.pageCount()) {
             return;
         }
+        int pageCount = locations.pageCount();
+        int rowGroup = rg.ordinal();
         AtomicLongArray bits = words.get(rowGroup);
         if (bits == null) {
             words.compareAndSet(rowGroup, null, new AtomicLongArray((pageCount + 63) >>> 6));
