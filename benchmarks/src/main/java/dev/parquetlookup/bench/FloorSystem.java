@@ -40,14 +40,23 @@ import java.util.concurrent.atomic.LongAdder;
  * (no system call, no copy), decompressed by aircompressor's block decompressor for the column's
  * codec into a per-thread direct buffer; an uncompressed page is copied there once.
  *
- * <p>The partial variant ({@code floor-partial}) decompresses the key page whole (a search needs
- * all of it) but the value page only up to the end of the key's row, as a lookup that stops early
- * can: the row's end is {@code (row in page + 1) x bytes per row}, exact for the seed's fixed-width
- * values. LZ4_RAW, SNAPPY and uncompressed pages stop there (the engine's {@link
- * PrefixDecompressor}, into a per-thread array) when the prefix holds at most {@link
- * PagePrefix#maxPrefixShare} of the page's rows, the engine's own rule (beyond it the library's
- * whole-page decoder is faster); other codecs cannot stop and are decompressed whole as in the
- * plain floor.
+ * <p>The partial variant ({@code floor-partial}) decompresses the key page whole (a search that
+ * checks the page's order needs all of it) but the value page only up to the end of the key's row,
+ * as a lookup that stops early can: the row's end is {@code (row in page + 1) x bytes per row},
+ * exact for the seed's fixed-width values. LZ4_RAW, SNAPPY and uncompressed pages stop there (the
+ * engine's {@link PrefixDecompressor}, into a per-thread array) when the prefix holds at most
+ * {@link PagePrefix#maxPrefixShare} of the page's rows, the engine's own rule (beyond it the
+ * library's whole-page decoder is faster); other codecs cannot stop and are decompressed whole as
+ * in the plain floor.
+ *
+ * <p>The engine now decompresses a key page it has verified sorted only until the first key above
+ * the searched one (and whole when the page's bounds put the key beyond that share), so on the
+ * protocol layout it does <em>less</em> key-page work than {@code floor-partial}: {@code
+ * floor-partial} is no longer a floor for the engine's work, only for a lookup that decodes its key
+ * page whole. The prefix variant ({@code floor-prefix}) is the floor for the engine's path: as
+ * {@code floor-partial}, and the key page decompressed only up to the end of the row after the
+ * key's (a search must see the first key above it; the floor knows the row, the engine finds it in
+ * 1 KiB steps), under the same share rule.
  */
 final class FloorSystem implements LookupSystem {
 
@@ -81,6 +90,7 @@ final class FloorSystem implements LookupSystem {
     private final LongAdder bytes = new LongAdder();
     private final LongAdder reads = new LongAdder();
     private final boolean partial;
+    private final boolean keyPrefix;
     private final long rowsPerRowGroup;
     private final int rowsPerPage;
 
@@ -90,7 +100,17 @@ final class FloorSystem implements LookupSystem {
 
     /** With {@code partial}, value pages are decompressed only up to the key's row. */
     FloorSystem(Path path, SeedLayout layout, boolean partial) throws IOException {
+        this(path, layout, partial, false);
+    }
+
+    /**
+     * With {@code keyPrefix} too, key pages are decompressed only up to the row after the key's
+     * ({@code floor-prefix}).
+     */
+    FloorSystem(Path path, SeedLayout layout, boolean partial, boolean keyPrefix)
+            throws IOException {
         this.partial = partial;
+        this.keyPrefix = keyPrefix;
         this.rowsPerRowGroup = layout.rowsPerRowGroup();
         this.rowsPerPage = layout.rowsPerPage();
         this.channel = FileChannel.open(path, StandardOpenOption.READ);
@@ -236,11 +256,15 @@ final class FloorSystem implements LookupSystem {
 
     @Override
     public String name() {
-        return partial ? "floor-partial" : "floor";
+        return keyPrefix ? "floor-prefix" : partial ? "floor-partial" : "floor";
     }
 
     @Override
     public String config() {
+        if (keyPrefix) {
+            return "as floor-partial, and the key page decompressed only up to the end of the row"
+                    + " after the key's (the first key above it), same rule";
+        }
         if (partial) {
             return "as floor, but the value page decompressed only up to the end of the key's row"
                     + " (LZ4_RAW, SNAPPY, uncompressed stop early; the key page whole)";
@@ -278,10 +302,11 @@ final class FloorSystem implements LookupSystem {
                                 pages.size[p] - pages.bodyStart[p]);
                 bytes.add(pages.size[p]);
                 reads.increment();
-                if (partial
-                        && pages == valuePages
+                // A search sees the key's row and the next (the first key above it).
+                int extra = pages == keyPages ? 1 : 0;
+                if ((pages == valuePages ? partial : keyPrefix)
                         && stopsEarly(pages.codec)
-                        && rowShare(row) <= PagePrefix.maxPrefixShare(pages.codec)) {
+                        && rowShare(row, extra) <= PagePrefix.maxPrefixShare(pages.codec)) {
                     PrefixDecompressor d =
                             PrefixDecompressor.start(
                                     pages.codec,
@@ -291,7 +316,7 @@ final class FloorSystem implements LookupSystem {
                                     prefix,
                                     0,
                                     pages.uncompressed[p]);
-                    d.ensure(rowEnd(row, pages.uncompressed[p]));
+                    d.ensure(rowEnd(row, extra, pages.uncompressed[p]));
                     d.release();
                     continue;
                 }
@@ -316,25 +341,28 @@ final class FloorSystem implements LookupSystem {
                 || codec == CompressionCodecName.UNCOMPRESSED;
     }
 
-    /** The share of its page's rows a prefix up to the key's row holds. */
-    private double rowShare(long row) {
+    /** The share of its page's rows a prefix up to {@code extra} rows after the key's holds. */
+    private double rowShare(long row, int extra) {
         long rowGroupStart = row / rowsPerRowGroup * rowsPerRowGroup;
         long rowGroupRows = Math.min(rowsPerRowGroup, rows - rowGroupStart);
         long inRowGroup = row - rowGroupStart;
         long pageStart = inRowGroup / rowsPerPage * rowsPerPage;
         long pageRows = Math.min(rowsPerPage, rowGroupRows - pageStart);
-        return (double) (inRowGroup - pageStart + 1) / pageRows;
+        return (double) Math.min(pageRows, inRowGroup - pageStart + 1 + extra) / pageRows;
     }
 
-    /** Where the key's row ends in its decompressed value page (fixed-width values). */
-    private int rowEnd(long row, int pageBytes) {
+    /**
+     * Where the row {@code extra} rows after the key's ends in its decompressed page (fixed-width
+     * values), at most the page's end.
+     */
+    private int rowEnd(long row, int extra, int pageBytes) {
         long rowGroupStart = row / rowsPerRowGroup * rowsPerRowGroup;
         long rowGroupRows = Math.min(rowsPerRowGroup, rows - rowGroupStart);
         long inRowGroup = row - rowGroupStart;
         long pageStart = inRowGroup / rowsPerPage * rowsPerPage;
         long pageRows = Math.min(rowsPerPage, rowGroupRows - pageStart);
         long rowInPage = inRowGroup - pageStart;
-        return (int) ((rowInPage + 1) * pageBytes / pageRows);
+        return (int) (Math.min(pageRows, rowInPage + 1 + extra) * pageBytes / pageRows);
     }
 
     @Override

@@ -39,12 +39,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       PrefixDecompressor} loop (whole page and prefixes of 25/45/75% of it) and by
  *       aircompressor's {@code Lz4Decompressor} (whole page), from the mapped file into a heap
  *       array; rounds alternate the decoders, each figure is the median round's ns per page.
- *   <li>{@code cpu}: {@code parquet-lookup} (page cache off), {@code floor} and {@code
- *       floor-partial} on the same keys, in many short alternating rounds; per system the median
- *       round's thread CPU time per lookup (ThreadMXBean: time other processes take on the shared
- *       cores does not count) and its wall p50, and the ratios ours/floor of both. Only {@link
- *       EngineSystem} and {@link FloorSystem} are used, so an older build's engine can be measured
- *       by putting its jar first on the class path: {@code -cp old.jar:benchmarks.jar}.
+ *   <li>{@code cpu}: {@code parquet-lookup} (page cache off), {@code floor}, {@code floor-partial}
+ *       and {@code floor-prefix} on the same keys, in many short alternating rounds; per system the
+ *       median round's thread CPU time per lookup (ThreadMXBean: time other processes take on the
+ *       shared cores does not count) and its wall p50, and the ratios ours/floor of each. Only
+ *       {@link EngineSystem} and {@link FloorSystem} are used, so an older build's engine can be
+ *       measured by putting its jar first on the class path: {@code -cp old.jar:benchmarks.jar}.
  * </ul>
  */
 final class ReaderProbe {
@@ -220,7 +220,8 @@ final class ReaderProbe {
                 List.of(
                         new EngineSystem(file, false),
                         new FloorSystem(file, layout),
-                        new FloorSystem(file, layout, true));
+                        new FloorSystem(file, layout, true),
+                        new FloorSystem(file, layout, true, true));
         try {
             // A long first warm-up, alternating the systems as the rounds do: the engine and
             // floor-partial share the decompressor, so code compiled while one system ran alone
@@ -279,7 +280,7 @@ final class ReaderProbe {
                     results.get(name).size(),
                     load());
         }
-        for (String floor : List.of("floor", "floor-partial")) {
+        for (String floor : List.of("floor", "floor-partial", "floor-prefix")) {
             System.out.printf(
                     Locale.ROOT,
                     "PROBE ratio case=%s threads=%d parquet-lookup/%s cpu=%.2f p50=%.2f%n",

@@ -31,6 +31,7 @@ final class ReaderSuite {
                     "parquet-java",
                     "floor",
                     "floor-partial",
+                    "floor-prefix",
                     "hashmap",
                     "parquet-java-reader");
 
@@ -141,6 +142,7 @@ final class ReaderSuite {
         }
         open(systems, heap, () -> new FloorSystem(file, layout));
         open(systems, heap, () -> new FloorSystem(file, layout, true));
+        open(systems, heap, () -> new FloorSystem(file, layout, true, true));
     }
 
     private interface Opener {
@@ -212,7 +214,7 @@ final class ReaderSuite {
         runs.forEach((system, list) -> byName.put(system.name(), list));
         Map<String, Double> ratios = new LinkedHashMap<>();
         for (String ours : List.of(OURS, OURS_CACHED)) {
-            for (String floor : List.of("floor", "floor-partial")) {
+            for (String floor : List.of("floor", "floor-partial", "floor-prefix")) {
                 List<Measurement.Run> mine = byName.get(ours);
                 List<Measurement.Run> theirs = byName.get(floor);
                 if (mine == null || theirs == null) {
@@ -388,6 +390,7 @@ final class ReaderSuite {
                             OURS_CACHED,
                             "floor",
                             "floor-partial",
+                            "floor-prefix",
                             "duckdb",
                             "parquet-java")) {
                 ResultRow one = report.find(SUITE, system, mix.label(), 1);

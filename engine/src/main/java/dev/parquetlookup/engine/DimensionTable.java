@@ -187,6 +187,15 @@ public final class DimensionTable implements Closeable {
         return ids;
     }
 
+    /** Leading-key pages checked sorted in full so far, over all files (tests, diagnostics). */
+    int verifiedKeyPages() {
+        int n = 0;
+        for (SortedFile f : allFiles) {
+            n += f.loader().verifiedKeys().count();
+        }
+        return n;
+    }
+
     /** Metadata of each file, for tools that explain the layout. */
     public List<FileMetadata> fileMetadata() {
         List<FileMetadata> result = new ArrayList<>();

@@ -71,9 +71,17 @@ abstract class KeyPage {
         if (kept != null) {
             return kept; // a cached page's keys, checked and made searchable by an earlier lookup
         }
-        Order order = new Order(errors, rg, keyIndex, loaded.pageNumber, page.keysOrdered());
+        boolean ordered = page.keysOrdered();
+        // Checked in full by an earlier lookup of this open file (the same bytes).
+        boolean verifiedBefore =
+                !ordered && keyIndex == 0 && loader.verifiedKeys().verified(rg, loaded.pageNumber);
+        Order order = new Order(errors, rg, keyIndex, loaded.pageNumber, ordered || verifiedBefore);
         KeyPage keys = read(loaded, column, type, loader, leaf, order, ctx);
-        if (order.checked()) {
+        if (order.checked() && page.whole()) {
+            // Checked in full: later lookups may decode it only as far as their key needs.
+            loader.verifiedKeys().verify(rg, loaded.pageNumber);
+        }
+        if (order.checked() || verifiedBefore) {
             page.keysOrdered(true); // a cached page: later lookups only search it
             if (page.keepsKeys()) {
                 page.keys(type, keys.detached());

@@ -52,6 +52,7 @@ final class PageLoader {
     private final InFlightReads inFlight;
     private final PageDictionaries dictionaries;
     private final ChunkWalker walker;
+    private final VerifiedKeyPages verifiedKeys;
 
     PageLoader(
             FileMetadata meta,
@@ -68,6 +69,12 @@ final class PageLoader {
         this.inFlight = new InFlightReads(source);
         this.dictionaries = new PageDictionaries(this, meta, chunkCache, leaves, errors);
         this.walker = new ChunkWalker(this, leaves, errors);
+        this.verifiedKeys = new VerifiedKeyPages(meta.rowGroups().size(), meta.keyLeaves()[0]);
+    }
+
+    /** Which leading-key pages of this file were checked sorted in full (see KeyStop). */
+    VerifiedKeyPages verifiedKeys() {
+        return verifiedKeys;
     }
 
     RangeSource source() {
@@ -81,8 +88,24 @@ final class PageLoader {
     /** The pages covering one request's rows; they join the lookup's pages. */
     List<LoadedPage> loadPages(RowGroupInfo rg, int leaf, long from, long to, LookupContext ctx)
             throws IOException {
+        return loadPages(rg, leaf, from, to, null, ctx);
+    }
+
+    /**
+     * As above, for the leading key's pages searched for one key: pages verified sorted by an
+     * earlier lookup are decoded only until {@code stop} says the key's rows are behind (the page's
+     * rows after them are not decoded, {@link DataPage#rowsAvailable}).
+     */
+    List<LoadedPage> loadPages(
+            RowGroupInfo rg,
+            int leaf,
+            long from,
+            long to,
+            @Nullable KeyStop stop,
+            LookupContext ctx)
+            throws IOException {
         List<LoadedPage> pages =
-                loadPages(List.of(new PageRequest(rg, leaf, from, to)), ctx).get(0);
+                loadPages(List.of(new PageRequest(rg, leaf, from, to)), stop, ctx).get(0);
         for (LoadedPage page : pages) {
             if (!ctx.loaded.contains(page)) {
                 // A page decoded again for more rows replaces the earlier prefix.
@@ -104,12 +127,18 @@ final class PageLoader {
      */
     List<List<LoadedPage>> loadPages(List<PageRequest> requests, LookupContext ctx)
             throws IOException {
+        return loadPages(requests, null, ctx);
+    }
+
+    private List<List<LoadedPage>> loadPages(
+            List<PageRequest> requests, @Nullable KeyStop stop, LookupContext ctx)
+            throws IOException {
         List<List<LoadedPage>> result = new ArrayList<>(requests.size());
         Batch batch = new Batch();
         List<LoadedPage> walkedHere = new ArrayList<>();
         for (PageRequest request : requests) {
             if (request.rowGroup().columns()[request.leaf()].pages() != null) {
-                result.add(indexedPages(request, batch, ctx));
+                result.add(indexedPages(request, batch, stop, ctx));
                 continue;
             }
             List<LoadedPage> walked = ChunkWalker.alreadyWalked(ctx.loaded, request);
@@ -132,13 +161,15 @@ final class PageLoader {
     private static final class Batch {
         final List<FileRange> ranges = new ArrayList<>();
         final List<LoadedPage> missing = new ArrayList<>(); // placeholders, one per range
+        final List<KeyStop> stops = new ArrayList<>(); // per range: where a key page may stop
         int[] rowsNeeded = new int[4];
 
-        void add(LoadedPage page, FileRange range, int rows) {
+        void add(LoadedPage page, FileRange range, int rows, @Nullable KeyStop stop) {
             if (missing.size() == rowsNeeded.length) {
                 rowsNeeded = java.util.Arrays.copyOf(rowsNeeded, 2 * missing.size());
             }
             rowsNeeded[missing.size()] = rows;
+            stops.add(stop);
             ranges.add(range);
             missing.add(page);
         }
@@ -148,7 +179,8 @@ final class PageLoader {
      * The pages of a request located by the OffsetIndex: this lookup's own when they hold enough
      * rows, else the page cache's, else placeholders added to {@code batch}.
      */
-    private List<LoadedPage> indexedPages(PageRequest request, Batch batch, LookupContext ctx) {
+    private List<LoadedPage> indexedPages(
+            PageRequest request, Batch batch, @Nullable KeyStop stop, LookupContext ctx) {
         RowGroupInfo rg = request.rowGroup();
         PageLocations locations = rg.columns()[request.leaf()].pages();
         int firstPage = locations.pageOfRow(request.from());
@@ -167,6 +199,9 @@ final class PageLoader {
                 if (page != null) {
                     int i = batch.missing.indexOf(page);
                     batch.rowsNeeded[i] = Math.max(batch.rowsNeeded[i], rows);
+                    if (batch.stops.get(i) != stop) {
+                        batch.stops.set(i, null); // asked for by two requests: no early stop
+                    }
                 }
             }
             if (page == null) {
@@ -176,7 +211,8 @@ final class PageLoader {
                                 : pageCache.page(file(), rg.ordinal(), request.leaf(), p);
                 page = new LoadedPage(rg.ordinal(), request.leaf(), p, firstRow, cached, null);
                 if (cached == null) {
-                    batch.add(page, locations.range(p), rows);
+                    boolean verified = stop != null && verifiedKeys.verified(rg, p);
+                    batch.add(page, locations.range(p), rows, verified ? stop : null);
                 }
             }
             pages.add(page);
@@ -192,6 +228,7 @@ final class PageLoader {
                 decodeMissing(
                         batch.missing.get(i),
                         batch.rowsNeeded[i],
+                        batch.stops.get(i),
                         ctx,
                         reader -> source.readWith(range.offset(), range.length(), reader));
             }
@@ -200,7 +237,12 @@ final class PageLoader {
         byte[][] bytes = ctx.read(this, batch.ranges, batch.missing);
         for (int i = 0; i < bytes.length; i++) {
             ByteBuffer page = ByteBuffer.wrap(bytes[i]);
-            decodeMissing(batch.missing.get(i), batch.rowsNeeded[i], ctx, r -> r.read(page));
+            decodeMissing(
+                    batch.missing.get(i),
+                    batch.rowsNeeded[i],
+                    batch.stops.get(i),
+                    ctx,
+                    r -> r.read(page));
         }
     }
 
@@ -215,16 +257,18 @@ final class PageLoader {
      * only as far as the {@code rows} asked for, into the lookup's scratch arrays. A page the cache
      * admits is decoded whole into its own array and cached instead.
      */
-    private void decodeMissing(LoadedPage page, int rows, LookupContext ctx, PageBytes bytes) {
+    private void decodeMissing(
+            LoadedPage page, int rows, @Nullable KeyStop stop, LookupContext ctx, PageBytes bytes) {
         RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
         boolean cache =
                 pageCache != null
                         && pageCache.admit(file(), page.rowGroup, page.leaf, page.pageNumber);
         // Pages of repeated leaves are decoded whole: their rows are not their values.
-        int wanted =
-                cache || leaves[page.leaf].getMaxRepetitionLevel() > 0 ? Integer.MAX_VALUE : rows;
+        boolean whole = cache || leaves[page.leaf].getMaxRepetitionLevel() > 0;
+        int wanted = whole ? Integer.MAX_VALUE : rows;
+        KeyStop stopAt = whole ? null : stop;
         try {
-            page.page = bytes.decode(b -> decodePage(b, rg, page.leaf, wanted, cache, ctx));
+            page.page = bytes.decode(b -> decodePage(b, rg, page.leaf, wanted, cache, stopAt, ctx));
         } catch (IOException | RuntimeException e) {
             throw errors.pageError(rg, page.leaf, page.pageNumber, e);
         }
@@ -243,7 +287,13 @@ final class PageLoader {
     private static final int HEADER_PROBE = 256;
 
     private DataPage decodePage(
-            ByteBuffer bytes, RowGroupInfo rg, int leaf, int rows, boolean whole, LookupContext ctx)
+            ByteBuffer bytes,
+            RowGroupInfo rg,
+            int leaf,
+            int rows,
+            boolean whole,
+            @Nullable KeyStop stop,
+            LookupContext ctx)
             throws IOException {
         PageDecoder.Header header = header(bytes);
         CompressionCodecName codec = rg.columns()[leaf].codec();
@@ -253,7 +303,7 @@ final class PageLoader {
         }
         // Scratch arrays get slack for the decompressor's 8-byte copies.
         byte[] out = whole ? new byte[size] : ctx.scratch(size + 16);
-        return PagePrefix.decode(bytes, header, codec, leaves[leaf], rows, out, !whole);
+        return PagePrefix.decode(bytes, header, codec, leaves[leaf], rows, out, !whole, stop);
     }
 
     /** The header of the page in {@code bytes}: parsed in place from a heap array, else a copy. */

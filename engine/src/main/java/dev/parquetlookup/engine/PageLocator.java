@@ -65,12 +65,16 @@ final class PageLocator {
         int keyLeaf = meta.keyLeaves()[0];
         long from;
         long to;
+        double share = 0; // where in its page the key is expected, when one page may hold it
         if (rg.hasPageIndex(keyLeaf)) {
             KeyRanges pages = rg.keyPages()[0];
             int first = pages.firstWithMaxAtLeast(key[0]);
             int last = pages.lastWithMinAtMost(key[0]);
             if (first > last) {
                 return; // between pages or outside: no page can hold the key, nothing to read
+            }
+            if (first == last) {
+                share = KeyStop.expectedShare(key[0], pages.min(first), pages.max(first));
             }
             PageLocations locations = rg.columns()[keyLeaf].pages();
             from = locations.firstRows()[pages.entry(first)];
@@ -88,12 +92,12 @@ final class PageLocator {
             to = rg.rowCount();
         }
         if (key.length == 1) {
-            long[] rows = leadingKeyRows(rg, key[0], from, to, ctx);
+            long[] rows = leadingKeyRows(rg, key[0], from, to, share, ctx);
             if (rows != null) {
                 out.add(new SortedFile.RowSpan(rg.ordinal(), rows[0], rows[1]));
             }
         } else {
-            searchCompositeKey(rg, key, from, to, out, ctx);
+            searchCompositeKey(rg, key, from, to, share, out, ctx);
         }
     }
 
@@ -172,12 +176,15 @@ final class PageLocator {
      */
     @Nullable
     private long[] leadingKeyRows(
-            RowGroupInfo rg, Object key, long from, long to, LookupContext ctx) throws IOException {
+            RowGroupInfo rg, Object key, long from, long to, double share, LookupContext ctx)
+            throws IOException {
         int leaf = meta.keyLeaves()[0];
         long matchFrom = -1;
         long matchTo = -1;
         boolean pending = false;
-        for (LoadedPage page : loader.loadPages(rg, leaf, from, to, ctx)) {
+        // Pages verified sorted before are decoded only as far as the key (see KeyStop).
+        KeyStop stop = KeyStop.of(leaves[leaf], meta.keyTypes().get(0), key, share);
+        for (LoadedPage page : loader.loadPages(rg, leaf, from, to, stop, ctx)) {
             KeyPage keys;
             try {
                 keys = keyPage(rg, leaf, 0, page, ctx);
@@ -216,10 +223,11 @@ final class PageLocator {
             Object[] key,
             long from,
             long to,
+            double share,
             List<SortedFile.RowSpan> out,
             LookupContext ctx)
             throws IOException {
-        long[] lead = leadingKeyRows(rg, key[0], from, to, ctx);
+        long[] lead = leadingKeyRows(rg, key[0], from, to, share, ctx);
         if (lead == null) {
             return;
         }

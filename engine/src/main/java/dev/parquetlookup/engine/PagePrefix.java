@@ -8,6 +8,8 @@ import org.apache.parquet.format.PageType;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.PrimitiveType;
 
+import javax.annotation.Nullable;
+
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -85,6 +87,24 @@ public final class PagePrefix {
             byte[] out,
             boolean scratch)
             throws IOException {
+        return decode(in, header, codec, column, rows, out, scratch, null);
+    }
+
+    /**
+     * As above; with a {@code stop} (a verified key page searched for one key), a PLAIN page is
+     * decoded only until its first value above the key, whatever share of the page that is, and at
+     * most {@code rows} rows.
+     */
+    static DataPage decode(
+            ByteBuffer in,
+            PageDecoder.Header header,
+            CompressionCodecName codec,
+            ColumnDescriptor column,
+            int rows,
+            byte[] out,
+            boolean scratch,
+            @Nullable KeyStop stop)
+            throws IOException {
         int offset = header.payloadOffset();
         int compressed = header.compressedSize();
         int valueCount = header.valueCount();
@@ -95,13 +115,13 @@ public final class PagePrefix {
             PrefixDecompressor d =
                     PrefixDecompressor.start(codec, in, offset, compressed, out, 0, size);
             try {
-                return v1(d, header, column, wanted, out, scratch);
+                return v1(d, header, column, wanted, out, scratch, stop);
             } finally {
                 d.release();
             }
         }
         if (header.type() == PageType.DATA_PAGE_V2) {
-            return v2(in, header, codec, column, wanted, out, scratch);
+            return v2(in, header, codec, column, wanted, out, scratch, stop);
         }
         throw new IOException("expected a data page, found a " + header.type() + " page");
     }
@@ -112,7 +132,8 @@ public final class PagePrefix {
             ColumnDescriptor column,
             int wanted,
             byte[] out,
-            boolean scratch)
+            boolean scratch,
+            @Nullable KeyStop stop)
             throws IOException {
         int size = header.uncompressedSize();
         int valueCount = header.valueCount();
@@ -120,13 +141,18 @@ public final class PagePrefix {
         {
             int valuesStart = 0;
             int nonNull = wanted;
-            boolean prefix = worthAPrefix(wanted, valueCount, d.codec());
+            int levels = 0;
+            boolean stopping =
+                    stop != null
+                            && KeyStop.applies(header.encoding())
+                            && stop.worthIt(d.codec(), size);
+            boolean prefix = stopping || worthAPrefix(wanted, valueCount, d.codec());
             if (prefix && maxDefinition > 0) {
                 if (header.definitionEncoding() != Encoding.RLE) {
                     prefix = false;
                 } else {
                     d.ensure(4);
-                    int levels = BytesUtils.readIntLittleEndian(out, 0);
+                    levels = BytesUtils.readIntLittleEndian(out, 0);
                     if (levels < 0 || levels > size - 4) {
                         throw new IOException(
                                 "definition levels of " + levels + " bytes exceed the page");
@@ -136,7 +162,13 @@ public final class PagePrefix {
                     nonNull = nonNullCount(out, 4, levels, maxDefinition, wanted);
                 }
             }
-            int end = prefix ? valuesEnd(d, out, valuesStart, nonNull, header, column) : -1;
+            int end;
+            if (prefix && stopping) {
+                wanted = stop.rows(d, out, valuesStart, nonNull, wanted, 4, levels, maxDefinition);
+                end = wanted < valueCount ? d.available() : -1; // all of it: whole
+            } else {
+                end = prefix ? valuesEnd(d, out, valuesStart, nonNull, header, column) : -1;
+            }
             if (end < 0) {
                 d.ensure(size);
                 wanted = valueCount;
@@ -165,7 +197,8 @@ public final class PagePrefix {
             ColumnDescriptor column,
             int wanted,
             byte[] out,
-            boolean scratch)
+            boolean scratch,
+            @Nullable KeyStop stop)
             throws IOException {
         int offset = header.payloadOffset();
         int compressed = header.compressedSize();
@@ -195,7 +228,7 @@ public final class PagePrefix {
                             levels,
                             valuesSize);
             try {
-                return v2Values(d, header, column, wanted, out, scratch, levels, valuesSize);
+                return v2Values(d, header, column, wanted, out, scratch, levels, valuesSize, stop);
             } finally {
                 d.release();
             }
@@ -210,7 +243,8 @@ public final class PagePrefix {
             byte[] out,
             boolean scratch,
             int levels,
-            int valuesSize)
+            int valuesSize,
+            @Nullable KeyStop stop)
             throws IOException {
         int valueCount = header.valueCount();
         int maxDefinition = column.getMaxDefinitionLevel();
@@ -224,10 +258,27 @@ public final class PagePrefix {
                                     header.definitionLength(),
                                     maxDefinition,
                                     wanted);
-            int end =
-                    worthAPrefix(wanted, valueCount, d.codec())
-                            ? valuesEnd(d, out, levels, nonNull, header, column)
-                            : -1;
+            int end;
+            if (stop != null
+                    && KeyStop.applies(header.encoding())
+                    && stop.worthIt(d.codec(), valuesSize)) {
+                wanted =
+                        stop.rows(
+                                d,
+                                out,
+                                levels,
+                                nonNull,
+                                wanted,
+                                header.repetitionLength(),
+                                header.definitionLength(),
+                                maxDefinition);
+                end = wanted < valueCount ? d.available() : -1; // all of it: whole
+            } else {
+                end =
+                        worthAPrefix(wanted, valueCount, d.codec())
+                                ? valuesEnd(d, out, levels, nonNull, header, column)
+                                : -1;
+            }
             if (end < 0) {
                 d.ensure(levels + valuesSize);
                 wanted = valueCount;
