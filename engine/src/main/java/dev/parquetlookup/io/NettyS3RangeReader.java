@@ -86,16 +86,7 @@ final class NettyS3RangeReader implements AsyncRangeReader {
 
     @Override
     public CompletableFuture<byte[][]> readAll(FileId file, List<FileRange> ranges) {
-        String path;
-        AwsCredentials c;
-        try {
-            path = s3.path(file);
-            c = s3.credentials();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(
-                    new IOException("cannot sign a GET of " + file.path() + ": " + e, e));
-        }
-        return S3RangeRequests.readAll(ranges, i -> get(file, path, c, ranges.get(i)));
+        return s3.readAll(file, ranges, this::get);
     }
 
     @Override

@@ -17,9 +17,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import javax.annotation.Nullable;
 
 import java.io.EOFException;
-import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.nio.file.AccessDeniedException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -180,37 +178,19 @@ final class S3AsyncRangeReader implements AsyncRangeReader {
         }
         String what = "GET of bytes " + range.offset() + ".." + range.end() + " of " + file.path();
         if (t instanceof S3Exception s3) {
-            if (s3.statusCode() == 412) {
-                return new IOException(
-                        what,
-                        new RemoteFileChangedException(
-                                file.path(),
-                                "read",
-                                "the object no longer has ETag "
-                                        + file.etag()
-                                        + " (HTTP 412: "
-                                        + s3.getMessage()
-                                        + ")",
-                                s3));
-            }
-            if (s3.statusCode() == 403) {
-                AccessDeniedException denied =
-                        new AccessDeniedException(
-                                file.path(),
-                                null,
-                                what
-                                        + ": access denied (HTTP 403: "
-                                        + s3.getMessage()
-                                        + "); check the credentials of"
-                                        + " fs.s3a.aws.credentials.provider and the bucket policy");
-                denied.initCause(s3);
-                return denied;
-            }
-            if (s3.statusCode() == 404) {
-                FileNotFoundException missing =
-                        new FileNotFoundException(what + ": the object is gone (HTTP 404)");
-                missing.initCause(s3);
-                return missing;
+            String status = "HTTP " + s3.statusCode() + ": " + s3.getMessage();
+            IOException mapped =
+                    switch (s3.statusCode()) {
+                        case 412 -> S3RangeAnswers.changed(file, what, status, s3);
+                        case 403 -> S3RangeAnswers.denied(file, what, status);
+                        case 404 -> S3RangeAnswers.gone(what, "HTTP 404");
+                        default -> null;
+                    };
+            if (mapped != null) {
+                if (mapped.getCause() == null) {
+                    mapped.initCause(s3);
+                }
+                return mapped;
             }
         }
         if (t instanceof IOException io) {

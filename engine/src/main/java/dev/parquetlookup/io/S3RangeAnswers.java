@@ -59,34 +59,49 @@ final class S3RangeAnswers {
         String said = error(body, bodyLength);
         switch (status) {
             case 404:
-                return new FileNotFoundException(
-                        what + ": the object is gone (HTTP 404 " + said + ")");
+                return gone(what, "HTTP 404 " + said);
             case 403:
-                return new AccessDeniedException(
-                        file.path(),
-                        null,
-                        what
-                                + ": access denied (HTTP 403 "
-                                + said
-                                + "); check the credentials of fs.s3a.aws.credentials.provider"
-                                + " and the bucket policy");
+                return denied(file, what, "HTTP 403 " + said);
             case 412:
-                return new IOException(
-                        what,
-                        new RemoteFileChangedException(
-                                file.path(),
-                                "read",
-                                "the object no longer has ETag "
-                                        + file.etag()
-                                        + " (HTTP 412 "
-                                        + said
-                                        + ")"));
+                return changed(file, what, "HTTP 412 " + said, null);
             case 429:
                 return new IOException(what + ": SlowDown (HTTP 429 " + said + ")");
             default:
                 // "status code: 503" is what TransientFailures retries for 500/502/503/504.
                 return new IOException(what + " failed: status code: " + status + " " + said);
         }
+    }
+
+    /** The object is gone: {@code status} says how we know (e.g. "HTTP 404 NoSuchKey: ..."). */
+    static FileNotFoundException gone(String what, String status) {
+        return new FileNotFoundException(what + ": the object is gone (" + status + ")");
+    }
+
+    /** Access denied, with where to look. */
+    static AccessDeniedException denied(FileId file, String what, String status) {
+        return new AccessDeniedException(
+                file.path(),
+                null,
+                what
+                        + ": access denied ("
+                        + status
+                        + "); check the credentials of fs.s3a.aws.credentials.provider"
+                        + " and the bucket policy");
+    }
+
+    /**
+     * The object no longer has the listed ETag (412 to {@code If-Match}): S3A's {@link
+     * RemoteFileChangedException} (a {@link FileChangedException} above) inside an {@link
+     * IOException}; {@code cause} is the client's own exception, if any.
+     */
+    static IOException changed(FileId file, String what, String status, Throwable cause) {
+        return new IOException(
+                what,
+                new RemoteFileChangedException(
+                        file.path(),
+                        "read",
+                        "the object no longer has ETag " + file.etag() + " (" + status + ")",
+                        cause));
     }
 
     /**

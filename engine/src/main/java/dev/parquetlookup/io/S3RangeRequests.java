@@ -228,6 +228,31 @@ final class S3RangeRequests {
         }
     }
 
+    /** Starts the signed GET of one range of a file whose object is at {@code path}. */
+    @FunctionalInterface
+    interface SignedGet {
+        CompletableFuture<byte[]> start(
+                FileId file, String path, AwsCredentials credentials, FileRange range);
+    }
+
+    /**
+     * One read of {@code ranges} of {@code file}: the object's path and the credentials are
+     * resolved once, then {@code get} starts each range's GET (see {@link #readAll(List,
+     * IntFunction)}).
+     */
+    CompletableFuture<byte[][]> readAll(FileId file, List<FileRange> ranges, SignedGet get) {
+        String objectPath;
+        AwsCredentials c;
+        try {
+            objectPath = path(file);
+            c = credentials();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(
+                    new IOException("cannot sign a GET of " + file.path() + ": " + e, e));
+        }
+        return readAll(ranges, i -> get.start(file, objectPath, c, ranges.get(i)));
+    }
+
     /**
      * One read of {@code ranges}: {@code get} starts the GET of range {@code i}; the result holds
      * their bytes in order, and cancelling it (a timeout) cancels, and so aborts, every GET.

@@ -324,6 +324,9 @@ class JdkS3RangeReaderITCase {
                     byte[] body =
                             "<Error><Code>ServiceUnavailable</Code><Message>busy</Message></Error>"
                                     .getBytes(StandardCharsets.UTF_8);
+                    // Counted before it is sent: the client may act on the answer (and the
+                    // test read the count) before this thread runs again.
+                    answered.incrementAndGet();
                     OutputStream out = client.getOutputStream();
                     out.write(
                             ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/xml"
@@ -333,7 +336,6 @@ class JdkS3RangeReaderITCase {
                                     .getBytes(StandardCharsets.ISO_8859_1));
                     out.write(body);
                     out.flush();
-                    answered.incrementAndGet();
                     return;
                 }
                 try (Socket upstream = new Socket(InetAddress.getLoopbackAddress(), upstreamPort)) {
