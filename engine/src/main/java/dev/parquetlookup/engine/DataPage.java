@@ -63,6 +63,15 @@ final class DataPage {
 
     private int keysBytes;
 
+    /**
+     * A prefix of PLAIN byte strings: the index of its last non-null value and where that value
+     * starts in {@link #data}, found by the walk that decoded the prefix, so a cursor skips to the
+     * wanted row without walking the lengths again; -1 when unknown.
+     */
+    private int lastValueIndex = -1;
+
+    private int lastValueStart = -1;
+
     DataPage(
             int valueCount,
             boolean v2,
@@ -210,5 +219,21 @@ final class DataPage {
 
     boolean scratch() {
         return scratch;
+    }
+
+    /** Records where PLAIN value {@code index} starts (see {@link #lastValueIndex}). */
+    void lastValue(int index, int start) {
+        lastValueIndex = index;
+        lastValueStart = start;
+    }
+
+    /** Index of the non-null value whose start is known, or -1. */
+    int lastValueIndex() {
+        return lastValueIndex;
+    }
+
+    /** Where value {@link #lastValueIndex()} starts in {@link #data()}. */
+    int lastValueStart() {
+        return lastValueStart;
     }
 }

@@ -28,14 +28,22 @@ import java.util.Arrays;
  * <p>Values compare as {@link PlainKeys} compares them (INT32/INT64 signed, byte strings unsigned),
  * so a search over the prefix finds what a search over the whole page would.
  *
- * <p>Example: a required INT64 page of keys {@code 1..1024} searched for 300: 1,024-byte steps
- * decompress keys 1..384 (maybe a little more, to the end of an LZ4 sequence), the last of them is
- * above 300, the page's 384 leading rows are decoded and the rest of the page is not.
+ * <p>Example: a required INT64 page of keys {@code 1..1024} searched for 300: its bounds put 300 at
+ * 29% of the page, so the first step decompresses keys 1..304 (maybe a little more, to the end of
+ * an LZ4 sequence), the last of them is above 300, the page's 304 leading rows are decoded and the
+ * rest of the page is not. Without known bounds (byte-string keys) the steps are 1,024 bytes: keys
+ * 1..384.
  */
 final class KeyStop {
 
     /** Value bytes decompressed per step before the last complete value is compared. */
     static final int STEP = 1024;
+
+    /**
+     * Values decompressed past the expected position of the first key above the searched one, in
+     * the first step of a page whose keys' spread is known ({@link #expectedShare}).
+     */
+    static final int GUESS_MARGIN = 4;
 
     private static final VarHandle INT_LE =
             MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
@@ -99,7 +107,8 @@ final class KeyStop {
      * PagePrefix#maxPrefixShare} (beyond it the library's whole-page decoder is faster).
      */
     boolean worthIt(CompressionCodecName codec, int valueBytes) {
-        double overshoot = valueBytes > 0 ? STEP / 2.0 / valueBytes : 0;
+        int ahead = expectedShare > 0 && width > 0 ? GUESS_MARGIN * width : STEP / 2;
+        double overshoot = valueBytes > 0 ? (double) ahead / valueBytes : 0;
         return expectedShare + overshoot <= PagePrefix.maxPrefixShare(codec);
     }
 
@@ -157,8 +166,14 @@ final class KeyStop {
     private int fixed(PrefixDecompressor d, byte[] out, int start, int limit) throws IOException {
         int done = 0;
         int stepValues = Math.max(1, STEP / width);
+        // The first step ends just past where evenly spread keys put the first one above the key.
+        int firstValues =
+                expectedShare > 0
+                        ? (int) Math.min(limit, Math.ceil(expectedShare * limit) + GUESS_MARGIN)
+                        : stepValues;
         while (done < limit) {
-            int target = start + Math.min(limit, done + stepValues) * width;
+            int target =
+                    start + Math.min(limit, done + (done == 0 ? firstValues : stepValues)) * width;
             int available = d.ensure(target);
             int complete = Math.min(limit, (available - start) / width);
             if (complete <= done) {

@@ -45,6 +45,9 @@ final class PageCursor {
      */
     private int plainNext = -1;
 
+    /** PLAIN BINARY values skipped so far (while {@link #plainNext} is set). */
+    private int plainSkipped;
+
     PageCursor(DataPage page, ColumnDescriptor column, @Nullable Dictionary dictionary)
             throws IOException {
         this.rows = page.valueCount();
@@ -181,11 +184,22 @@ final class PageCursor {
             java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
                     int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
-    /** Skips {@code n} PLAIN byte strings by their lengths, then reads on from the next one. */
+    /**
+     * Skips {@code n} PLAIN byte strings by their lengths, then reads on from the next one. Where
+     * the prefix decoder's walk already found a value's start ({@link DataPage#lastValueStart}),
+     * the skip starts there.
+     */
     private void skipPlain(int n) throws IOException {
         byte[] data = page.data();
         int end = page.length();
         int p = plainNext;
+        int target = plainSkipped + n;
+        int known = page.lastValueIndex();
+        if (known >= plainSkipped && known <= target && page.lastValueStart() <= end - 4) {
+            p = page.lastValueStart();
+            n = target - known;
+        }
+        plainSkipped = target;
         for (int i = 0; i < n; i++) {
             if (p + 4 > end) {
                 throw new IOException("PLAIN value " + i + " of a skip runs past the page");

@@ -163,11 +163,13 @@ public final class PagePrefix {
                 }
             }
             int end;
+            long walked = -1;
             if (prefix && stopping) {
                 wanted = stop.rows(d, out, valuesStart, nonNull, wanted, 4, levels, maxDefinition);
                 end = wanted < valueCount ? d.available() : -1; // all of it: whole
             } else {
-                end = prefix ? valuesEnd(d, out, valuesStart, nonNull, header, column) : -1;
+                walked = prefix ? valuesEnd(d, out, valuesStart, nonNull, header, column) : -1;
+                end = (int) walked;
             }
             if (end < 0) {
                 d.ensure(size);
@@ -175,18 +177,21 @@ public final class PagePrefix {
             } else if (d.complete()) {
                 wanted = valueCount;
             }
-            return new DataPage(
-                    valueCount,
-                    false,
-                    header.encoding(),
-                    header.definitionEncoding(),
-                    out,
-                    0,
-                    0,
-                    0,
-                    d.available(),
-                    wanted,
-                    scratch);
+            return lastValue(
+                    new DataPage(
+                            valueCount,
+                            false,
+                            header.encoding(),
+                            header.definitionEncoding(),
+                            out,
+                            0,
+                            0,
+                            0,
+                            d.available(),
+                            wanted,
+                            scratch),
+                    nonNull,
+                    walked);
         }
     }
 
@@ -259,6 +264,7 @@ public final class PagePrefix {
                                     maxDefinition,
                                     wanted);
             int end;
+            long walked = -1;
             if (stop != null
                     && KeyStop.applies(header.encoding())
                     && stop.worthIt(d.codec(), valuesSize)) {
@@ -274,10 +280,11 @@ public final class PagePrefix {
                                 maxDefinition);
                 end = wanted < valueCount ? d.available() : -1; // all of it: whole
             } else {
-                end =
+                walked =
                         worthAPrefix(wanted, valueCount, d.codec())
                                 ? valuesEnd(d, out, levels, nonNull, header, column)
                                 : -1;
+                end = (int) walked;
             }
             if (end < 0) {
                 d.ensure(levels + valuesSize);
@@ -285,18 +292,21 @@ public final class PagePrefix {
             } else if (d.complete()) {
                 wanted = valueCount;
             }
-            return new DataPage(
-                    valueCount,
-                    true,
-                    header.encoding(),
-                    Encoding.RLE,
-                    out,
-                    header.repetitionLength(),
-                    header.definitionLength(),
-                    levels,
-                    d.available(),
-                    wanted,
-                    scratch);
+            return lastValue(
+                    new DataPage(
+                            valueCount,
+                            true,
+                            header.encoding(),
+                            Encoding.RLE,
+                            out,
+                            header.repetitionLength(),
+                            header.definitionLength(),
+                            levels,
+                            d.available(),
+                            wanted,
+                            scratch),
+                    nonNull,
+                    walked);
         }
     }
 
@@ -321,11 +331,22 @@ public final class PagePrefix {
         return nonNull;
     }
 
+    /** Keeps where the walk of {@link #valuesEnd} found the last PLAIN byte string starting. */
+    private static DataPage lastValue(DataPage page, int nonNull, long walked) {
+        int lastStart = walked < 0 ? -1 : (int) (walked >>> 32) - 1;
+        if (lastStart >= 0 && nonNull > 0) {
+            page.lastValue(nonNull - 1, lastStart);
+        }
+        return page;
+    }
+
     /**
      * Decompresses the first {@code nonNull} values starting at {@code start} and returns where
-     * they end, or -1 when the encoding must be read whole.
+     * they end, or -1 when the encoding must be read whole. For PLAIN byte strings the high 32 bits
+     * hold 1 + where the last of them starts (0 otherwise), so a cursor need not walk their lengths
+     * again ({@link DataPage#lastValueStart}).
      */
-    private static int valuesEnd(
+    private static long valuesEnd(
             PrefixDecompressor d,
             byte[] out,
             int start,
@@ -354,6 +375,7 @@ public final class PagePrefix {
                 return end;
             }
             int p = start;
+            int last = -1;
             int available = d.available();
             for (int i = 0; i < nonNull; i++) {
                 if (p + 4 > available) {
@@ -367,10 +389,11 @@ public final class PagePrefix {
                 if (length < 0) {
                     throw new IOException("PLAIN value " + i + " has length " + length);
                 }
+                last = p;
                 p += 4 + length;
             }
             d.ensure(p);
-            return p;
+            return ((long) (last + 1) << 32) | p;
         }
         if (encoding == Encoding.RLE_DICTIONARY || encoding == Encoding.PLAIN_DICTIONARY) {
             return idsEnd(d, out, start, nonNull);

@@ -108,6 +108,29 @@ class KeyStopTest {
         int early = 0;
         for (long probe : probes) {
             Object key = comparable(column, probe);
+            long[] expected = rows(whole, column, keyType, key, ctx);
+            ctx.releaseScratch();
+            // Where the key is expected only steers the first step: a share from the page's
+            // bounds, or a wrong one, finds the same rows as none.
+            for (double share : new double[] {(probe - 10.0) / (k - 10.0), r.nextDouble()}) {
+                KeyStop guided = KeyStop.of(column, keyType, key, Math.max(0, Math.min(1, share)));
+                byte[] out = new byte[PagePrefix.decodedSize(header, codec) + 16];
+                r.nextBytes(out);
+                DataPage prefix =
+                        PagePrefix.decode(
+                                ByteBuffer.wrap(bytes),
+                                header,
+                                codec,
+                                column,
+                                ROWS,
+                                out,
+                                true,
+                                guided);
+                assertThat(rows(prefix, column, keyType, key, ctx))
+                        .as("probe %d share %.3f rows %d", probe, share, prefix.rowsAvailable())
+                        .containsExactly(expected);
+                ctx.releaseScratch();
+            }
             KeyStop stop = KeyStop.of(column, keyType, key, 0);
             assertThat(stop).isNotNull();
             byte[] out = new byte[PagePrefix.decodedSize(header, codec) + 16];
@@ -116,7 +139,6 @@ class KeyStopTest {
                     PagePrefix.decode(
                             ByteBuffer.wrap(bytes), header, codec, column, ROWS, out, true, stop);
             String where = "probe " + probe + " rows " + prefix.rowsAvailable();
-            long[] expected = rows(whole, column, keyType, key, ctx);
             long[] actual = rows(prefix, column, keyType, key, ctx);
             assertThat(actual).as(where).containsExactly(expected);
             ctx.releaseScratch();
@@ -163,8 +185,28 @@ class KeyStopTest {
                     PagePrefix.decode(
                             ByteBuffer.wrap(bytes), header, codec, column, ROWS, out, true, stop);
             // Beyond the codec's prefix share the library's whole-page decoder is faster.
-            boolean late = share + KeyStop.STEP / 2.0 / (8 * ROWS) > 0.7;
+            boolean late = share + KeyStop.GUESS_MARGIN * 8.0 / (8 * ROWS) > 0.7;
             assertThat(page.whole()).as("probe %d share %.2f", probe, share).isEqualTo(late);
+            if (!late) {
+                // The first step ends a few keys past the expected row (to the end of an LZ4
+                // sequence), not at the next 1 KiB: fewer rows than an unguided stop decodes.
+                int row = (int) (probe / 2);
+                KeyStop unguided = KeyStop.of(column, type, probe, 0);
+                DataPage stepped =
+                        PagePrefix.decode(
+                                ByteBuffer.wrap(bytes),
+                                header,
+                                codec,
+                                column,
+                                ROWS,
+                                new byte[out.length],
+                                true,
+                                unguided);
+                assertThat(page.rowsAvailable())
+                        .as("probe %d", probe)
+                        .isBetween(row + 1, row + 2 * KeyStop.GUESS_MARGIN)
+                        .isLessThan(stepped.rowsAvailable());
+            }
             long[] found = rows(page, column, type, probe, ctx);
             long expected = probe % 2 == 0 && probe / 2 < ROWS ? probe / 2 : -1;
             assertThat(found[0]).as("probe %d", probe).isEqualTo(expected);

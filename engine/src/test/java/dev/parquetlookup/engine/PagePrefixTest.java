@@ -52,6 +52,10 @@ class PagePrefixTest {
     private static final java.util.Map<String, java.util.concurrent.atomic.AtomicLong> PARTIAL =
             new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** Prefixes of PLAIN byte strings that kept where their last value starts. */
+    private static final java.util.concurrent.atomic.AtomicLong HINTED =
+            new java.util.concurrent.atomic.AtomicLong();
+
     @TempDir Path tmp;
 
     @org.junit.jupiter.api.AfterAll
@@ -65,6 +69,9 @@ class PagePrefixTest {
             assertThat(PARTIAL)
                     .as("asked: " + ASKED + " shorter: " + PARTIAL)
                     .containsKeys("PLAIN");
+            assertThat(HINTED.get())
+                    .as("prefixes that skip by their walk's last value")
+                    .isPositive();
         }
     }
 
@@ -187,6 +194,37 @@ class PagePrefixTest {
                                     + Values.describe(expected.subList(0, got.size()), 8)
                                     + "\n  actual   "
                                     + Values.describe(got, 8));
+                }
+                if (prefix.lastValueIndex() >= 0) {
+                    HINTED.incrementAndGet();
+                }
+                if (wanted > 0) {
+                    // A lookup skips to its row: the last wanted one (where the prefix's walk
+                    // ended), or one before it; in one skip or two.
+                    for (int row : new int[] {wanted - 1, r.nextInt(wanted)}) {
+                        int first = r.nextInt(row + 1);
+                        PageCursor cursor = new PageCursor(prefix, column, dictionary);
+                        cursor.skipRows(first);
+                        cursor.skipRows(row - first);
+                        Object value = cursor.isNextNull() ? null : cursor.read(reader);
+                        List<Object[]> expect = expected.subList(row, row + 1);
+                        List<Object[]> read = new ArrayList<>();
+                        read.add(new Object[] {value});
+                        if (!Values.rowListsEqual(expect, read)) {
+                            throw new AssertionError(
+                                    "row "
+                                            + row
+                                            + " after skips of "
+                                            + first
+                                            + " and "
+                                            + (row - first)
+                                            + where
+                                            + "\n  expected "
+                                            + Values.describe(expect, 1)
+                                            + "\n  actual   "
+                                            + Values.describe(read, 1));
+                        }
+                    }
                 }
                 if (prefix.rowsAvailable() < n) {
                     PARTIAL.computeIfAbsent(
