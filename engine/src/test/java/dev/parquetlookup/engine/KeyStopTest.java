@@ -116,16 +116,7 @@ class KeyStopTest {
                 KeyStop guided = KeyStop.of(column, keyType, key, Math.max(0, Math.min(1, share)));
                 byte[] out = new byte[PagePrefix.decodedSize(header, codec) + 16];
                 r.nextBytes(out);
-                DataPage prefix =
-                        PagePrefix.decode(
-                                ByteBuffer.wrap(bytes),
-                                header,
-                                codec,
-                                column,
-                                ROWS,
-                                out,
-                                true,
-                                guided);
+                DataPage prefix = stopped(bytes, header, codec, column, out, guided);
                 assertThat(rows(prefix, column, keyType, key, ctx))
                         .as("probe %d share %.3f rows %d", probe, share, prefix.rowsAvailable())
                         .containsExactly(expected);
@@ -135,9 +126,7 @@ class KeyStopTest {
             assertThat(stop).isNotNull();
             byte[] out = new byte[PagePrefix.decodedSize(header, codec) + 16];
             r.nextBytes(out); // garbage beyond what is decoded must not matter
-            DataPage prefix =
-                    PagePrefix.decode(
-                            ByteBuffer.wrap(bytes), header, codec, column, ROWS, out, true, stop);
+            DataPage prefix = stopped(bytes, header, codec, column, out, stop);
             String where = "probe " + probe + " rows " + prefix.rowsAvailable();
             long[] actual = rows(prefix, column, keyType, key, ctx);
             assertThat(actual).as(where).containsExactly(expected);
@@ -155,6 +144,19 @@ class KeyStopTest {
         } else if (stopsInSmallSteps(codec)) {
             assertThat(early).isGreaterThan(probes.size() / 2);
         }
+    }
+
+    /** The page decoded into {@code out} for all its rows, stopping where {@code stop} says. */
+    private static DataPage stopped(
+            byte[] bytes,
+            PageDecoder.Header header,
+            CompressionCodecName codec,
+            ColumnDescriptor column,
+            byte[] out,
+            KeyStop stop)
+            throws java.io.IOException {
+        return PagePrefix.decode(
+                ByteBuffer.wrap(bytes), header, codec, column, ROWS, out, true, stop);
     }
 
     /** Block codecs stop at the sequence after the key; uncompressed pages copy 4 KiB at once. */
@@ -181,9 +183,7 @@ class KeyStopTest {
             double share = KeyStop.expectedShare(probe, 0L, 2L * (ROWS - 1));
             KeyStop stop = KeyStop.of(column, type, probe, share);
             byte[] out = new byte[PagePrefix.decodedSize(header, codec) + 16];
-            DataPage page =
-                    PagePrefix.decode(
-                            ByteBuffer.wrap(bytes), header, codec, column, ROWS, out, true, stop);
+            DataPage page = stopped(bytes, header, codec, column, out, stop);
             // Beyond the codec's prefix share the library's whole-page decoder is faster.
             boolean late = share + KeyStop.GUESS_MARGIN * 8.0 / (8 * ROWS) > 0.7;
             assertThat(page.whole()).as("probe %d share %.2f", probe, share).isEqualTo(late);
@@ -193,15 +193,7 @@ class KeyStopTest {
                 int row = (int) (probe / 2);
                 KeyStop unguided = KeyStop.of(column, type, probe, 0);
                 DataPage stepped =
-                        PagePrefix.decode(
-                                ByteBuffer.wrap(bytes),
-                                header,
-                                codec,
-                                column,
-                                ROWS,
-                                new byte[out.length],
-                                true,
-                                unguided);
+                        stopped(bytes, header, codec, column, new byte[out.length], unguided);
                 assertThat(page.rowsAvailable())
                         .as("probe %d", probe)
                         .isBetween(row + 1, row + 2 * KeyStop.GUESS_MARGIN)
