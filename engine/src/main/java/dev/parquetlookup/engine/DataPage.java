@@ -128,7 +128,42 @@ final class DataPage {
 
     /** Heap bytes, for the page cache's weigher. */
     int retainedBytes() {
-        return 64 + data.length + keysBytes;
+        return 64 + data.length + keysBytes + startsBytes;
+    }
+
+    /** Whether this cached page keeps {@link PlainStarts} once a lookup builds them. */
+    private boolean startsReserved;
+
+    private int startsBytes;
+
+    @Nullable private volatile PlainStarts starts;
+
+    /**
+     * Marks a whole PLAIN page about to be cached: its weight then includes the starts of its byte
+     * strings ({@link PlainStarts}), which the first lookup that skips on it keeps. Call before the
+     * page is cached, for BINARY columns only.
+     */
+    void reserveStarts() {
+        startsReserved = whole() && !scratch && valueEncoding == Encoding.PLAIN;
+        startsBytes = startsReserved ? PlainStarts.bytesFor(valueCount) : 0;
+    }
+
+    /** The kept starts of this page's byte strings, or null. */
+    @Nullable
+    PlainStarts starts() {
+        return starts;
+    }
+
+    /** Whether {@link #starts(PlainStarts)} keeps what it is given. */
+    boolean keepsStarts() {
+        return startsReserved;
+    }
+
+    /** Keeps {@code built} when this page was reserved for it (racing lookups build the same). */
+    void starts(PlainStarts built) {
+        if (startsReserved) {
+            starts = built;
+        }
     }
 
     /**

@@ -48,6 +48,9 @@ final class PageCursor {
     /** PLAIN BINARY values skipped so far (while {@link #plainNext} is set). */
     private int plainSkipped;
 
+    /** Where the page's PLAIN BINARY values start, for building its {@link PlainStarts}. */
+    private int plainFirst = -1;
+
     PageCursor(DataPage page, ColumnDescriptor column, @Nullable Dictionary dictionary)
             throws IOException {
         this.rows = page.valueCount();
@@ -91,6 +94,7 @@ final class PageCursor {
                             .slice();
             values.initFromPage(rows, ByteBufferInputStream.wrap(valueBytes));
             plainNext = plainBinary ? page.valuesOffset() : -1;
+            plainFirst = plainNext;
         } else {
             definitionV2 = null;
             ByteBufferInputStream in =
@@ -105,6 +109,7 @@ final class PageCursor {
                 definitionV1.initFromPage(rows, in);
             }
             plainNext = plainBinary ? (int) in.position() : -1;
+            plainFirst = plainNext;
             values.initFromPage(rows, in);
         }
     }
@@ -198,6 +203,19 @@ final class PageCursor {
         if (known >= plainSkipped && known <= target && page.lastValueStart() <= end - 4) {
             p = page.lastValueStart();
             n = target - known;
+        } else if (page.keepsStarts() && target >= PlainStarts.EVERY) {
+            PlainStarts starts = page.starts();
+            if (starts == null) {
+                starts = PlainStarts.build(page.data(), plainFirst, end, page.valueCount());
+                if (starts != null) {
+                    page.starts(starts);
+                }
+            }
+            int block = starts == null ? -1 : starts.blockAtOrBefore(target);
+            if (block >= 0 && block * PlainStarts.EVERY > plainSkipped) {
+                p = starts.start(block);
+                n = target - block * PlainStarts.EVERY;
+            }
         }
         plainSkipped = target;
         for (int i = 0; i < n; i++) {

@@ -279,6 +279,11 @@ final class PageLoader {
                         KeyPage.keptBytesPerValue(
                                 page.page, leaves[page.leaf], meta.keyTypes().get(0)));
             }
+            if (leaves[page.leaf].getPrimitiveType().getPrimitiveTypeName()
+                    == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BINARY) {
+                // Lookups skip to their row by the starts it keeps: weighed here.
+                page.page.reserveStarts();
+            }
             pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
         }
     }

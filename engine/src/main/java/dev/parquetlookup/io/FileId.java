@@ -53,6 +53,9 @@ public record FileId(
     /** Equal when path, length, modification time and ETag are; the status does not count. */
     @Override
     public boolean equals(Object o) {
+        if (this == o) {
+            return true; // the usual case: a cache probe with the open file's own id
+        }
         return o instanceof FileId other
                 && length == other.length
                 && modificationTime == other.modificationTime
