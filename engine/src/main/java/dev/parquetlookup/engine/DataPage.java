@@ -128,13 +128,14 @@ final class DataPage {
 
     /** Heap bytes, for the page cache's weigher. */
     int retainedBytes() {
-        return 64 + data.length + keysBytes + startsBytes;
+        return 64
+                + data.length
+                + keysBytes
+                + (startsReserved ? PlainStarts.bytesFor(valueCount) : 0);
     }
 
     /** Whether this cached page keeps {@link PlainStarts} once a lookup builds them. */
     private boolean startsReserved;
-
-    private int startsBytes;
 
     @Nullable private volatile PlainStarts starts;
 
@@ -145,7 +146,6 @@ final class DataPage {
      */
     void reserveStarts() {
         startsReserved = whole() && !scratch && valueEncoding == Encoding.PLAIN;
-        startsBytes = startsReserved ? PlainStarts.bytesFor(valueCount) : 0;
     }
 
     /** The kept starts of this page's byte strings, or null. */
