@@ -38,6 +38,7 @@ final class DirectorySnapshotSource implements SnapshotSource {
 
     static DirectorySnapshotSource open(String path, SnapshotMode mode, FileStore store)
             throws IOException {
+        refuseTableRoot(path, TableRoots.deltaLog(path, store));
         String parent = null;
         if (mode == SnapshotMode.LATEST_SUCCESS) {
             try {
@@ -57,6 +58,7 @@ final class DirectorySnapshotSource implements SnapshotSource {
         } catch (FileNotFoundException e) {
             throw missingPath(path, e);
         }
+        refuseTableRoot(path, TableRoots.icebergMetadata(files));
         if (mode == SnapshotMode.ALL_FILES) {
             if (files.isEmpty()) {
                 throw new LookupFileException(
@@ -114,6 +116,18 @@ final class DirectorySnapshotSource implements SnapshotSource {
                                 ? "there is no subdirectory with Parquet files"
                                 : "none of " + incomplete + " has one")
                         + ". Write the marker last when publishing a snapshot.");
+    }
+
+    private static void refuseTableRoot(String path, @Nullable String format) {
+        if (format != null) {
+            throw new LookupFileException(
+                    TableRoots.describe(path, format)
+                            + " Read it as a table: 'format' = '"
+                            + format
+                            + "' (command line: --format "
+                            + format
+                            + ").");
+        }
     }
 
     private static LookupFileException missingPath(String path, FileNotFoundException e) {

@@ -1,5 +1,6 @@
 package dev.parquetlookup.tools;
 
+import dev.parquetlookup.engine.TableRoots;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 
@@ -19,7 +20,8 @@ final class InputFiles {
      * The data files at {@code path} (a file, or a directory listed recursively).
      *
      * @param label how the command's help names the argument, e.g. {@code PATH} or {@code IN}
-     * @throws ParameterException when the path does not exist or holds no files
+     * @throws ParameterException when the path does not exist, holds no files, or is a Delta or
+     *     Iceberg table's root (its files are not the table: {@link TableRoots})
      */
     static List<FileId> list(CommandSpec spec, FileStore store, String label, String path)
             throws IOException {
@@ -34,6 +36,21 @@ final class InputFiles {
             throw new ParameterException(
                     spec.commandLine(),
                     label + " " + path + " holds no files (hidden and '_' files are skipped)");
+        }
+        String format = TableRoots.formatOf(path, store, files);
+        if (format != null) {
+            String command = spec.commandLine().getCommandName();
+            throw new ParameterException(
+                    spec.commandLine(),
+                    TableRoots.describe(path, format)
+                            + (command.equals("prepare")
+                                    ? " prepare reads plain Parquet files only; serve the table"
+                                            + " itself: --format "
+                                            + format
+                                            + " in get and inspect, 'format' = '"
+                                            + format
+                                            + "' in SQL."
+                                    : " Read it as a table: --format " + format + "."));
         }
         return files;
     }
