@@ -5,10 +5,12 @@ import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.util.HadoopStreams;
+import org.apache.parquet.io.DelegatingPositionOutputStream;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSError;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
@@ -119,13 +121,13 @@ public final class ParquetOutputs {
             return new OutputFile() {
                 @Override
                 public PositionOutputStream create(long blockSizeHint) throws IOException {
-                    return HadoopStreams.wrap(fs.create(path, false));
+                    return new DiskErrors(HadoopStreams.wrap(fs.create(path, false)), path);
                 }
 
                 @Override
                 public PositionOutputStream createOrOverwrite(long blockSizeHint)
                         throws IOException {
-                    return HadoopStreams.wrap(fs.create(path, true));
+                    return new DiskErrors(HadoopStreams.wrap(fs.create(path, true)), path);
                 }
 
                 @Override
@@ -149,6 +151,73 @@ public final class ParquetOutputs {
         @Override
         public void close() throws IOException {
             fs.close();
+        }
+    }
+
+    /**
+     * Hadoop's local file system reports a failed write (a full disk) as {@link FSError}, an {@link
+     * Error} that no {@code catch (IOException e)} sees: the writer's cleanup would be skipped and
+     * a stack trace printed. Rethrown here as the {@link IOException} it wraps, naming the file.
+     */
+    private static final class DiskErrors extends DelegatingPositionOutputStream {
+        private final PositionOutputStream out;
+        private final Path path;
+
+        DiskErrors(PositionOutputStream out, Path path) {
+            super(out);
+            this.out = out;
+            this.path = path;
+        }
+
+        @Override
+        public long getPos() throws IOException {
+            return out.getPos();
+        }
+
+        @Override
+        public void write(byte[] b) throws IOException {
+            write(b, 0, b.length);
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            try {
+                super.write(b);
+            } catch (FSError e) {
+                throw failed(e);
+            }
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            try {
+                super.write(b, off, len);
+            } catch (FSError e) {
+                throw failed(e);
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            try {
+                super.flush();
+            } catch (FSError e) {
+                throw failed(e);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                super.close();
+            } catch (FSError e) {
+                throw failed(e);
+            }
+        }
+
+        private IOException failed(FSError e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            return new IOException("Writing " + path + " failed: " + cause.getMessage(), cause);
         }
     }
 
