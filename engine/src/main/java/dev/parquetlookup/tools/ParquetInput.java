@@ -5,6 +5,7 @@ import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSourceInputFile;
+import dev.parquetlookup.metadata.FooterReader;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.types.Widening;
@@ -83,6 +84,11 @@ final class ParquetInput {
         List<MessageType> projections = new ArrayList<>();
         long rows = 0;
         for (FileId file : files) {
+            try (RangeSource source = store.open(file)) {
+                // The engine's check first: an empty, truncated or foreign file gets the same
+                // message (and exit code 3) in prepare as in inspect, get and SQL.
+                FooterReader.read(source);
+            }
             try (RangeSource source = store.open(file);
                     ParquetFileReader reader =
                             ParquetFileReader.open(
