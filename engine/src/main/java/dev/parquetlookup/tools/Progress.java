@@ -60,6 +60,9 @@ final class Progress {
         update(phase, done, total > 0 ? Math.min(1.0, (double) done / total) : -1);
     }
 
+    /** How long a phase runs before its rate and time left are printed. */
+    static final long RATE_NANOS = 1_000_000_000L;
+
     static String line(String phase, long done, double fraction, long phaseNanos, long totalNanos) {
         double phaseSeconds = phaseNanos / 1e9;
         StringBuilder sb = new StringBuilder();
@@ -67,13 +70,15 @@ final class Progress {
         if (fraction >= 0) {
             sb.append(String.format(Locale.ROOT, " (%.0f%%)", 100 * fraction));
         }
-        if (phaseSeconds > 0) {
+        // A phase younger than a second has no rate yet: no rate and no time left ("about 0 s").
+        boolean rated = phaseNanos >= RATE_NANOS && done > 0;
+        if (rated) {
             sb.append(", ")
                     .append(Formats.count(Math.round(done / phaseSeconds)))
                     .append(" rows/s");
         }
         sb.append(String.format(Locale.ROOT, ", %.0f s", totalNanos / 1e9));
-        if (fraction > 0 && fraction < 1) {
+        if (rated && fraction > 0 && fraction < 1) {
             double left = phaseSeconds * (1 - fraction) / fraction;
             sb.append(String.format(Locale.ROOT, ", about %.0f s left", Math.ceil(left)));
         }
