@@ -171,6 +171,17 @@ final class LayoutReport {
         return overlaps;
     }
 
+    /**
+     * A column's type as the schema prints it, e.g. {@code optional double price}, without
+     * parquet-java's {@code columnorder(TYPE_DEFINED_ORDER)}, the default every writer sets.
+     */
+    static String typeText(String parquetJavaType) {
+        return parquetJavaType
+                .replaceAll("\\s*columnorder\\(TYPE_DEFINED_ORDER\\)", "")
+                .trim()
+                .replaceAll("\\s+", " ");
+    }
+
     private static Map<String, ColumnStats> columnStats(List<FileLayout> files) {
         Map<String, ColumnStats> stats = new LinkedHashMap<>();
         for (FileLayout f : files) {
@@ -178,7 +189,7 @@ final class LayoutReport {
                 String name = String.join(".", leaf.getPath());
                 stats.computeIfAbsent(name, ColumnStats::new)
                         .types
-                        .add(leaf.getPrimitiveType().toString().trim().replaceAll("\\s+", " "));
+                        .add(typeText(leaf.getPrimitiveType().toString()));
             }
         }
         for (FileLayout f : files) {
