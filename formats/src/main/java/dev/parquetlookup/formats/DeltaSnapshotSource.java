@@ -104,7 +104,7 @@ final class DeltaSnapshotSource implements SnapshotSource {
                                 + " ('scan.version') of the Delta table at "
                                 + path
                                 + ": "
-                                + e
+                                + clause(e)
                                 + ". The version does not exist (yet), or its log was cleaned up;"
                                 + " give a version the log still holds, or leave 'scan.version'"
                                 + " out to follow the latest version.",
@@ -182,7 +182,7 @@ final class DeltaSnapshotSource implements SnapshotSource {
                             + " of the Delta table at "
                             + path
                             + ": "
-                            + e
+                            + clause(e)
                             + ". A commit or checkpoint of this version is missing or corrupt.",
                     e);
         }
@@ -265,5 +265,17 @@ final class DeltaSnapshotSource implements SnapshotSource {
                         + ". "
                         + fix
                         + ".");
+    }
+
+    /**
+     * The Delta kernel's message as a clause of ours: its own closing period dropped (it said "The
+     * latest available version is 0.." before), the exception's class kept for the unexpected.
+     */
+    static String clause(RuntimeException e) {
+        String m = String.valueOf(e.getMessage()).trim();
+        while (m.endsWith(".")) {
+            m = m.substring(0, m.length() - 1);
+        }
+        return e.getClass().getSimpleName() + ": " + m;
     }
 }
