@@ -103,11 +103,16 @@ public final class Main implements Runnable {
     }
 
     /**
-     * The engine's messages speak of the SQL table's options ({@code 'sort-key'}); on the command
-     * line the same setting is the {@code --key} flag.
+     * The engine's messages speak of the SQL table's options ({@code 'sort-key'}, {@code 'format' =
+     * 'delta'}, the table's {@code 'path'}); on the command line the same settings are the {@code
+     * --key} and {@code --format} flags and the PATH argument. A message's own "(command line:
+     * ...)" hint is dropped: here it is the message.
      */
     static String inFlagTerms(String message) {
-        return message.replace("the 'sort-key' option", "--key")
+        return message.replaceAll("\\s*\\(command line: [^)]*\\)", "")
+                .replaceAll("'format' = '([a-z-]+)'", "--format $1")
+                .replace("the table's 'path'", "PATH")
+                .replace("the 'sort-key' option", "--key")
                 .replace("'sort-key'", "--key")
                 .replace("but the table declares", "but --key gives")
                 .replace("or remove the option", "or leave --key out");
