@@ -2,10 +2,12 @@ package dev.parquetlookup.engine;
 
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.ForwardingRangeSource;
 import dev.parquetlookup.io.RangeSource;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -237,20 +239,14 @@ final class TailFirstOpener {
      * others go to the file's source (a footer larger than the tail, the head's magic bytes).
      * Closing it closes nothing: the file's source outlives it.
      */
-    static final class TailRangeSource implements RangeSource {
-        private final RangeSource source;
+    static final class TailRangeSource extends ForwardingRangeSource {
         private final long tailStart;
         private volatile byte[] tail;
 
         TailRangeSource(RangeSource source, long tailStart, byte[] tail) {
-            this.source = source;
+            super(source);
             this.tailStart = tailStart;
             this.tail = tail;
-        }
-
-        @Override
-        public FileId file() {
-            return source.file();
         }
 
         @Override
@@ -262,18 +258,37 @@ final class TailFirstOpener {
                     && position + length <= tailStart + tail.length) {
                 System.arraycopy(tail, (int) (position - tailStart), buffer, offset, length);
             } else {
-                source.readFully(position, buffer, offset, length);
+                super.readFully(position, buffer, offset, length);
             }
+        }
+
+        /** Through {@link #readFully}, which serves reads inside the tail. */
+        @Override
+        public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
+            byte[] bytes = new byte[length];
+            readFully(position, bytes, 0, length);
+            return reader.read(ByteBuffer.wrap(bytes));
+        }
+
+        @Override
+        public byte[] read(FileRange range) throws IOException {
+            byte[] bytes = new byte[range.length()];
+            readFully(range.offset(), bytes, 0, range.length());
+            return bytes;
+        }
+
+        @Override
+        public byte[][] readAll(List<FileRange> ranges) throws IOException {
+            byte[][] result = new byte[ranges.size()][];
+            for (int i = 0; i < result.length; i++) {
+                result[i] = read(ranges.get(i));
+            }
+            return result;
         }
 
         /** Drops the tail: later reads go to the file's source. */
         void release() {
             tail = null;
-        }
-
-        @Override
-        public boolean readsInline() {
-            return source.readsInline();
         }
 
         @Override

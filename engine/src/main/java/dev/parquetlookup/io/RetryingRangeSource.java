@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -30,7 +31,7 @@ import java.util.concurrent.TimeoutException;
  * byte[] page = source.read(new FileRange(4, 1024));
  * }</pre>
  */
-public final class RetryingRangeSource implements RangeSource {
+public final class RetryingRangeSource extends ForwardingRangeSource {
 
     private static final Logger LOG = LoggerFactory.getLogger(RetryingRangeSource.class);
 
@@ -40,7 +41,6 @@ public final class RetryingRangeSource implements RangeSource {
         void sleep(long millis) throws InterruptedException;
     }
 
-    private final RangeSource delegate;
     private final RetryPolicy policy;
     private final Sleeper sleeper;
 
@@ -49,14 +49,9 @@ public final class RetryingRangeSource implements RangeSource {
     }
 
     RetryingRangeSource(RangeSource delegate, RetryPolicy policy, Sleeper sleeper) {
-        this.delegate = delegate;
+        super(delegate);
         this.policy = policy;
         this.sleeper = sleeper;
-    }
-
-    @Override
-    public FileId file() {
-        return delegate.file();
     }
 
     @Override
@@ -64,7 +59,7 @@ public final class RetryingRangeSource implements RangeSource {
         checkInFile(position, length);
         run(
                 () -> {
-                    delegate.readFully(position, buffer, offset, length);
+                    delegate().readFully(position, buffer, offset, length);
                     return null;
                 },
                 () -> describe(position, length));
@@ -77,10 +72,19 @@ public final class RetryingRangeSource implements RangeSource {
     @Override
     public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
         checkInFile(position, length);
-        if (delegate.readsInline()) {
-            return delegate.readWith(position, length, reader);
+        if (delegate().readsInline()) {
+            return delegate().readWith(position, length, reader);
         }
-        return RangeSource.super.readWith(position, length, reader);
+        byte[] bytes = new byte[length];
+        readFully(position, bytes, 0, length);
+        return reader.read(ByteBuffer.wrap(bytes));
+    }
+
+    @Override
+    public byte[] read(FileRange range) throws IOException {
+        byte[] bytes = new byte[range.length()];
+        readFully(range.offset(), bytes, 0, range.length());
+        return bytes;
     }
 
     @Override
@@ -88,7 +92,7 @@ public final class RetryingRangeSource implements RangeSource {
         for (FileRange range : ranges) {
             checkInFile(range.offset(), range.length());
         }
-        return run(() -> delegate.readAll(ranges), () -> describe(ranges));
+        return run(() -> delegate().readAll(ranges), () -> describe(ranges));
     }
 
     /**
@@ -119,7 +123,7 @@ public final class RetryingRangeSource implements RangeSource {
             CompletableFuture<byte[][]> result) {
         CompletableFuture<byte[][]> attempt;
         try {
-            attempt = delegate.readAllAsync(ranges);
+            attempt = delegate().readAllAsync(ranges);
         } catch (RuntimeException e) {
             attempt = CompletableFuture.failedFuture(e);
         }
@@ -205,22 +209,6 @@ public final class RetryingRangeSource implements RangeSource {
         return t;
     }
 
-    /** Held ranges fail no transiently: forwarded as they are. */
-    @Override
-    public byte[] readHeld(FileRange range) {
-        return delegate.readHeld(range);
-    }
-
-    @Override
-    public boolean readsInline() {
-        return delegate.readsInline();
-    }
-
-    @Override
-    public void close() throws IOException {
-        delegate.close();
-    }
-
     private interface Attempt<T> {
         T run() throws IOException;
     }
@@ -294,7 +282,7 @@ public final class RetryingRangeSource implements RangeSource {
     }
 
     private void checkInFile(long position, int length) throws EOFException {
-        FileId file = delegate.file();
+        FileId file = delegate().file();
         if (position < 0 || length < 0 || position + length > file.length()) {
             throw new EOFException(
                     String.format(
@@ -307,7 +295,7 @@ public final class RetryingRangeSource implements RangeSource {
     private String describe(long position, int length) {
         return String.format(
                 "Read of bytes [%d, %d) (%d bytes) of %s",
-                position, position + length, length, delegate.file().path());
+                position, position + length, length, delegate().file().path());
     }
 
     private String describe(List<FileRange> ranges) {
@@ -326,6 +314,6 @@ public final class RetryingRangeSource implements RangeSource {
         if (shown < ranges.size()) {
             s.append(", ...");
         }
-        return s.append(" of ").append(delegate.file().path()).toString();
+        return s.append(" of ").append(delegate().file().path()).toString();
     }
 }
