@@ -20,11 +20,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Owns opening a table of many files ({@link FileOpener#openAll} above {@link
  * FileOpener#PARALLELISM} files) with each file's footer tail read asynchronously: the tail's GET
- * is sent through the source's {@link RangeSource#readAllAsync} (on {@code s3a://}, the ranged-GET
- * client lookups use, {@code parquet-lookup.s3.range-client}; other remote file systems, their
- * bounded pool of blocking reads), and only the decoding runs on a few threads. No thread waits for
- * a GET: 1,000 files on S3 cost {@code 1,000 / IN_FLIGHT} round trips of latency plus the CPU of
- * 1,000 GETs and footer decodes (about the same CPU as opening on threads, measured with the {@code
+ * is sent through the source's {@link RangeSource#readAllAsync} (on {@code s3a://}, the S3 store's
+ * client, which lookups use too; file systems read through their streams, their bounded pool of
+ * blocking reads), and only the decoding runs on a few threads. No thread waits for a GET: 1,000
+ * files on S3 cost {@code 1,000 / IN_FLIGHT} round trips of latency plus the CPU of 1,000 GETs and
+ * footer decodes (about the same CPU as opening on threads, measured with the {@code
  * objectstore-open} case; what changes is that up to {@code IN_FLIGHT} GETs are out at once).
  *
  * <p>One GET per file: the last {@link #TAIL_BYTES} (the whole file when smaller), the length taken

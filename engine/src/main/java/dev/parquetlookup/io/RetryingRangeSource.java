@@ -173,7 +173,7 @@ public final class RetryingRangeSource extends ForwardingRangeSource {
                     }
                     if (n >= policy.maxAttempts()) {
                         result.completeExceptionally(
-                                exhausted(describe(ranges), n, start, e, first));
+                                exhausted(policy, describe(ranges), n, start, e, first));
                         return;
                     }
                     long wait = policy.backoffMillis(n);
@@ -209,15 +209,28 @@ public final class RetryingRangeSource extends ForwardingRangeSource {
         return t;
     }
 
-    private interface Attempt<T> {
+    /** One attempt of a synchronous call. */
+    interface Attempt<T> {
         T run() throws IOException;
     }
 
-    private interface Description {
+    /** What a call does, for messages: built only when one is needed. */
+    interface Description {
         String get();
     }
 
     private <T> T run(Attempt<T> attempt, Description what) throws IOException {
+        return retry(policy, sleeper, attempt, what);
+    }
+
+    /**
+     * Runs {@code attempt} until it succeeds, fails with a failure that is not transient, or has
+     * made {@code policy.maxAttempts()} attempts, waiting the policy's backoff between them: the
+     * one retry loop of synchronous storage calls (reads here, listings in {@link
+     * RetryingFileStore}).
+     */
+    static <T> T retry(RetryPolicy policy, Sleeper sleeper, Attempt<T> attempt, Description what)
+            throws IOException {
         long start = System.nanoTime();
         IOException first = null;
         for (int n = 1; ; n++) {
@@ -231,7 +244,7 @@ public final class RetryingRangeSource extends ForwardingRangeSource {
                     throw e;
                 }
                 if (n >= policy.maxAttempts()) {
-                    throw exhausted(what.get(), n, start, e, first);
+                    throw exhausted(policy, what.get(), n, start, e, first);
                 }
                 if (first == null) {
                     first = e;
@@ -258,8 +271,13 @@ public final class RetryingRangeSource extends ForwardingRangeSource {
         }
     }
 
-    private IOException exhausted(
-            String what, int attempts, long startNanos, IOException last, IOException first) {
+    private static IOException exhausted(
+            RetryPolicy policy,
+            String what,
+            int attempts,
+            long startNanos,
+            IOException last,
+            IOException first) {
         long millis = (System.nanoTime() - startNanos) / 1_000_000;
         IOException e =
                 new IOException(
