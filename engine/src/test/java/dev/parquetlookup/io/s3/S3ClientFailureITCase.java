@@ -1,5 +1,13 @@
-package dev.parquetlookup.io;
+package dev.parquetlookup.io.s3;
 
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RetryPolicy;
+import dev.parquetlookup.io.RetryingRangeSource;
+import dev.parquetlookup.io.TransientFailures;
+import dev.parquetlookup.io.TransientReadException;
 import dev.parquetlookup.testing.S3ProxyExtension;
 
 import org.apache.hadoop.conf.Configuration;
