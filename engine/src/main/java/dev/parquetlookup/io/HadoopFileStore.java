@@ -278,7 +278,8 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
 
     /**
      * A snapshot of the statistics of this store's file systems, summed (S3A: HEAD, LIST and GET
-     * requests; the GETs of a stream are added when it closes, see {@code HadoopRangeSource}). For
+     * requests; the GETs of a stream are added when it closes, see {@code HadoopRangeSource}; the
+     * requests of a store's own client, {@link AsyncRangeReader}, are not counted here). For
      * benchmarks and tests: {@code
      * getIOStatistics().counters().get(StoreStatisticNames.ACTION_HTTP_HEAD_REQUEST)}.
      */
