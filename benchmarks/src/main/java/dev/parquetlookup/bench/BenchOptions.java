@@ -72,7 +72,7 @@ public record BenchOptions(
                     + " paimon: the lookup join against Apache Paimon's, not in 'all' (it writes"
                     + " the dataset again into a Paimon table), e.g. 'paimon --quick';"
                     + " objectstore-open: only the objectstore suite's opening case;"
-                    + " objectstore-client: the S3 clients' CPU per ranged GET;"
+                    + " objectstore-client: CPU per ranged GET of the two S3 read paths (netty, S3A streams);"
                     + " prepare: prepare vs DuckDB's sorted COPY, not part of all)\n"
                     + "  --quick   1M rows and short repetitions (default 10M rows)\n"
                     + "  --rows N  dataset rows, e.g. 50000, 10m, 100m\n"

@@ -23,13 +23,12 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The client's CPU per ranged GET ({@code objectstore-client}): N ranged 8 KiB GETs at random
  * offsets of one 16 MiB object, at most B in flight, straight to S3Proxy on loopback (D = 0, no
- * latency proxy in this JVM), through each asynchronous client the connector can use ({@code
- * parquet-lookup.s3.range-client} = {@code sdk}: S3A's asynchronous AWS SDK client, {@code jdk}:
- * the JDK's HTTP client with our own signing, {@code sdk-light}: an SDK client for ranged GETs
- * only, {@code netty}: the SDK's Netty HTTP client with our own signing, no SDK pipeline). Counts
- * this process's CPU time (every thread: the client's event loops and workers, JIT and GC included)
- * over the measured GETs, after a warm-up of N/2 GETs per client. S3Proxy runs in its own JVM and
- * is not counted.
+ * latency proxy in this JVM), through each of the two read paths of {@code s3a://} ({@code netty}:
+ * the S3 store's client, the SDK's Netty HTTP client with our own signing, no SDK pipeline; {@code
+ * s3a}: the fallback, S3A's streams on the store's pool of blocking reads, forced with {@code
+ * parquet-lookup.s3.async-reads} = {@code false}). Counts this process's CPU time (every thread:
+ * the client's event loops and workers, JIT and GC included) over the measured GETs, after a
+ * warm-up of N/2 GETs per client. S3Proxy runs in its own JVM and is not counted.
  *
  * <pre>{@code
  * java -jar benchmarks.jar objectstore-client [--quick]
@@ -64,7 +63,7 @@ final class S3ClientCpu {
             OpenScaleData.upload(server.hadoopOptions(), dir, "s3a://" + BUCKET + "/cpu/");
             // Alternate the clients twice: the second round of each is the one to read.
             for (int round = 1; round <= 2; round++) {
-                for (String client : List.of("sdk", "sdk-light", "jdk", "netty")) {
+                for (String client : List.of("s3a", "netty")) {
                     for (int inFlight : List.of(8, 64)) {
                         measure(server.hadoopOptions(), client, inFlight, gets, data, round);
                     }
@@ -77,7 +76,9 @@ final class S3ClientCpu {
             Map<String, String> base, String client, int inFlight, int gets, byte[] data, int round)
             throws Exception {
         Map<String, String> hadoop = new LinkedHashMap<>(base);
-        hadoop.put("parquet-lookup.s3.range-client", client);
+        if (client.equals("s3a")) {
+            hadoop.put("parquet-lookup.s3.async-reads", "false");
+        }
         try (HadoopFileStore store = HadoopFileStore.create(hadoop)) {
             FileId id = store.list("s3a://" + BUCKET + "/cpu/blob.bin").get(0);
             try (RangeSource source = store.open(id)) {

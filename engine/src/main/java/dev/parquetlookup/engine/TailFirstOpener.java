@@ -2,10 +2,12 @@ package dev.parquetlookup.engine;
 
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.ForwardingRangeSource;
 import dev.parquetlookup.io.RangeSource;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -18,11 +20,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Owns opening a table of many files ({@link FileOpener#openAll} above {@link
  * FileOpener#PARALLELISM} files) with each file's footer tail read asynchronously: the tail's GET
- * is sent through the source's {@link RangeSource#readAllAsync} (on {@code s3a://}, the ranged-GET
- * client lookups use, {@code parquet-lookup.s3.range-client}; other remote file systems, their
- * bounded pool of blocking reads), and only the decoding runs on a few threads. No thread waits for
- * a GET: 1,000 files on S3 cost {@code 1,000 / IN_FLIGHT} round trips of latency plus the CPU of
- * 1,000 GETs and footer decodes (about the same CPU as opening on threads, measured with the {@code
+ * is sent through the source's {@link RangeSource#readAllAsync} (on {@code s3a://}, the S3 store's
+ * client, which lookups use too; file systems read through their streams, their bounded pool of
+ * blocking reads), and only the decoding runs on a few threads. No thread waits for a GET: 1,000
+ * files on S3 cost {@code 1,000 / IN_FLIGHT} round trips of latency plus the CPU of 1,000 GETs and
+ * footer decodes (about the same CPU as opening on threads, measured with the {@code
  * objectstore-open} case; what changes is that up to {@code IN_FLIGHT} GETs are out at once).
  *
  * <p>One GET per file: the last {@link #TAIL_BYTES} (the whole file when smaller), the length taken
@@ -237,20 +239,14 @@ final class TailFirstOpener {
      * others go to the file's source (a footer larger than the tail, the head's magic bytes).
      * Closing it closes nothing: the file's source outlives it.
      */
-    static final class TailRangeSource implements RangeSource {
-        private final RangeSource source;
+    static final class TailRangeSource extends ForwardingRangeSource {
         private final long tailStart;
         private volatile byte[] tail;
 
         TailRangeSource(RangeSource source, long tailStart, byte[] tail) {
-            this.source = source;
+            super(source);
             this.tailStart = tailStart;
             this.tail = tail;
-        }
-
-        @Override
-        public FileId file() {
-            return source.file();
         }
 
         @Override
@@ -262,18 +258,37 @@ final class TailFirstOpener {
                     && position + length <= tailStart + tail.length) {
                 System.arraycopy(tail, (int) (position - tailStart), buffer, offset, length);
             } else {
-                source.readFully(position, buffer, offset, length);
+                super.readFully(position, buffer, offset, length);
             }
+        }
+
+        /** Through {@link #readFully}, which serves reads inside the tail. */
+        @Override
+        public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
+            byte[] bytes = new byte[length];
+            readFully(position, bytes, 0, length);
+            return reader.read(ByteBuffer.wrap(bytes));
+        }
+
+        @Override
+        public byte[] read(FileRange range) throws IOException {
+            byte[] bytes = new byte[range.length()];
+            readFully(range.offset(), bytes, 0, range.length());
+            return bytes;
+        }
+
+        @Override
+        public byte[][] readAll(List<FileRange> ranges) throws IOException {
+            byte[][] result = new byte[ranges.size()][];
+            for (int i = 0; i < result.length; i++) {
+                result[i] = read(ranges.get(i));
+            }
+            return result;
         }
 
         /** Drops the tail: later reads go to the file's source. */
         void release() {
             tail = null;
-        }
-
-        @Override
-        public boolean readsInline() {
-            return source.readsInline();
         }
 
         @Override

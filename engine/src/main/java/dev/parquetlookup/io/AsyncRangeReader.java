@@ -4,18 +4,32 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Owns asynchronous ranged reads of one file system, for {@link HadoopRangeSource#readAllAsync}: a
- * client whose requests hold no thread while they are out (S3: {@link S3AsyncRangeReader}).
+ * The client of one object store for ranged reads: every read of a remote file whose store has one
+ * (lookups, synchronous reads, the footer at open, the disk tier's warm-up) is a request of this
+ * client, and no thread is held while a request is out. A store adds one with an {@link
+ * AsyncRangeReaderFactory} registered for its URI scheme.
+ *
+ * <p>The reader maps its store's answers to the engine's failures: a file that is no longer the
+ * version listed ({@code If-Match} refused, another ETag) is a {@link FileChangedException}, a
+ * missing object a {@link java.io.FileNotFoundException}, a failure that may heal by waiting
+ * (throttling, HTTP 5xx, a dropped connection, a timeout) a {@link TransientReadException}; every
+ * other failure is an {@link java.io.IOException} naming the file and range, and is not retried. It
+ * does not retry itself: {@link RetryingRangeSource} does, above every store.
+ *
+ * <p>Example: {@code byte[][] pages = reader.readAll(file, List.of(new FileRange(4,
+ * 1024))).join();}
  */
-interface AsyncRangeReader {
+public interface AsyncRangeReader extends AutoCloseable {
 
     /**
-     * Reads {@code ranges} of {@code file}, one request per range. The future completes with one
-     * array per range, in order, or fails with an {@link java.io.IOException} naming the file and
-     * range (a changed file: one whose cause chain holds S3A's {@code RemoteFileChangedException}).
+     * Reads {@code ranges} of {@code file} (each inside the file's listed length). The future
+     * completes with one array per range, in order, or fails with an {@link java.io.IOException}
+     * (see the class comment). Cancelling the future aborts the requests still out. It may complete
+     * on the client's own threads: what follows it must not block.
      */
     CompletableFuture<byte[][]> readAll(FileId file, List<FileRange> ranges);
 
-    /** Releases a client this reader built itself (not one its file system owns). */
+    /** Releases the client's connections and threads; called once, when the file store closes. */
+    @Override
     default void close() {}
 }

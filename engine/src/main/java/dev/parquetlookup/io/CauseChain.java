@@ -15,7 +15,7 @@ import java.util.concurrent.ExecutionException;
  * ClosedChannelException()))} is {@code "IOException: Unable to execute HTTP request (caused by
  * ClosedChannelException)"}.
  */
-final class CauseChain {
+public final class CauseChain {
 
     /** Characters kept of each message: SDK messages add paragraphs of advice. */
     private static final int MESSAGE_CHARS = 200;
@@ -26,7 +26,7 @@ final class CauseChain {
     private CauseChain() {}
 
     /** Each failure in {@code t}'s cause chain as its simple class name and message's start. */
-    static String describe(Throwable t) {
+    public static String describe(Throwable t) {
         StringBuilder s = new StringBuilder();
         Map<Throwable, Boolean> seen = new IdentityHashMap<>();
         int depth = 0;

@@ -5,37 +5,38 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /** Decorator that counts bytes and read requests into a {@link ReadStatistics}. */
-public final class CountingRangeSource implements RangeSource {
+public final class CountingRangeSource extends ForwardingRangeSource {
 
-    private final RangeSource delegate;
     private final ReadStatistics statistics;
 
     public CountingRangeSource(RangeSource delegate, ReadStatistics statistics) {
-        this.delegate = delegate;
+        super(delegate);
         this.statistics = statistics;
     }
 
     @Override
-    public FileId file() {
-        return delegate.file();
-    }
-
-    @Override
     public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
-        delegate.readFully(position, buffer, offset, length);
+        super.readFully(position, buffer, offset, length);
         statistics.record(length, 1);
     }
 
     @Override
     public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
-        T result = delegate.readWith(position, length, reader);
+        T result = super.readWith(position, length, reader);
         statistics.record(length, 1);
         return result;
     }
 
     @Override
+    public byte[] read(FileRange range) throws IOException {
+        byte[] bytes = super.read(range);
+        statistics.record(range.length(), 1);
+        return bytes;
+    }
+
+    @Override
     public byte[][] readAll(List<FileRange> ranges) throws IOException {
-        byte[][] result = delegate.readAll(ranges);
+        byte[][] result = super.readAll(ranges);
         long total = 0;
         for (FileRange range : ranges) {
             total += range.length();
@@ -46,7 +47,7 @@ public final class CountingRangeSource implements RangeSource {
 
     @Override
     public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
-        return delegate.readAllAsync(ranges)
+        return super.readAllAsync(ranges)
                 .thenApply(
                         result -> {
                             long total = 0;
@@ -60,20 +61,10 @@ public final class CountingRangeSource implements RangeSource {
 
     @Override
     public byte[] readHeld(FileRange range) {
-        byte[] bytes = delegate.readHeld(range);
+        byte[] bytes = super.readHeld(range);
         if (bytes != null) {
             statistics.record(range.length(), 1);
         }
         return bytes;
-    }
-
-    @Override
-    public boolean readsInline() {
-        return delegate.readsInline();
-    }
-
-    @Override
-    public void close() throws IOException {
-        delegate.close();
     }
 }

@@ -20,13 +20,12 @@ import java.util.function.Supplier;
  * RangeSource source = new FaultInjectingRangeSource(real, plan);
  * }</pre>
  */
-public final class FaultInjectingRangeSource implements RangeSource {
+public final class FaultInjectingRangeSource extends ForwardingRangeSource {
 
-    private final RangeSource delegate;
     private final Plan plan;
 
     public FaultInjectingRangeSource(RangeSource delegate, Plan plan) {
-        this.delegate = delegate;
+        super(delegate);
         this.plan = plan;
     }
 
@@ -36,21 +35,28 @@ public final class FaultInjectingRangeSource implements RangeSource {
     }
 
     @Override
-    public FileId file() {
-        return delegate.file();
+    public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+        plan.next(file(), position, length);
+        super.readFully(position, buffer, offset, length);
     }
 
     @Override
-    public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
-        plan.next(delegate.file(), position, length);
-        delegate.readFully(position, buffer, offset, length);
+    public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
+        plan.next(file(), position, length);
+        return super.readWith(position, length, reader);
+    }
+
+    @Override
+    public byte[] read(FileRange range) throws IOException {
+        plan.next(file(), range.offset(), range.length());
+        return super.read(range);
     }
 
     @Override
     public byte[][] readAll(List<FileRange> ranges) throws IOException {
         FileRange first = ranges.isEmpty() ? new FileRange(0, 0) : ranges.get(0);
-        plan.next(delegate.file(), first.offset(), first.length());
-        return delegate.readAll(ranges);
+        plan.next(file(), first.offset(), first.length());
+        return super.readAll(ranges);
     }
 
     /**
@@ -61,23 +67,13 @@ public final class FaultInjectingRangeSource implements RangeSource {
     public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
         FileRange first = ranges.isEmpty() ? new FileRange(0, 0) : ranges.get(0);
         try {
-            if (plan.nextHangs(delegate.file(), first.offset(), first.length())) {
+            if (plan.nextHangs(file(), first.offset(), first.length())) {
                 return new CompletableFuture<>();
             }
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return delegate.readAllAsync(ranges);
-    }
-
-    @Override
-    public boolean readsInline() {
-        return delegate.readsInline();
-    }
-
-    @Override
-    public void close() throws IOException {
-        delegate.close();
+        return super.readAllAsync(ranges);
     }
 
     /** Which calls fail and how. Thread-safe; rules may be added while reads run. */

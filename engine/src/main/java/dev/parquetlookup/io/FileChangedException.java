@@ -21,6 +21,32 @@ public final class FileChangedException extends IOException {
         this.file = file;
     }
 
+    /**
+     * The failure of a read of {@code length} bytes at {@code position} of {@code file} refused
+     * because the store no longer holds the listed version; {@code cause} is the store's answer.
+     */
+    public static FileChangedException of(FileId file, long position, int length, Throwable cause) {
+        return new FileChangedException(
+                file,
+                String.format(
+                        "%s changed after it was opened: the table was opened on the version with"
+                                + " ETag %s (%d bytes), and the store no longer holds that version"
+                                + " (the object was overwritten in place), so the read of %d bytes"
+                                + " at offset %d was refused rather than mixing bytes of two"
+                                + " versions. A refresh ('refresh.interval') serves the new"
+                                + " version; without refresh, restart the job. Publish new files"
+                                + " under new names (write elsewhere, then rename) or in a new"
+                                + " snapshot directory ('path.snapshot-mode' = 'latest-success') so"
+                                + " that files never change under running lookups. Store said: %s",
+                        file.path(),
+                        file.etag(),
+                        file.length(),
+                        length,
+                        position,
+                        cause.getMessage()),
+                cause);
+    }
+
     /** The version that was opened. */
     public FileId file() {
         return file;

@@ -32,7 +32,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
 
 /**
  * {@link FileStore} over any Hadoop {@link FileSystem}: {@code file://} and plain paths, {@code
@@ -45,9 +44,16 @@ import java.util.concurrent.Executor;
  * FileSystem#newInstance}) with the store's own configuration, so options given to one table never
  * leak to another, and closed with the store.
  *
- * <p>Object stores: a listed file keeps its listing's {@link FileStatus} in its {@link FileId}, and
- * {@link #open} passes it to {@code openFile().withFileStatus(...)}. S3A then sends no HEAD and
- * makes every GET conditional on the listed ETag ({@code fs.s3a.change.detection.mode=server}, the
+ * <p>Object stores: a store with a client of its own ({@link AsyncRangeReaderFactory}, found by
+ * scheme: {@code s3a://}) has every range of its files read through that client, the file system
+ * only listing and stat-ing; other remote file systems, and S3A with settings its client does not
+ * support, are read through the file system's streams, asynchronous reads on a bounded pool.
+ *
+ * <p>Either way a read never mixes versions. A store's client sends the listed ETag with each
+ * request (S3: {@code If-Match}) and maps a refusal to {@link FileChangedException}. On the stream
+ * path a listed file keeps its listing's {@link FileStatus} in its {@link FileId}, and {@link
+ * #open} passes it to {@code openFile().withFileStatus(...)}. S3A then sends no HEAD and makes
+ * every GET conditional on the listed ETag ({@code fs.s3a.change.detection.mode=server}, the
  * default, sends {@code If-Match}; {@code client} compares the ETag of each response): an object
  * overwritten in place fails the read with a {@link FileChangedException} instead of serving bytes
  * of the new object with metadata of the old one.
@@ -59,23 +65,21 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
 
     private static final String OPENFILE_READ_POLICY = "fs.option.openfile.read.policy";
 
-    /**
-     * Hadoop option (table option {@code hadoop.parquet-lookup.s3.async-reads}): whether
-     * asynchronous lookups read {@code s3a://} files through an asynchronous client (default true;
-     * which one: {@code parquet-lookup.s3.range-client}, see {@link S3RangeClients}), or through
-     * S3A streams on a bounded pool of blocking reads.
-     */
-    public static final String ASYNC_S3_READS = "parquet-lookup.s3.async-reads";
-
     private static final Logger LOG = LoggerFactory.getLogger(HadoopFileStore.class);
 
     private final Configuration conf;
     private final boolean mapLocalFiles;
     private final Map<String, FileSystem> fileSystems = new ConcurrentHashMap<>();
 
-    /** Per remote file system: its asynchronous reader, or empty for blocking reads on the pool. */
-    private final Map<FileSystem, Optional<AsyncRangeReader>> asyncReaders =
+    /**
+     * Per file system: the factory of its store's client when that client reads its files, else
+     * empty (its streams read them). Decided when its first file is opened.
+     */
+    private final Map<FileSystem, Optional<AsyncRangeReaderFactory>> clients =
             new ConcurrentHashMap<>();
+
+    /** Per file system: its store's client, built on the first read of one of its files. */
+    private final Map<FileSystem, AsyncRangeReader> readers = new ConcurrentHashMap<>();
 
     private volatile BlockingReads blockingReads;
 
@@ -160,10 +164,19 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
         return toFileId(fileSystem(p).getFileStatus(p));
     }
 
+    /**
+     * A remote file whose store has a client ({@link AsyncRangeReaderFactory}) is read through it,
+     * every read; a local file through a memory mapping or positioned reads; any other through a
+     * stream of its file system.
+     */
     @Override
     public RangeSource open(FileId file) throws IOException {
         Path path = new Path(file.path());
         FileSystem fs = fileSystem(path);
+        AsyncRangeReaderFactory client = client(fs);
+        if (client != null) {
+            return new ClientRangeSource(file, () -> reader(fs, client));
+        }
         if (fs instanceof RawLocalFileSystem local && mapLocalFiles) {
             RangeSource mapped = MappedRangeSource.tryOpen(file, local.pathToFile(path));
             if (mapped != null) {
@@ -190,63 +203,63 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
             throw new IOException("cannot open " + file.path(), e.getCause());
         }
         if (fs instanceof RawLocalFileSystem) {
-            return new HadoopRangeSource(file, in, true);
+            return new HadoopRangeSource(file, in, true, null);
         }
-        return new HadoopRangeSource(file, in, false, asyncReads(fs));
+        return new HadoopRangeSource(file, in, false, this::blockingReads);
     }
 
     /**
-     * Asynchronous reads of {@code fs}, resolved on the first asynchronous read and then kept for
-     * the file system: opening files for their footers (planning, a refresh's listing) starts no
-     * asynchronous client and no pool.
+     * The factory of the client that reads {@code fs}'s files, or null when its streams read them:
+     * local files, a scheme without a client, or settings the client does not support (logged
+     * once).
      */
-    private HadoopRangeSource.AsyncReads asyncReads(FileSystem fs) {
-        return new HadoopRangeSource.AsyncReads() {
-            @Nullable private volatile Optional<AsyncRangeReader> resolved;
-
-            @Override
-            public AsyncRangeReader reader() {
-                Optional<AsyncRangeReader> r = resolved;
-                if (r == null) {
-                    r = asyncReaders.computeIfAbsent(fs, HadoopFileStore::asyncReader);
-                    resolved = r;
-                }
-                return r.orElse(null);
-            }
-
-            @Override
-            public Executor blockingReads() {
-                return HadoopFileStore.this.blockingReads();
-            }
-        };
+    @Nullable
+    private AsyncRangeReaderFactory client(FileSystem fs) {
+        return clients.computeIfAbsent(fs, HadoopFileStore::findClient).orElse(null);
     }
 
-    /**
-     * The asynchronous client {@link S3RangeClients} chooses when {@code hadoop-aws} and the SDK
-     * are present (the S3 classes are touched only then), else empty.
-     */
-    private static Optional<AsyncRangeReader> asyncReader(FileSystem fs) {
-        if (!fs.getClass().getName().equals("org.apache.hadoop.fs.s3a.S3AFileSystem")
-                || !fs.getConf().getBoolean(ASYNC_S3_READS, true)) {
+    private static Optional<AsyncRangeReaderFactory> findClient(FileSystem fs) {
+        String scheme = fs.getUri().getScheme();
+        if (scheme == null || scheme.equals("file")) {
             return Optional.empty();
         }
+        AsyncRangeReaderFactory factory = AsyncRangeReaderFactory.forScheme(scheme);
+        if (factory == null) {
+            return Optional.empty();
+        }
+        String unsupported;
         try {
-            return Optional.ofNullable(S3RangeClients.forFileSystem(fs));
-        } catch (IOException e) {
-            LOG.warn(
-                    "{}: the client for ranged GETs could not be set up ({}); reads go"
-                            + " through S3A streams on a bounded pool",
-                    fs.getUri(),
-                    e.toString());
-            return Optional.empty();
+            unsupported = factory.unsupported(fs);
         } catch (LinkageError e) {
-            LOG.warn(
-                    "{}: the AWS SDK's asynchronous S3 client is not on the class path ({}); reads"
-                            + " go through S3A streams on a bounded pool",
+            unsupported = "its client's classes are not on the class path (" + e + ")";
+        }
+        if (unsupported != null) {
+            LOG.info(
+                    "{}: {}: reads go through the file system's own streams",
                     fs.getUri(),
-                    e.toString());
+                    unsupported);
             return Optional.empty();
         }
+        return Optional.of(factory);
+    }
+
+    /** {@code fs}'s client, built on the first call. */
+    private AsyncRangeReader reader(FileSystem fs, AsyncRangeReaderFactory factory) {
+        return readers.computeIfAbsent(
+                fs,
+                f -> {
+                    try {
+                        return factory.create(f);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(
+                                new IOException(
+                                        "cannot set up the client of "
+                                                + f.getUri()
+                                                + ": "
+                                                + CauseChain.describe(e),
+                                        e));
+                    }
+                });
     }
 
     private BlockingReads blockingReads() {
@@ -265,7 +278,8 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
 
     /**
      * A snapshot of the statistics of this store's file systems, summed (S3A: HEAD, LIST and GET
-     * requests; the GETs of a stream are added when it closes, see {@code HadoopRangeSource}). For
+     * requests; the GETs of a stream are added when it closes, see {@code HadoopRangeSource}; the
+     * requests of a store's own client, {@link AsyncRangeReader}, are not counted here). For
      * benchmarks and tests: {@code
      * getIOStatistics().counters().get(StoreStatisticNames.ACTION_HTTP_HEAD_REQUEST)}.
      */
@@ -282,10 +296,10 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
     }
 
     /**
-     * Starts creating the asynchronous client of {@code path}'s file system on a daemon thread, so
-     * that it overlaps opening the table instead of delaying the first lookup (the SDK's client and
-     * its event loops take 0.3-1.2 s to start in a fresh JVM). Does nothing for local paths or when
-     * the client exists; failures are left to the first asynchronous read, which meets them again.
+     * Starts creating the client of {@code path}'s store on a daemon thread, so that it overlaps
+     * opening the table instead of delaying the first read (the AWS SDK's HTTP client and its event
+     * loops take 0.3-1.2 s to start in a fresh JVM). Does nothing for local paths or when the
+     * client exists; failures are left to the first read, which meets them again.
      */
     public void prepareAsyncReads(String path) {
         Thread t =
@@ -293,11 +307,12 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
                         () -> {
                             try {
                                 FileSystem fs = fileSystem(new Path(path));
-                                if (!(fs instanceof RawLocalFileSystem)) {
-                                    asyncReaders.computeIfAbsent(fs, HadoopFileStore::asyncReader);
+                                AsyncRangeReaderFactory client = client(fs);
+                                if (client != null) {
+                                    reader(fs, client);
                                 }
                             } catch (IOException | RuntimeException | LinkageError e) {
-                                LOG.debug("Preparing asynchronous reads of {} failed", path, e);
+                                LOG.debug("Preparing the client of {} failed", path, e);
                             }
                         },
                         "parquet-lookup-prepare-async-reads");
@@ -306,12 +321,11 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
     }
 
     /**
-     * Whether an asynchronous read of a remote file was made, so its client exists (S3: the SDK's
-     * asynchronous client and its event loops); opening files and blocking reads start none. For
-     * tests.
+     * Whether a store's client was built (S3: the HTTP client and its event loops): a read of a
+     * remote file was made, or {@link #prepareAsyncReads}; opening files starts none. For tests.
      */
     public boolean asyncReadsStarted() {
-        return !asyncReaders.isEmpty();
+        return !readers.isEmpty();
     }
 
     /**
@@ -334,10 +348,9 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
         if (pool != null) {
             pool.close();
         }
-        for (Optional<AsyncRangeReader> reader : asyncReaders.values()) {
-            reader.ifPresent(AsyncRangeReader::close);
-        }
-        asyncReaders.clear();
+        readers.values().forEach(AsyncRangeReader::close);
+        readers.clear();
+        clients.clear();
         IOException first = null;
         for (FileSystem fs : fileSystems.values()) {
             try {

@@ -7,21 +7,22 @@ import org.apache.hadoop.fs.statistics.IOStatisticsSource;
 import javax.annotation.Nullable;
 
 import java.io.EOFException;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
- * {@link RangeSource} over one Hadoop stream shared by every thread, without a lock of ours: local
- * files use positioned reads ({@code readFully(position, ...)}, a {@code pread} on the raw local
- * file system), other file systems use vectored reads, which do not hold the stream's lock.
+ * {@link RangeSource} over one Hadoop stream shared by every thread, without a lock of ours: the
+ * read path of local files and of remote files whose store has no {@link AsyncRangeReader} (HDFS,
+ * ..., or S3A with settings only S3A's own client applies). Local files use positioned reads
+ * ({@code readFully(position, ...)}, a {@code pread} on the raw local file system), other file
+ * systems use vectored reads, which do not hold the stream's lock.
  *
  * <p>Its {@link IOStatistics} are the stream's (S3A: GET requests, vectored ranges, bytes discarded
  * between coalesced ranges), live while it is open; benchmarks and tests read them with {@code
@@ -35,32 +36,18 @@ final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
     /** Local files: several preads beat the asynchronous channel of vectored reads. */
     private final boolean local;
 
-    /**
-     * Asynchronous reads of remote files, resolved by the store on the first one (so a file only
-     * opened for its footer, as planning does, never starts an asynchronous client): the store's
-     * client (S3), else a bounded pool. Null for local files.
-     */
-    @Nullable private final AsyncReads asyncReads;
-
-    /** How a remote source reads asynchronously; both methods are called on the first read only. */
-    interface AsyncReads {
-        /** The file system's asynchronous client, or null to read on {@link #blockingReads()}. */
-        @Nullable
-        AsyncRangeReader reader();
-
-        Executor blockingReads();
-    }
-
-    HadoopRangeSource(FileId file, FSDataInputStream in, boolean local) {
-        this(file, in, local, null);
-    }
+    /** The store's pool of blocking reads, for asynchronous reads of remote files; else null. */
+    @Nullable private final Supplier<Executor> blockingReads;
 
     HadoopRangeSource(
-            FileId file, FSDataInputStream in, boolean local, @Nullable AsyncReads asyncReads) {
+            FileId file,
+            FSDataInputStream in,
+            boolean local,
+            @Nullable Supplier<Executor> blockingReads) {
         this.file = file;
         this.in = in;
         this.local = local;
-        this.asyncReads = asyncReads;
+        this.blockingReads = blockingReads;
     }
 
     @Override
@@ -132,53 +119,16 @@ final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
     }
 
     /**
-     * Local files: read in the calling thread (a pread is microseconds). S3: ranged GETs through
-     * the SDK's asynchronous client, no thread held while they are out. Other remote file systems
-     * (HDFS, ...): the blocking read on the store's bounded pool.
+     * Local files: read in the calling thread (a pread is microseconds). Remote file systems read
+     * through their streams (HDFS, ..., and S3A where its settings need its own client): the
+     * blocking read on the store's bounded pool.
      */
     @Override
     public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
-        if (local || asyncReads == null) {
+        if (local || blockingReads == null) {
             return RangeSource.super.readAllAsync(ranges);
         }
-        for (FileRange range : ranges) {
-            if (range.end() > file.length()) {
-                return CompletableFuture.failedFuture(
-                        new EOFException(
-                                "range "
-                                        + range
-                                        + " is past the end of "
-                                        + file.path()
-                                        + " ("
-                                        + file.length()
-                                        + " bytes)"));
-            }
-        }
-        AsyncRangeReader asyncReader = asyncReads.reader();
-        if (asyncReader == null) {
-            return BlockingReads.supply(asyncReads.blockingReads(), () -> readAll(ranges));
-        }
-        return asyncReader
-                .readAll(file, ranges)
-                .handle(
-                        (bytes, failure) -> {
-                            if (failure == null) {
-                                return bytes;
-                            }
-                            Throwable cause =
-                                    failure instanceof CompletionException
-                                                    && failure.getCause() != null
-                                            ? failure.getCause()
-                                            : failure;
-                            FileRange first = ranges.get(0);
-                            if (cause instanceof FileNotFoundException
-                                    || (cause instanceof IOException
-                                            && !changedUnderTheReader(cause))) {
-                                throw new CompletionException(cause);
-                            }
-                            throw new CompletionException(
-                                    rangeError(first.offset(), first.length(), cause));
-                        });
+        return BlockingReads.supply(blockingReads.get(), () -> readAll(ranges));
     }
 
     /** Local files: a positioned read of the raw local file system. */
@@ -194,26 +144,7 @@ final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
 
     private IOException rangeError(long position, int length, Throwable cause) {
         if (changedUnderTheReader(cause)) {
-            return new FileChangedException(
-                    file,
-                    String.format(
-                            "%s changed after it was opened: the table was opened on the version"
-                                    + " with ETag %s (%d bytes), and the store no longer holds that"
-                                    + " version (the object was overwritten in place), so the read"
-                                    + " of %d bytes at offset %d was refused rather than mixing"
-                                    + " bytes of two versions. A refresh ('refresh.interval')"
-                                    + " serves the new version; without refresh, restart the job."
-                                    + " Publish new files under new names (write elsewhere, then"
-                                    + " rename) or in a new snapshot directory ('path.snapshot-mode'"
-                                    + " = 'latest-success') so that files never change under"
-                                    + " running lookups. Store said: %s",
-                            file.path(),
-                            file.etag(),
-                            file.length(),
-                            length,
-                            position,
-                            cause.getMessage()),
-                    cause);
+            return FileChangedException.of(file, position, length, cause);
         }
         return new IOException(
                 String.format(
@@ -223,8 +154,9 @@ final class HadoopRangeSource implements RangeSource, IOStatisticsSource {
     }
 
     /**
-     * S3A's {@code RemoteFileChangedException} (by name: {@code hadoop-aws} is optional): HTTP 412
-     * for an {@code If-Match} GET, or a response whose ETag differs from the opened one.
+     * S3A's {@code RemoteFileChangedException} (by name: {@code hadoop-aws} is optional), which its
+     * streams throw for HTTP 412 to an {@code If-Match} GET or a response whose ETag differs from
+     * the opened one.
      */
     private static boolean changedUnderTheReader(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {

@@ -1,7 +1,6 @@
 package dev.parquetlookup.io;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.List;
 
 /**
@@ -36,29 +35,7 @@ public final class RetryingFileStore extends ForwardingFileStore {
         return new RetryingRangeSource(source, policy);
     }
 
-    private interface Call<T> {
-        T run() throws IOException;
-    }
-
-    private <T> T retry(Call<T> call, String what) throws IOException {
-        for (int n = 1; ; n++) {
-            try {
-                return call.run();
-            } catch (IOException e) {
-                if (!TransientFailures.isTransient(e)) {
-                    throw e;
-                }
-                if (n >= policy.maxAttempts()) {
-                    throw new IOException(
-                            what + " failed after " + n + " attempts: " + e.getMessage(), e);
-                }
-                try {
-                    Thread.sleep(policy.backoffMillis(n));
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw new InterruptedIOException("interrupted while waiting to retry " + what);
-                }
-            }
-        }
+    private <T> T retry(RetryingRangeSource.Attempt<T> call, String what) throws IOException {
+        return RetryingRangeSource.retry(policy, Thread::sleep, call, () -> what);
     }
 }

@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -30,7 +31,7 @@ import java.util.concurrent.TimeoutException;
  * byte[] page = source.read(new FileRange(4, 1024));
  * }</pre>
  */
-public final class RetryingRangeSource implements RangeSource {
+public final class RetryingRangeSource extends ForwardingRangeSource {
 
     private static final Logger LOG = LoggerFactory.getLogger(RetryingRangeSource.class);
 
@@ -40,7 +41,6 @@ public final class RetryingRangeSource implements RangeSource {
         void sleep(long millis) throws InterruptedException;
     }
 
-    private final RangeSource delegate;
     private final RetryPolicy policy;
     private final Sleeper sleeper;
 
@@ -49,14 +49,9 @@ public final class RetryingRangeSource implements RangeSource {
     }
 
     RetryingRangeSource(RangeSource delegate, RetryPolicy policy, Sleeper sleeper) {
-        this.delegate = delegate;
+        super(delegate);
         this.policy = policy;
         this.sleeper = sleeper;
-    }
-
-    @Override
-    public FileId file() {
-        return delegate.file();
     }
 
     @Override
@@ -64,7 +59,7 @@ public final class RetryingRangeSource implements RangeSource {
         checkInFile(position, length);
         run(
                 () -> {
-                    delegate.readFully(position, buffer, offset, length);
+                    delegate().readFully(position, buffer, offset, length);
                     return null;
                 },
                 () -> describe(position, length));
@@ -77,10 +72,19 @@ public final class RetryingRangeSource implements RangeSource {
     @Override
     public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
         checkInFile(position, length);
-        if (delegate.readsInline()) {
-            return delegate.readWith(position, length, reader);
+        if (delegate().readsInline()) {
+            return delegate().readWith(position, length, reader);
         }
-        return RangeSource.super.readWith(position, length, reader);
+        byte[] bytes = new byte[length];
+        readFully(position, bytes, 0, length);
+        return reader.read(ByteBuffer.wrap(bytes));
+    }
+
+    @Override
+    public byte[] read(FileRange range) throws IOException {
+        byte[] bytes = new byte[range.length()];
+        readFully(range.offset(), bytes, 0, range.length());
+        return bytes;
     }
 
     @Override
@@ -88,7 +92,7 @@ public final class RetryingRangeSource implements RangeSource {
         for (FileRange range : ranges) {
             checkInFile(range.offset(), range.length());
         }
-        return run(() -> delegate.readAll(ranges), () -> describe(ranges));
+        return run(() -> delegate().readAll(ranges), () -> describe(ranges));
     }
 
     /**
@@ -119,7 +123,7 @@ public final class RetryingRangeSource implements RangeSource {
             CompletableFuture<byte[][]> result) {
         CompletableFuture<byte[][]> attempt;
         try {
-            attempt = delegate.readAllAsync(ranges);
+            attempt = delegate().readAllAsync(ranges);
         } catch (RuntimeException e) {
             attempt = CompletableFuture.failedFuture(e);
         }
@@ -169,7 +173,7 @@ public final class RetryingRangeSource implements RangeSource {
                     }
                     if (n >= policy.maxAttempts()) {
                         result.completeExceptionally(
-                                exhausted(describe(ranges), n, start, e, first));
+                                exhausted(policy, describe(ranges), n, start, e, first));
                         return;
                     }
                     long wait = policy.backoffMillis(n);
@@ -205,31 +209,28 @@ public final class RetryingRangeSource implements RangeSource {
         return t;
     }
 
-    /** Held ranges fail no transiently: forwarded as they are. */
-    @Override
-    public byte[] readHeld(FileRange range) {
-        return delegate.readHeld(range);
-    }
-
-    @Override
-    public boolean readsInline() {
-        return delegate.readsInline();
-    }
-
-    @Override
-    public void close() throws IOException {
-        delegate.close();
-    }
-
-    private interface Attempt<T> {
+    /** One attempt of a synchronous call. */
+    interface Attempt<T> {
         T run() throws IOException;
     }
 
-    private interface Description {
+    /** What a call does, for messages: built only when one is needed. */
+    interface Description {
         String get();
     }
 
     private <T> T run(Attempt<T> attempt, Description what) throws IOException {
+        return retry(policy, sleeper, attempt, what);
+    }
+
+    /**
+     * Runs {@code attempt} until it succeeds, fails with a failure that is not transient, or has
+     * made {@code policy.maxAttempts()} attempts, waiting the policy's backoff between them: the
+     * one retry loop of synchronous storage calls (reads here, listings in {@link
+     * RetryingFileStore}).
+     */
+    static <T> T retry(RetryPolicy policy, Sleeper sleeper, Attempt<T> attempt, Description what)
+            throws IOException {
         long start = System.nanoTime();
         IOException first = null;
         for (int n = 1; ; n++) {
@@ -243,7 +244,7 @@ public final class RetryingRangeSource implements RangeSource {
                     throw e;
                 }
                 if (n >= policy.maxAttempts()) {
-                    throw exhausted(what.get(), n, start, e, first);
+                    throw exhausted(policy, what.get(), n, start, e, first);
                 }
                 if (first == null) {
                     first = e;
@@ -270,8 +271,13 @@ public final class RetryingRangeSource implements RangeSource {
         }
     }
 
-    private IOException exhausted(
-            String what, int attempts, long startNanos, IOException last, IOException first) {
+    private static IOException exhausted(
+            RetryPolicy policy,
+            String what,
+            int attempts,
+            long startNanos,
+            IOException last,
+            IOException first) {
         long millis = (System.nanoTime() - startNanos) / 1_000_000;
         IOException e =
                 new IOException(
@@ -294,7 +300,7 @@ public final class RetryingRangeSource implements RangeSource {
     }
 
     private void checkInFile(long position, int length) throws EOFException {
-        FileId file = delegate.file();
+        FileId file = delegate().file();
         if (position < 0 || length < 0 || position + length > file.length()) {
             throw new EOFException(
                     String.format(
@@ -307,7 +313,7 @@ public final class RetryingRangeSource implements RangeSource {
     private String describe(long position, int length) {
         return String.format(
                 "Read of bytes [%d, %d) (%d bytes) of %s",
-                position, position + length, length, delegate.file().path());
+                position, position + length, length, delegate().file().path());
     }
 
     private String describe(List<FileRange> ranges) {
@@ -326,6 +332,6 @@ public final class RetryingRangeSource implements RangeSource {
         if (shown < ranges.size()) {
             s.append(", ...");
         }
-        return s.append(" of ").append(delegate.file().path()).toString();
+        return s.append(" of ").append(delegate().file().path()).toString();
     }
 }

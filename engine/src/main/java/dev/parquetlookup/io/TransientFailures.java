@@ -18,11 +18,12 @@ import java.util.regex.Pattern;
  * refused, or the service said "busy" (HTTP 500/502/503/504, throttling). A missing file, a denied
  * access, a file changed under the reader or an interrupt is never retried: waiting cannot fix it.
  *
- * <p>The decision looks at the whole cause chain and, because {@code hadoop-aws} and the AWS SDK
- * are optional dependencies, at exception class names rather than classes: S3A reports 503 as
- * {@code AWSServiceThrottledException}, 500 as {@code AWSStatus500Exception}, a refused connection
- * as {@code AWSClientIOException} caused by {@code java.net.ConnectException}, SDK timeouts as
- * {@code ApiCallTimeoutException}.
+ * <p>A store's client ({@link AsyncRangeReader}) says so itself with a {@link
+ * TransientReadException}. For the file systems' own streams the decision looks at the whole cause
+ * chain and, because {@code hadoop-aws} and the AWS SDK are optional dependencies, at exception
+ * class names rather than classes: S3A reports 503 as {@code AWSServiceThrottledException}, 500 as
+ * {@code AWSStatus500Exception}, a refused connection as {@code AWSClientIOException} caused by
+ * {@code java.net.ConnectException}, SDK timeouts as {@code ApiCallTimeoutException}.
  *
  * <p>Example: {@code isTransient(new SocketTimeoutException("Read timed out"))} is true, {@code
  * isTransient(new FileNotFoundException("s3a://b/k"))} is false.
@@ -39,7 +40,6 @@ public final class TransientFailures {
         "Status500", // AWSStatus500Exception
         "NoResponse", // AWSNoResponseException, NoHttpResponseException
         "ConnectionClosed", // org.apache.http.ConnectionClosedException
-        "ConnectionFailed", // JdkS3RangeReader: the connection failed before a status line
         "Unavailable"
     };
 
@@ -96,7 +96,8 @@ public final class TransientFailures {
     }
 
     private static boolean isTransientOne(Throwable t) {
-        if (t instanceof SocketException // ConnectException, "Connection reset", broken pipe
+        if (t instanceof TransientReadException // a store's client says so
+                || t instanceof SocketException // ConnectException, "Connection reset", broken pipe
                 || t instanceof SocketTimeoutException
                 || t instanceof EOFException // the connection ended before the range did
                 || t instanceof ClosedChannelException // the connection closed under a request

@@ -43,13 +43,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Asynchronous lookups on {@code s3a://} files through each asynchronous client ({@code sdk}: S3A's
- * AWS SDK client, {@code jdk}: {@code JdkS3RangeReader}, {@code sdk-light}: an SDK client for
- * ranged GETs only, {@code netty}: {@code NettyS3RangeReader}), against S3Proxy on loopback behind
- * a {@link LatencyProxy} (5 ms per response) that counts the requests in flight at the server side:
- * results equal the synchronous path's, a cold lookup costs at most one GET per page it needs (key
- * page and value page: 2), the in-flight bound holds at the server, an object overwritten in place
- * fails with {@link FileChangedException}, and closing with lookups out completes them all.
+ * Asynchronous lookups on {@code s3a://} files through each of the two read paths ({@code netty}:
+ * the S3 store's client, {@code NettyS3RangeReader}; {@code s3a}: the fallback through S3A's
+ * streams, asynchronous reads on a bounded pool), against S3Proxy on loopback behind a {@link
+ * LatencyProxy} (5 ms per response) that counts the requests in flight at the server side: results
+ * equal the synchronous path's, a cold lookup costs at most one GET per page it needs (key page and
+ * value page: 2), the in-flight bound holds at the server, an object overwritten in place fails
+ * with {@link FileChangedException}, and closing with lookups out completes them all.
  */
 class S3AsyncLookupITCase {
 
@@ -115,10 +115,15 @@ class S3AsyncLookupITCase {
                 .build();
     }
 
-    /** The S3 options with the asynchronous client {@code client} (a range-client value). */
+    /**
+     * The S3 options with {@code client}: {@code netty}, the S3 store's client, or {@code s3a}, the
+     * fallback through S3A's streams.
+     */
     private static Map<String, String> hadoop(String client) {
         Map<String, String> options = new LinkedHashMap<>(hadoop);
-        options.put("parquet-lookup.s3.range-client", client);
+        if (client.equals("s3a")) {
+            options.put("parquet-lookup.s3.async-reads", "false");
+        }
         return options;
     }
 
@@ -129,13 +134,11 @@ class S3AsyncLookupITCase {
     }
 
     /**
-     * GETs of the dimension file since {@link #clearGets}: S3A's audit log sees the SDK's requests,
-     * the proxy every client's (the tests run one at a time, and only they use the proxy).
+     * GETs since {@link #clearGets}, counted at the proxy, which sees every client's (the tests run
+     * one at a time, and only they use the proxy).
      */
-    private static long gets(String client) {
-        return client.equals("sdk")
-                ? S3RequestLog.count("GET", "/dim/part-0.parquet")
-                : proxy.stats().gets();
+    private static long gets() {
+        return proxy.stats().gets();
     }
 
     private static void checkRow(List<Object[]> rows, long k) {
@@ -149,7 +152,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk", "sdk-light", "netty"})
+    @ValueSource(strings = {"netty", "s3a"})
     void aColdLookupCostsAtMostTwoGetsAndAnswersLikeTheSynchronousPath(String client)
             throws Exception {
         try (DimensionTable table = DimensionTable.open(config(DIM, client))) {
@@ -163,7 +166,7 @@ class S3AsyncLookupITCase {
                     rgs.get(r);
                 }
             }
-            assertThat(gets("sdk"))
+            assertThat(gets())
                     .as("one GET per row group's page index")
                     .isLessThanOrEqualTo(table.fileMetadata().get(0).rowGroups().size());
             Random random = new Random(11);
@@ -177,7 +180,7 @@ class S3AsyncLookupITCase {
                 List<Object[]> rows =
                         table.lookupAsync(plan, new Object[] {k}, limiter)
                                 .get(30, TimeUnit.SECONDS);
-                long lookupGets = gets(client);
+                long lookupGets = gets();
                 checkRow(rows, k);
                 checkRow(table.lookup(plan, new Object[] {k}), k);
                 maxGets = Math.max(maxGets, lookupGets);
@@ -192,26 +195,36 @@ class S3AsyncLookupITCase {
         }
     }
 
+    /**
+     * One table, one HTTP stack: with the S3 store's client, the footers read at open, blocking
+     * lookups and asynchronous ones are all its GETs, none S3A's (its audit log sees its own
+     * requests only); with the fallback every read is S3A's and no client starts.
+     */
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk", "sdk-light", "netty"})
-    void openingAndBlockingLookupsStartNoAsynchronousClient(String client) throws Exception {
+    @ValueSource(strings = {"netty", "s3a"})
+    void everyReadOfATableGoesThroughOneClient(String client) throws Exception {
         HadoopFileStore store = HadoopFileStore.create(hadoop(client));
+        S3RequestLog.clear();
         try (DimensionTable table = DimensionTable.open(config(DIM, client), store)) {
             LookupPlan plan = table.plan(List.of("k"), List.of("k", "v"));
             checkRow(table.lookup(plan, new Object[] {4L}), 4L);
-            // Planning opens tables like this: it must not start (and then wait to shut down) the
-            // SDK's asynchronous client and its event loops.
-            assertThat(store.asyncReadsStarted()).isFalse();
             checkRow(
                     table.lookupAsync(plan, new Object[] {6L}, RequestLimiter.unbounded())
                             .get(30, TimeUnit.SECONDS),
                     6L);
-            assertThat(store.asyncReadsStarted()).isTrue();
+            long s3aGets = S3RequestLog.count("GET", "/dim/part-0.parquet");
+            if (client.equals("netty")) {
+                assertThat(store.asyncReadsStarted()).isTrue();
+                assertThat(s3aGets).as("GETs by S3A's own client").isZero();
+            } else {
+                assertThat(store.asyncReadsStarted()).isFalse();
+                assertThat(s3aGets).as("GETs by S3A's own client").isPositive();
+            }
         }
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk", "sdk-light", "netty"})
+    @ValueSource(strings = {"netty", "s3a"})
     void requestsInFlightAtTheServerNeverExceedTheBound(String client) throws Exception {
         int bound = 6;
         try (DimensionTable table = DimensionTable.open(config(DIM, client))) {
@@ -243,7 +256,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk", "sdk-light", "netty"})
+    @ValueSource(strings = {"netty", "s3a"})
     void closingWithAThousandLookupsOutCompletesEveryOne(String client) throws Exception {
         List<CompletableFuture<List<Object[]>>> futures = new ArrayList<>();
         RequestLimiter limiter = new RequestLimiter(32);
@@ -271,7 +284,7 @@ class S3AsyncLookupITCase {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"sdk", "jdk", "sdk-light", "netty"})
+    @ValueSource(strings = {"netty", "s3a"})
     void anObjectOverwrittenInPlaceFailsAsyncLookupsAsChanged(String client) throws Exception {
         String dir = "s3a://" + BUCKET + "/overwritten-" + client + "/";
         Path first = local.resolve("first-" + client + ".parquet");

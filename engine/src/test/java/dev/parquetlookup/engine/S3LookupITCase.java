@@ -153,9 +153,20 @@ class S3LookupITCase {
         return r.path().substring(r.path().lastIndexOf('/') + 1);
     }
 
+    /**
+     * Counted through S3A's audit log, which sees S3A's own requests only: so on the fallback path,
+     * S3A's streams; the S3 store's client's requests are counted at a proxy in {@code
+     * S3AsyncLookupITCase} and {@code TailFirstOpenerITCase}.
+     */
     @Test
     void openingCostsOneGetPerFileAndALookupOneGetPerRangeItNeeds() throws IOException {
-        TableConfig config = config();
+        Map<String, String> streams = new LinkedHashMap<>(hadoop);
+        streams.put("parquet-lookup.s3.async-reads", "false");
+        TableConfig config =
+                TableConfig.builder(DIM)
+                        .hadoopOptions(streams)
+                        .metadataCache(new MetadataCache(64L << 20))
+                        .build();
         S3RequestLog.clear();
         try (DimensionTable table = DimensionTable.open(config)) {
             List<S3RequestLog.Request> open = S3RequestLog.requests();

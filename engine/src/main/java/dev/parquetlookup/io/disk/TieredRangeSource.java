@@ -2,10 +2,12 @@ package dev.parquetlookup.io.disk;
 
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.ForwardingRangeSource;
 import dev.parquetlookup.io.RangeSource;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,17 +24,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Holds a reference to the file version in the tier from open to close; the last close of a
  * version removes its ranges.
  */
-public final class TieredRangeSource implements RangeSource {
+public final class TieredRangeSource extends ForwardingRangeSource {
 
     private final DiskTier tier;
     private final FileId file;
-    private final RangeSource delegate;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     TieredRangeSource(DiskTier tier, FileId file, RangeSource delegate) {
+        super(delegate);
         this.tier = tier;
         this.file = file;
-        this.delegate = delegate;
         tier.retain(file);
     }
 
@@ -46,8 +47,23 @@ public final class TieredRangeSource implements RangeSource {
         if (tier.read(file, position, buffer, offset, length)) {
             return;
         }
-        delegate.readFully(position, buffer, offset, length);
+        delegate().readFully(position, buffer, offset, length);
         tier.storeLater(file, position, Arrays.copyOfRange(buffer, offset, offset + length));
+    }
+
+    /** A copy through {@link #readFully}, so the tier serves or stores the range. */
+    @Override
+    public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
+        byte[] bytes = new byte[length];
+        readFully(position, bytes, 0, length);
+        return reader.read(ByteBuffer.wrap(bytes));
+    }
+
+    @Override
+    public byte[] read(FileRange range) throws IOException {
+        byte[] bytes = new byte[range.length()];
+        readFully(range.offset(), bytes, 0, range.length());
+        return bytes;
     }
 
     @Override
@@ -57,7 +73,7 @@ public final class TieredRangeSource implements RangeSource {
         if (missing.isEmpty()) {
             return result;
         }
-        return fill(ranges, result, missing, delegate.readAll(missing));
+        return fill(ranges, result, missing, delegate().readAll(missing));
     }
 
     @Override
@@ -67,7 +83,8 @@ public final class TieredRangeSource implements RangeSource {
         if (missing.isEmpty()) {
             return CompletableFuture.completedFuture(result);
         }
-        return delegate.readAllAsync(missing)
+        return delegate()
+                .readAllAsync(missing)
                 .thenApply(fetched -> fill(ranges, result, missing, fetched));
     }
 
@@ -143,7 +160,7 @@ public final class TieredRangeSource implements RangeSource {
                 mine.complete(false); // stored by a warm-up that just finished
                 return false;
             }
-            byte[] bytes = delegate.readAll(List.of(range))[0];
+            byte[] bytes = delegate().readAll(List.of(range))[0];
             tier.store(file, range.offset(), bytes);
             mine.complete(true);
             return true;
@@ -164,7 +181,7 @@ public final class TieredRangeSource implements RangeSource {
     public void close() throws IOException {
         if (closed.compareAndSet(false, true)) {
             try {
-                delegate.close();
+                super.close();
             } finally {
                 tier.release(file);
             }

@@ -1,4 +1,7 @@
-package dev.parquetlookup.io;
+package dev.parquetlookup.io.s3;
+
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -21,20 +24,19 @@ import java.util.function.BiConsumer;
 import java.util.function.IntFunction;
 
 /**
- * Owns what the signed-GET clients ({@link JdkS3RangeReader}, {@link NettyS3RangeReader}) share
- * about one S3A file system's ranged GETs: where they go (S3A's endpoint and region, {@code
- * fs.s3a.path.style.access}, the bucket, the object key URI-encoded once), their headers ({@code
- * Range}, {@code If-Match} with the listed ETag, SigV4 by {@link S3GetSigner} with credentials from
- * S3A's provider chain, resolved again every 10 s), the timeouts from {@code
- * fs.s3a.connection.establish.timeout} and {@code fs.s3a.connection.request.timeout}, which
- * settings only S3A's own client applies ({@link #unsupported}), and combining one read's GETs
- * ({@link #readAll}). What an answer means is {@link S3RangeAnswers}.
+ * Owns the ranged GETs of one S3A file system for {@link NettyS3RangeReader}: where they go (S3A's
+ * endpoint and region, {@code fs.s3a.path.style.access}, the bucket, the object key URI-encoded
+ * once), their headers ({@code Range}, {@code If-Match} with the listed ETag, SigV4 by {@link
+ * S3GetSigner} with credentials from S3A's provider chain, resolved again every 10 s), the timeouts
+ * from {@code fs.s3a.connection.establish.timeout} and {@code fs.s3a.connection.request.timeout},
+ * which settings only S3A's own client applies ({@link #unsupported}), and combining one read's
+ * GETs ({@link #readAll}). What an answer means is {@link S3RangeAnswers}.
  *
  * <pre>{@code
  * S3RangeRequests s3 = S3RangeRequests.forFileSystem(fs);
  * String path = s3.path(file); // "/bucket/dir%20with%20space/a.bin" in path style
  * s3.headers(path, s3.credentials(), file, range, request::header);
- * URI uri = URI.create(s3.origin() + path);
+ * request.host(s3.hostName()).port(s3.port()).encodedPath(path);
  * }</pre>
  */
 final class S3RangeRequests {
@@ -154,11 +156,6 @@ final class S3RangeRequests {
                 + ")";
     }
 
-    /** {@code scheme://host[:port]}: the URI of a request is this followed by {@link #path}. */
-    String origin() {
-        return scheme + "://" + host;
-    }
-
     boolean https() {
         return scheme.equals("https");
     }
@@ -199,7 +196,7 @@ final class S3RangeRequests {
 
     /**
      * Hands {@code header} the headers of a GET of {@code range} of {@code file} at {@code path}
-     * besides {@code Host} (which the HTTP clients set from the URI, equal to {@link #origin}'s):
+     * besides {@code Host} (which the HTTP client sets from {@link #hostName} and {@link #port}):
      * {@code Range}, {@code If-Match} when the file has an ETag, and the signature's headers when
      * the credentials are not anonymous.
      */

@@ -1,8 +1,13 @@
-package dev.parquetlookup.io;
+package dev.parquetlookup.io.s3;
+
+import dev.parquetlookup.io.AsyncRangeReaderFactory;
+import dev.parquetlookup.io.FileChangedException;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.TransientFailures;
+import dev.parquetlookup.io.TransientReadException;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.s3a.RemoteFileChangedException;
 
 import org.junit.jupiter.api.Test;
 
@@ -10,7 +15,6 @@ import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.URI;
 import java.net.http.HttpTimeoutException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
@@ -23,9 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * What the signed-GET clients ({@code jdk}, {@code netty}) make of S3's answers and of transport
- * failures ({@link S3RangeAnswers}), how one read's GETs are combined and cancelled ({@link
- * S3RangeRequests#readAll}), and the client option's check ({@link S3RangeClients}).
+ * What the S3 client makes of S3's answers and of transport failures ({@link S3RangeAnswers}), how
+ * one read's GETs are combined and cancelled ({@link S3RangeRequests#readAll}), and how the removed
+ * client option is handled ({@link S3RangeReaderFactory}).
  */
 class S3RangeAnswersTest {
 
@@ -57,19 +61,21 @@ class S3RangeAnswersTest {
                 .hasMessageContaining("HTTP 403 AccessDenied: Access Denied")
                 .hasMessageContaining("fs.s3a.aws.credentials.provider");
         IOException changed = status(412, error("PreconditionFailed", "At least one failed"));
-        assertThat(changed.getCause())
-                .isInstanceOf(RemoteFileChangedException.class)
+        assertThat(changed)
+                .isInstanceOf(FileChangedException.class)
+                .hasMessageContaining("s3a://b/dir/f.parquet changed after it was opened")
                 .hasMessageContaining("\"e1\"")
                 .hasMessageContaining("HTTP 412 PreconditionFailed");
         assertThat(TransientFailures.isTransient(changed)).isFalse();
         for (int busy : new int[] {429, 500, 502, 503, 504}) {
             IOException failure = status(busy, error("SlowDown", "Reduce your rate"));
+            assertThat(failure).as("HTTP %d", busy).isInstanceOf(TransientReadException.class);
             assertThat(TransientFailures.isTransient(failure)).as("HTTP %d", busy).isTrue();
             assertThat(failure).hasMessageContaining("f.parquet").hasMessageContaining("SlowDown");
         }
         assertThat(TransientFailures.isTransient(status(400, new byte[0]))).isFalse();
         assertThat(status(400, "not xml".getBytes(StandardCharsets.UTF_8)))
-                .hasMessageContaining("status code: 400");
+                .hasMessageContaining("HTTP 400");
     }
 
     @Test
@@ -95,7 +101,7 @@ class S3RangeAnswersTest {
                 S3RangeAnswers.transportFailure(
                         FILE, RANGE, new CompletionException(new IOException("connection closed")));
         assertThat(closed)
-                .isInstanceOf(S3RangeAnswers.ConnectionFailedException.class)
+                .isInstanceOf(TransientReadException.class)
                 .hasMessageContaining("100..150")
                 .hasMessageContaining("connection closed");
         for (Throwable t :
@@ -146,18 +152,27 @@ class S3RangeAnswersTest {
     }
 
     @Test
-    void anUnknownClientIsRefusedNamingTheChoices() throws Exception {
-        Configuration conf = new Configuration();
-        conf.set(S3RangeClients.CLIENT_OPTION, "curl");
-        try (FileSystem fs = FileSystem.newInstance(URI.create("file:///"), conf)) {
-            assertThatThrownBy(() -> S3RangeClients.forFileSystem(fs))
+    void theRemovedClientOptionIsAcceptedForNettyAndRefusedOtherwise() {
+        Configuration conf = new Configuration(false);
+        S3RangeReaderFactory.checkRemovedOptions(conf);
+        conf.set("parquet-lookup.s3.range-client", "netty");
+        S3RangeReaderFactory.checkRemovedOptions(conf); // a warning, no failure
+        for (String removed : List.of("sdk", "sdk-light", "jdk", "curl")) {
+            conf.set("parquet-lookup.s3.range-client", removed);
+            assertThatThrownBy(() -> S3RangeReaderFactory.checkRemovedOptions(conf))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("hadoop.parquet-lookup.s3.range-client")
-                    .hasMessageContaining("'curl'")
-                    .hasMessageContaining("'netty'")
-                    .hasMessageContaining("'sdk-light'")
-                    .hasMessageContaining("'jdk'")
-                    .hasMessageContaining("'sdk'");
+                    .hasMessageContaining("'" + removed + "' was removed")
+                    .hasMessageContaining("remove the option")
+                    .hasMessageContaining("hadoop.parquet-lookup.s3.async-reads");
         }
+    }
+
+    @Test
+    void theS3StoreIsFoundByItsScheme() {
+        assertThat(AsyncRangeReaderFactory.forScheme("s3a"))
+                .isInstanceOf(S3RangeReaderFactory.class);
+        assertThat(AsyncRangeReaderFactory.forScheme("S3A")).isNotNull();
+        assertThat(AsyncRangeReaderFactory.forScheme("hdfs")).isNull();
     }
 }

@@ -1,4 +1,4 @@
-package dev.parquetlookup.io;
+package dev.parquetlookup.io.s3;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -12,11 +12,11 @@ import java.time.format.DateTimeFormatter;
 
 /**
  * Owns AWS Signature Version 4 for S3 {@code GET} requests without a body or query string (the
- * ranged GETs of {@link JdkS3RangeReader} and {@link NettyS3RangeReader}): the canonical request
- * over {@code host}, {@code x-amz-content-sha256}, {@code x-amz-date} and, with session
- * credentials, {@code x-amz-security-token}. {@code Range} and {@code If-Match} are sent unsigned
- * (S3 allows it). The signing key is derived once per day, region and secret; one request costs one
- * SHA-256 and two HMACs over short strings.
+ * ranged GETs of {@link NettyS3RangeReader}): the canonical request over {@code host}, {@code
+ * x-amz-content-sha256}, {@code x-amz-date} and, with session credentials, {@code
+ * x-amz-security-token}. {@code Range} and {@code If-Match} are sent unsigned (S3 allows it). The
+ * signing key is derived once per day, region and secret; one request costs one SHA-256 and two
+ * HMACs over short strings.
  *
  * <pre>{@code
  * S3GetSigner signer = new S3GetSigner("us-east-1");

@@ -1,34 +1,30 @@
-package dev.parquetlookup.io;
+package dev.parquetlookup.io.s3;
 
-import org.apache.hadoop.fs.s3a.RemoteFileChangedException;
+import dev.parquetlookup.io.CauseChain;
+import dev.parquetlookup.io.FileChangedException;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.TransientReadException;
 
 import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.util.concurrent.CompletionException;
 
 /**
- * Owns what an answer to a signed ranged GET ({@link JdkS3RangeReader}, {@link NettyS3RangeReader})
- * means: 206 (or 200 for a range from offset 0) with at least the range's bytes is the data; 412 is
- * S3A's {@link RemoteFileChangedException} (a {@link FileChangedException} above), 404 {@link
- * FileNotFoundException}, 403 {@link AccessDeniedException}, 429 and 5xx transient failures (see
- * {@link TransientFailures}), each naming the file, the byte range and S3's error code; a
- * connection that failed before a status line is a {@link ConnectionFailedException}.
+ * Owns what an answer to a ranged GET of {@link NettyS3RangeReader} means: 206 (or 200 for a range
+ * from offset 0) with at least the range's bytes is the data; 412 (the object no longer has the
+ * listed ETag) a {@link FileChangedException}, 404 {@link FileNotFoundException}, 403 {@link
+ * AccessDeniedException}, 429 and 500/502/503/504 a {@link TransientReadException}, each naming the
+ * file, the byte range and S3's error code; a transport that failed (reset, closed, refused, timed
+ * out) a {@link TransientReadException} too.
  */
 final class S3RangeAnswers {
 
     /** The most of an error answer's body kept to find S3's error code and message in. */
     static final int ERROR_BODY_BYTES = 1024;
-
-    /** The transport failed before a status line arrived (reset, closed, refused): transient. */
-    static final class ConnectionFailedException extends IOException {
-        ConnectionFailedException(String message, Throwable cause) {
-            super(message, cause);
-        }
-    }
 
     private S3RangeAnswers() {}
 
@@ -57,24 +53,29 @@ final class S3RangeAnswers {
             FileId file, FileRange range, int status, byte[] body, int bodyLength) {
         String what = what(file, range);
         String said = error(body, bodyLength);
-        switch (status) {
-            case 404:
-                return gone(what, "HTTP 404 " + said);
-            case 403:
-                return denied(file, what, "HTTP 403 " + said);
-            case 412:
-                return changed(file, what, "HTTP 412 " + said, null);
-            case 429:
-                return new IOException(what + ": SlowDown (HTTP 429 " + said + ")");
-            default:
-                // "status code: 503" is what TransientFailures retries for 500/502/503/504.
-                return new IOException(what + " failed: status code: " + status + " " + said);
-        }
-    }
-
-    /** The object is gone: {@code status} says how we know (e.g. "HTTP 404 NoSuchKey: ..."). */
-    static FileNotFoundException gone(String what, String status) {
-        return new FileNotFoundException(what + ": the object is gone (" + status + ")");
+        return switch (status) {
+            case 404 ->
+                    new FileNotFoundException(
+                            what + ": the object is gone (HTTP 404 " + said + ")");
+            case 403 -> denied(file, what, "HTTP 403 " + said);
+            case 412 ->
+                    FileChangedException.of(
+                            file,
+                            range.offset(),
+                            range.length(),
+                            new IOException(
+                                    what
+                                            + ": the object no longer has ETag "
+                                            + file.etag()
+                                            + " (HTTP 412 "
+                                            + said
+                                            + ")"));
+            case 429 ->
+                    new TransientReadException(what + ": SlowDown (HTTP 429 " + said + ")", null);
+            case 500, 502, 503, 504 ->
+                    new TransientReadException(what + " failed: HTTP " + status + " " + said, null);
+            default -> new IOException(what + " failed: HTTP " + status + " " + said);
+        };
     }
 
     /** Access denied, with where to look. */
@@ -90,36 +91,17 @@ final class S3RangeAnswers {
     }
 
     /**
-     * The object no longer has the listed ETag (412 to {@code If-Match}): S3A's {@link
-     * RemoteFileChangedException} (a {@link FileChangedException} above) inside an {@link
-     * IOException}; {@code cause} is the client's own exception, if any.
-     */
-    static IOException changed(FileId file, String what, String status, Throwable cause) {
-        return new IOException(
-                what,
-                new RemoteFileChangedException(
-                        file.path(),
-                        "read",
-                        "the object no longer has ETag " + file.etag() + " (" + status + ")",
-                        cause));
-    }
-
-    /**
-     * The failure {@code t} of the transport means: a timeout or a refused connection as an {@link
-     * IOException} holding it (transient by its class), any other I/O failure (reset, closed) as a
-     * {@link ConnectionFailedException}, anything else as an {@link IOException} naming every
-     * cause.
+     * The failure {@code t} of the transport means: an I/O failure (a connection refused, reset or
+     * closed, a timeout) is a {@link TransientReadException}, anything else an {@link IOException};
+     * both name every cause.
      */
     static IOException transportFailure(FileId file, FileRange range, Throwable t) {
         while (t instanceof CompletionException && t.getCause() != null) {
             t = t.getCause();
         }
         String message = what(file, range) + " failed: " + CauseChain.describe(t);
-        if (t instanceof ConnectException || t.getClass().getSimpleName().contains("Timeout")) {
-            return new IOException(message, t);
-        }
-        if (t instanceof IOException) {
-            return new ConnectionFailedException(message, t);
+        if (t instanceof IOException || t.getClass().getSimpleName().contains("Timeout")) {
+            return new TransientReadException(message, t);
         }
         return new IOException(message, t);
     }

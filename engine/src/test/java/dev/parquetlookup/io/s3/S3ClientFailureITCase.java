@@ -1,14 +1,21 @@
-package dev.parquetlookup.io;
+package dev.parquetlookup.io.s3;
 
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RetryPolicy;
+import dev.parquetlookup.io.RetryingRangeSource;
+import dev.parquetlookup.io.TransientFailures;
+import dev.parquetlookup.io.TransientReadException;
 import dev.parquetlookup.testing.S3ProxyExtension;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -32,12 +39,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Client-side failures of ranged GETs (the connection closed by the other end before any answer, as
- * a server or a load balancer does with a kept-alive connection) with the asynchronous range
- * clients against S3Proxy on loopback: the error thrown, and logged by its {@code toString()} as
- * lookups and warm-up log it, names the file, the byte range and every cause in the chain (the SDK
- * reports such failures as an {@code SdkClientException} whose own message says little), and keeps
- * the client's exception as its cause; the failure is transient, so the read's retry policy tries
- * again.
+ * a server or a load balancer does with a kept-alive connection) with the S3 store's client against
+ * a loopback server: the error thrown, and logged by its {@code toString()} as lookups and warm-up
+ * log it, names the file, the byte range and every cause in the chain (Netty reports such failures
+ * with exceptions whose own message says little), and keeps the HTTP client's exception as its
+ * cause; the failure is transient, so the read's retry policy tries again.
  */
 class S3ClientFailureITCase {
 
@@ -60,10 +66,9 @@ class S3ClientFailureITCase {
         }
     }
 
-    private static Map<String, String> hadoop(int port, String client) {
+    private static Map<String, String> hadoop(int port) {
         Map<String, String> options = new LinkedHashMap<>(S3.hadoopOptions());
         options.put("fs.s3a.endpoint", "http://127.0.0.1:" + port);
-        options.put("parquet-lookup.s3.range-client", client);
         return options;
     }
 
@@ -75,15 +80,14 @@ class S3ClientFailureITCase {
         return chain;
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"sdk-light", "jdk", "sdk", "netty"})
-    void aConnectionClosedBeforeAnyAnswerNamesFileRangeAndCause(String client) throws Exception {
+    @Test
+    void aConnectionClosedBeforeAnyAnswerNamesFileRangeAndCause() throws Exception {
         FileId file;
         try (HadoopFileStore store = HadoopFileStore.create(S3.hadoopOptions())) {
             file = store.stat(PATH);
         }
         try (HangUpServer server = new HangUpServer();
-                HadoopFileStore store = HadoopFileStore.create(hadoop(server.port(), client));
+                HadoopFileStore store = HadoopFileStore.create(hadoop(server.port()));
                 RangeSource source = new RetryingRangeSource(store.open(file), RETRY)) {
             CompletableFuture<byte[][]> read =
                     source.readAllAsync(List.of(new FileRange(4096, 100)));
@@ -93,8 +97,8 @@ class S3ClientFailureITCase {
             Throwable failure = e.getCause();
             List<Throwable> chain = chain(failure);
             System.out.printf(
-                    "%s: %s%n  chain: %s%n",
-                    client, failure, chain.stream().map(t -> t.getClass().getName()).toList());
+                    "%s%n  chain: %s%n",
+                    failure, chain.stream().map(t -> t.getClass().getName()).toList());
             Throwable innermost = chain.get(chain.size() - 1);
             assertThat(TransientFailures.isTransient(failure))
                     .as("a connection closed under a request is worth retrying: %s", failure)
@@ -109,25 +113,13 @@ class S3ClientFailureITCase {
                     .contains("4096")
                     .contains("4196")
                     .contains(innermost.getClass().getSimpleName());
-            if (client.startsWith("sdk")) {
-                assertThat(chain)
-                        .as("the SDK's exception is kept as a cause")
-                        .anySatisfy(
-                                t ->
-                                        assertThat(t.getClass().getName())
-                                                .startsWith("software.amazon.awssdk"));
-            } else {
-                // jdk, netty: our signed GETs report the HTTP client's I/O failure as such.
-                assertThat(chain)
-                        .as("the HTTP client's failure is kept as the connection's failure")
-                        .anySatisfy(
-                                t ->
-                                        assertThat(t)
-                                                .isInstanceOf(
-                                                        S3RangeAnswers.ConnectionFailedException
-                                                                .class)
-                                                .hasCauseInstanceOf(IOException.class));
-            }
+            assertThat(chain)
+                    .as("the HTTP client's failure is kept as the cause of a transient failure")
+                    .anySatisfy(
+                            t ->
+                                    assertThat(t)
+                                            .isInstanceOf(TransientReadException.class)
+                                            .hasCauseInstanceOf(IOException.class));
         }
     }
 

@@ -1,7 +1,10 @@
-package dev.parquetlookup.io;
+package dev.parquetlookup.io.s3;
+
+import dev.parquetlookup.io.AsyncRangeReader;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
 
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.s3a.RemoteFileChangedException;
 
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
@@ -20,34 +23,29 @@ import software.amazon.awssdk.http.async.SdkHttpContentPublisher;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
 
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.AccessDeniedException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Owns ranged GETs of {@code s3a://} files through the AWS SDK's Netty HTTP client ({@link
- * NettyNioAsyncHttpClient}: TLS, a pool of kept-alive HTTP/1.1 connections, timeouts) without the
- * SDK's request pipeline (no marshalling, interceptors, endpoint rules or SDK signing): each GET is
- * an {@link SdkHttpRequest} built and signed by {@link S3RangeRequests} and {@link S3GetSigner},
- * its body written straight into an array of the range's length. Chosen with the Hadoop option
- * {@value S3RangeClients#CLIENT_OPTION} = {@code netty}.
+ * Owns ranged GETs of {@code s3a://} files, the S3 store's {@link AsyncRangeReader}: the AWS SDK's
+ * Netty HTTP client ({@link NettyNioAsyncHttpClient}: TLS, a pool of kept-alive HTTP/1.1
+ * connections, timeouts) without the SDK's request pipeline (no marshalling, interceptors, endpoint
+ * rules or SDK signing): each GET is an {@link SdkHttpRequest} built and signed by {@link
+ * S3RangeRequests} and {@link S3GetSigner}, its body written straight into an array of the range's
+ * length.
  *
  * <p>The client has two event-loop threads; connections are opened on demand up to {@code
  * fs.s3a.connection.maximum} (500 by default, above any in-flight bound of ours, so the connections
  * open are at most the requests in flight) and closed after 5 s idle; the connect timeout is {@code
  * fs.s3a.connection.establish.timeout}, and {@code fs.s3a.connection.request.timeout} bounds how
  * long a request waits for the next bytes of its answer (Netty's read and write timeouts; 0: none).
- * Answers mean what {@link S3RangeAnswers} says: 412 is S3A's {@link RemoteFileChangedException} (a
- * {@link FileChangedException} above), 404 {@link FileNotFoundException}, 403 {@link
- * AccessDeniedException}, 5xx and 429 transient failures, a dropped connection {@link
- * S3RangeAnswers.ConnectionFailedException}. Cancelling a read's future aborts its requests (the
- * connection is closed). A read's future completes on an event-loop thread: what follows it must
- * not block. It does not retry: {@link RetryingRangeSource} does.
+ * Answers mean what {@link S3RangeAnswers} says. Cancelling a read's future aborts its requests
+ * (the connection is closed). A read's future completes on an event-loop thread: what follows it
+ * must not block. It does not retry: {@link dev.parquetlookup.io.RetryingRangeSource} does.
  */
 final class NettyS3RangeReader implements AsyncRangeReader {
 

@@ -1,0 +1,81 @@
+package dev.parquetlookup.io;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
+
+/**
+ * {@link RangeSource} of a remote file whose store has an {@link AsyncRangeReader}: every read is a
+ * request of that client, the synchronous ones ({@link #readFully}, {@link #readAll}: the footer,
+ * the disk tier's warm-up) waiting for its answer, so one table never runs two HTTP stacks. The
+ * client is resolved on the first read ({@code reader}), so opening a file starts nothing.
+ */
+final class ClientRangeSource implements RangeSource {
+
+    private final FileId file;
+    private final Supplier<AsyncRangeReader> reader;
+
+    ClientRangeSource(FileId file, Supplier<AsyncRangeReader> reader) {
+        this.file = file;
+        this.reader = reader;
+    }
+
+    @Override
+    public FileId file() {
+        return file;
+    }
+
+    @Override
+    public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+        byte[] bytes = readAll(List.of(new FileRange(position, length)))[0];
+        System.arraycopy(bytes, 0, buffer, offset, length);
+    }
+
+    @Override
+    public byte[][] readAll(List<FileRange> ranges) throws IOException {
+        CompletableFuture<byte[][]> read = readAllAsync(ranges);
+        try {
+            return read.get();
+        } catch (InterruptedException e) {
+            read.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted reading " + file.path());
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException("cannot read " + file.path() + ": " + cause, cause);
+        }
+    }
+
+    @Override
+    public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
+        for (FileRange range : ranges) {
+            if (range.end() > file.length()) {
+                return CompletableFuture.failedFuture(
+                        new EOFException(
+                                String.format(
+                                        "range %s is past the end of %s (%d bytes): the file is"
+                                                + " truncated or was rewritten",
+                                        range, file.path(), file.length())));
+            }
+        }
+        try {
+            return reader.get().readAll(file, ranges);
+        } catch (UncheckedIOException e) { // the client could not be built
+            return CompletableFuture.failedFuture(e.getCause());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Nothing to release: the client belongs to the file store. */
+    @Override
+    public void close() {}
+}
