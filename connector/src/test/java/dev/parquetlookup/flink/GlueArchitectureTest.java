@@ -11,7 +11,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 
 /**
  * The Flink glue is thin: it reaches files only through the engine (no Hadoop, no parquet-java),
- * and the lookup layer (functions, runtime) is shared by the SQL and DataStream layers above it.
+ * the lookup layer (functions, runtime) is shared by the SQL and DataStream layers above it, and
+ * only the per-line shim touches what differs between Flink lines.
  */
 class GlueArchitectureTest {
 
@@ -22,6 +23,8 @@ class GlueArchitectureTest {
         glue =
                 new ClassFileImporter()
                         .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                        // connector-flink-1.20 runs these tests from this module's test jar
+                        .withImportOption(location -> !location.contains("-tests.jar"))
                         .importPackages("dev.parquetlookup.flink");
     }
 
@@ -43,6 +46,28 @@ class GlueArchitectureTest {
                 .dependOnClassesThat()
                 .resideInAnyPackage(
                         "dev.parquetlookup.flink.table..", "dev.parquetlookup.flink.datastream..")
+                .check(glue);
+    }
+
+    /**
+     * The Flink API that differs between the Flink lines is reached only through the shim (one per
+     * line: connector-flink-2, connector-flink-1.20), so the rest of the glue is compiled once and
+     * links against either line.
+     */
+    @Test
+    void onlyTheShimUsesFlinkApiOfOneLine() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("dev.parquetlookup.flink.shim..")
+                .should()
+                .dependOnClassesThat()
+                .haveNameMatching(
+                        "org\\.apache\\.flink\\.table\\.connector\\.source\\.abilities"
+                                + "\\.SupportsLookupCustomShuffle.*")
+                .orShould()
+                .callMethod(
+                        "org.apache.flink.table.connector.source.LookupTableSource$LookupContext",
+                        "preferCustomShuffle")
                 .check(glue);
     }
 

@@ -1,6 +1,7 @@
 package dev.parquetlookup.flink.lookup;
 
-import org.apache.flink.table.connector.source.abilities.SupportsLookupCustomShuffle.InputDataPartitioner;
+import dev.parquetlookup.flink.shim.LookupShuffle;
+
 import org.apache.flink.table.data.RowData;
 
 import java.util.List;
@@ -16,7 +17,7 @@ import java.util.List;
  * {@code [10, 20, 30]} and 2 subtasks, key 5 goes to 0 (rank 0), key 25 to 1 (rank 2: {@code 2 * 2
  * / 4 = 1}).
  */
-public final class KeyRangePartitioner implements InputDataPartitioner {
+public final class KeyRangePartitioner implements LookupShuffle.Partitioner {
 
     private static final long serialVersionUID = 1L;
 

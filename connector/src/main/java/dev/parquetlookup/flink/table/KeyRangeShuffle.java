@@ -4,9 +4,9 @@ import dev.parquetlookup.flink.lookup.KeyRangePartitioner;
 import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 import dev.parquetlookup.flink.lookup.TableFiles;
+import dev.parquetlookup.flink.shim.LookupShuffle;
 
 import org.apache.flink.table.connector.source.LookupTableSource.LookupContext;
-import org.apache.flink.table.connector.source.abilities.SupportsLookupCustomShuffle;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,13 +18,13 @@ import java.util.Optional;
 
 /**
  * The table source's key-range routing of lookup keys for the LOOKUP hint {@code 'shuffle' =
- * 'true'} (FLIP-462, {@link SupportsLookupCustomShuffle}: Flink 2.x only).
+ * 'true'} (FLIP-462: Flink 2.x only).
  *
- * <p>This is the Flink 2.x class. The Flink 1.20 line ({@code connector-flink-1.20}) compiles the
- * same glue sources with a class of this name and shape that never shuffles, because Flink 1.20 has
- * no custom shuffle; {@link ParquetLookupTableSource} reaches the ability only through here, so it
- * is one source file for both lines. Usage: the table source implements {@link Ability}, calls
- * {@link #prepare} from {@code getLookupRuntimeProvider} and copies with {@link #copy}.
+ * <p>The Flink API it needs is behind {@link LookupShuffle}, which each Flink line's module
+ * provides: on Flink 2.x it is the planner's {@code SupportsLookupCustomShuffle}; on Flink 1.20 the
+ * planner never asks, so {@link #prepare} does nothing and the input keeps its distribution. Usage:
+ * the table source implements {@link Ability}, calls {@link #prepare} from {@code
+ * getLookupRuntimeProvider} and copies with {@link #copy}.
  */
 final class KeyRangeShuffle {
 
@@ -34,11 +34,11 @@ final class KeyRangeShuffle {
     static final int SHUFFLE_SAMPLES = 1024;
 
     /** The planner ability; the table source only says where its shuffle state is. */
-    interface Ability extends SupportsLookupCustomShuffle {
+    interface Ability extends LookupShuffle.Ability {
         KeyRangeShuffle keyRangeShuffle();
 
         @Override
-        default Optional<InputDataPartitioner> getPartitioner() {
+        default Optional<LookupShuffle.Partitioner> lookupPartitioner() {
             return keyRangeShuffle().partitioner();
         }
     }
@@ -59,7 +59,7 @@ final class KeyRangeShuffle {
 
     /** Samples the key ranges when the planner asks for a custom shuffle of this join. */
     void prepare(LookupContext context, ParquetLookupConfig config, LookupSpec spec) {
-        if (!context.preferCustomShuffle()) {
+        if (!LookupShuffle.requested(context)) {
             return;
         }
         if (partitioner != null && spec.keyNames().equals(partitionerKeys)) {
@@ -77,7 +77,7 @@ final class KeyRangeShuffle {
                 (System.nanoTime() - start) / 1_000_000);
     }
 
-    private Optional<SupportsLookupCustomShuffle.InputDataPartitioner> partitioner() {
+    private Optional<LookupShuffle.Partitioner> partitioner() {
         if (partitioner == null) {
             LOG.warn(
                     "Table '{}': no key range known for 'shuffle' = 'true'; keeping the input"

@@ -10,8 +10,9 @@ import java.util.concurrent.CompletableFuture;
  * A {@link ResultFuture} that hands what it gets to a {@link CompletableFuture}, for calling an
  * async function directly in a test: {@code fn.timeout(input, new CapturingResultFuture<>(f))}.
  *
- * <p>The Flink 2.x class: its {@code ResultFuture} also has {@code complete(CollectionSupplier)},
- * which Flink 1.20's lacks; {@code connector-flink-1.20} has a class of this name without it.
+ * <p>Compiled against Flink 2.x, whose {@code ResultFuture} also has {@code
+ * complete(CollectionSupplier)}; the same class runs on Flink 1.20 (connector-flink-1.20 runs these
+ * tests), where that method is never called.
  */
 final class CapturingResultFuture<T> implements ResultFuture<T> {
 
