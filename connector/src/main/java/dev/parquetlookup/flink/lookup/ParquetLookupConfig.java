@@ -23,6 +23,7 @@ import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -132,7 +133,8 @@ public final class ParquetLookupConfig implements Serializable {
                 });
         options.getOptional(SCAN_VERSION).ifPresent(v -> hadoop.put(SCAN_VERSION.key(), v));
 
-        ParquetLookupConfig config = new ParquetLookupConfig(tableName, options, hadoop);
+        ParquetLookupConfig config =
+                new ParquetLookupConfig(tableName, options, Collections.unmodifiableMap(hadoop));
         config.check();
         return config;
     }
