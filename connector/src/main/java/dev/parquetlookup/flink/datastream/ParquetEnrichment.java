@@ -79,13 +79,6 @@ public final class ParquetEnrichment<IN> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ParquetEnrichment.class);
 
-    /** Default of {@link #metadataCacheMaxBytes}, as {@code metadata-cache.max-bytes}. */
-    public static final long DEFAULT_METADATA_CACHE_BYTES =
-            ParquetLookupOptions.METADATA_CACHE_MAX_BYTES.defaultValue().getBytes();
-
-    /** Default of {@link #maxRetries}, as Flink's {@code lookup.max-retries}. */
-    public static final int DEFAULT_MAX_RETRIES = ParquetLookupOptions.MAX_RETRIES.defaultValue();
-
     private final String path;
     private final List<String> keyColumns = new ArrayList<>();
     private final List<KeyExtractor<IN>> keyExtractors = new ArrayList<>();
@@ -177,6 +170,14 @@ public final class ParquetEnrichment<IN> {
         return this;
     }
 
+    private ParquetEnrichment<IN> bytes(ConfigOption<MemorySize> option, long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException(
+                    "'" + option.key() + "' must not be negative, got " + bytes + ".");
+        }
+        return option(option, new MemorySize(bytes));
+    }
+
     /** A Hadoop configuration entry, e.g. {@code hadoop("fs.s3a.endpoint", "http://...")}. */
     public ParquetEnrichment<IN> hadoop(String key, String value) {
         Objects.requireNonNull(key, "key");
@@ -247,7 +248,7 @@ public final class ParquetEnrichment<IN> {
 
     /** Bound of the TaskManager-wide metadata cache (default 256 MiB). */
     public ParquetEnrichment<IN> metadataCacheMaxBytes(long bytes) {
-        return option(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES, new MemorySize(bytes));
+        return bytes(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES, bytes);
     }
 
     /**
@@ -256,7 +257,7 @@ public final class ParquetEnrichment<IN> {
      * tables end up decoded in memory and uniform keys over large tables do not churn it).
      */
     public ParquetEnrichment<IN> pageCacheMaxBytes(long bytes) {
-        return option(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES, new MemorySize(bytes));
+        return bytes(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES, bytes);
     }
 
     /**
@@ -284,11 +285,7 @@ public final class ParquetEnrichment<IN> {
      * files are never copied.
      */
     public ParquetEnrichment<IN> localCacheMaxBytes(long bytes) {
-        if (bytes < 0) {
-            throw new IllegalArgumentException(
-                    "localCacheMaxBytes must not be negative, got " + bytes);
-        }
-        return option(ParquetLookupOptions.LOCAL_CACHE_MAX_BYTES, new MemorySize(bytes));
+        return bytes(ParquetLookupOptions.LOCAL_CACHE_MAX_BYTES, bytes);
     }
 
     /**
@@ -318,9 +315,6 @@ public final class ParquetEnrichment<IN> {
      * job's lifetime. See docs/refresh.md for the publishing patterns.
      */
     public ParquetEnrichment<IN> refreshInterval(Duration interval) {
-        if (interval.isNegative() || interval.isZero()) {
-            throw new IllegalArgumentException("refreshInterval must be positive, got " + interval);
-        }
         return option(ParquetLookupOptions.REFRESH_INTERVAL, interval);
     }
 
