@@ -108,6 +108,12 @@ public record RefreshOptions(
             return optionValue;
         }
 
+        /** The option value, so that option parsers (Flink's enum options) read and print it. */
+        @Override
+        public String toString() {
+            return optionValue;
+        }
+
         /** Parses an option value ({@code all-files}, {@code latest-success}). */
         public static SnapshotMode fromOption(String value) {
             String v = value.trim().toLowerCase(Locale.ROOT);

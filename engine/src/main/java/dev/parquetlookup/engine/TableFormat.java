@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
 
@@ -32,14 +33,33 @@ public interface TableFormat {
     /** The built-in format: a directory of Parquet files ({@code path.snapshot-mode}). */
     String FILES = "files";
 
+    /**
+     * Option naming a fixed version to serve instead of following the newest (time travel): a Delta
+     * version number, an Iceberg snapshot id. Every format reads it from the map {@link #open}
+     * gets, under this key.
+     */
+    String SCAN_VERSION = "scan.version";
+
     /** The value of the {@code format} option that selects this format, lower case. */
     String name();
+
+    /**
+     * The prefix of this format's own options, e.g. {@code iceberg.} for {@code
+     * iceberg.catalog.type}, or empty (the default) for a format without options of its own. A
+     * connector accepts the options under it and passes them to {@link #open} as they are (with
+     * {@link #SCAN_VERSION}), so it knows no format's keys.
+     */
+    default Optional<String> optionPrefix() {
+        return Optional.empty();
+    }
 
     /**
      * The versions of the table at {@code path}.
      *
      * @param path the table's root (its location)
-     * @param hadoopOptions Hadoop configuration entries (the {@code hadoop.*} options)
+     * @param hadoopOptions Hadoop configuration entries (the {@code hadoop.*} options, prefix
+     *     removed), and the format's own options: those under {@link #optionPrefix()} and {@link
+     *     #SCAN_VERSION}, as they are
      * @param store the table's file store (the format may list or stat through it)
      * @throws LookupFileException if {@code path} is not a table of this format
      */

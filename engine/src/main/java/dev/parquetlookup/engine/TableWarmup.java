@@ -73,6 +73,12 @@ public final class TableWarmup implements Closeable {
             return optionValue;
         }
 
+        /** The option value, so that option parsers (Flink's enum options) read and print it. */
+        @Override
+        public String toString() {
+            return optionValue;
+        }
+
         /** Parses an option value ({@code none}, {@code key-columns}, {@code all}). */
         public static Mode parse(String value) {
             for (Mode m : values()) {

@@ -31,7 +31,7 @@ public final class DeltaFormat implements TableFormat {
     @Override
     public SnapshotSource open(String path, Map<String, String> hadoopOptions, FileStore store)
             throws IOException {
-        Configuration conf = FormatOptions.hadoop(hadoopOptions);
+        Configuration conf = FormatOptions.hadoop(hadoopOptions, this);
         DeltaSnapshotSource source =
                 new DeltaSnapshotSource(
                         path,

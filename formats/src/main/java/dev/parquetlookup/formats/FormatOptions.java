@@ -1,5 +1,6 @@
 package dev.parquetlookup.formats;
 
+import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.metadata.LookupFileException;
 
 import org.apache.hadoop.conf.Configuration;
@@ -11,30 +12,23 @@ import java.util.Map;
 
 /**
  * The options a table format receives beside the table's path, in the one map the engine hands it
- * ({@link dev.parquetlookup.engine.TableFormat#open}): Hadoop entries (the {@code hadoop.*}
- * options, prefix removed), the format's own entries under their prefix ({@code iceberg.catalog.*}:
- * an Iceberg catalog's properties) and {@code scan.version}, a fixed version to serve (time
- * travel). Example: {@code {"fs.s3a.endpoint": "...", "iceberg.catalog.type": "jdbc",
+ * ({@link TableFormat#open}): Hadoop entries (the {@code hadoop.*} options, prefix removed), the
+ * format's own entries under its {@link TableFormat#optionPrefix()} ({@code iceberg.catalog.*}: an
+ * Iceberg catalog's properties) and {@link TableFormat#SCAN_VERSION}, a fixed version to serve
+ * (time travel). Example: {@code {"fs.s3a.endpoint": "...", "iceberg.catalog.type": "jdbc",
  * "iceberg.catalog.uri": "jdbc:h2:/srv/catalog", "scan.version": "4713"}}.
  */
 final class FormatOptions {
 
-    /** A fixed version: a Delta version, an Iceberg snapshot id. */
-    static final String SCAN_VERSION = "scan.version";
-
-    /** Properties of an Iceberg catalog (Iceberg's own names: type, uri, warehouse, jdbc.*). */
-    static final String ICEBERG_CATALOG = "iceberg.catalog.";
-
     private FormatOptions() {}
 
-    /** The Hadoop configuration: every entry that is not a format's own. */
-    static Configuration hadoop(Map<String, String> options) {
+    /** The Hadoop configuration: every entry that is not {@code format}'s own. */
+    static Configuration hadoop(Map<String, String> options, TableFormat format) {
         Configuration conf = new Configuration();
         options.forEach(
                 (k, v) -> {
-                    if (!k.startsWith("iceberg.")
-                            && !k.startsWith("delta.")
-                            && !k.equals(SCAN_VERSION)) {
+                    if (!format.optionPrefix().map(k::startsWith).orElse(false)
+                            && !k.equals(TableFormat.SCAN_VERSION)) {
                         conf.set(k, v);
                     }
                 });
@@ -60,7 +54,7 @@ final class FormatOptions {
      */
     @Nullable
     static Long scanVersion(Map<String, String> options, String table, String words) {
-        String value = options.get(SCAN_VERSION);
+        String value = options.get(TableFormat.SCAN_VERSION);
         if (value == null || value.isBlank()) {
             return null;
         }

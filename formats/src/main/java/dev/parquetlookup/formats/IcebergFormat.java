@@ -12,6 +12,7 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.hadoop.HadoopTables;
 
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code 'format' = 'iceberg'}: the table named by {@code path} is an Iceberg table, read through
@@ -29,17 +30,30 @@ public final class IcebergFormat implements TableFormat {
     /** The {@code format} option's value. */
     public static final String NAME = "iceberg";
 
+    /** The prefix of this format's options. */
+    static final String OPTION_PREFIX = NAME + ".";
+
+    /** Properties of an Iceberg catalog (Iceberg's own names: type, uri, warehouse, jdbc.*). */
+    static final String CATALOG_PREFIX = OPTION_PREFIX + "catalog.";
+
     @Override
     public String name() {
         return NAME;
     }
 
+    /**
+     * {@code iceberg.catalog.*}: the catalog the table is loaded from ({@link IcebergCatalogs}).
+     */
+    @Override
+    public Optional<String> optionPrefix() {
+        return Optional.of(OPTION_PREFIX);
+    }
+
     @Override
     public SnapshotSource open(String path, Map<String, String> options, FileStore store) {
-        Configuration conf = FormatOptions.hadoop(options);
+        Configuration conf = FormatOptions.hadoop(options, this);
         Long fixed = FormatOptions.scanVersion(options, path, "an Iceberg snapshot id");
-        Map<String, String> catalogProperties =
-                FormatOptions.withPrefix(options, FormatOptions.ICEBERG_CATALOG);
+        Map<String, String> catalogProperties = FormatOptions.withPrefix(options, CATALOG_PREFIX);
         if (!catalogProperties.isEmpty()) {
             return IcebergCatalogs.open(path, catalogProperties, conf, fixed);
         }

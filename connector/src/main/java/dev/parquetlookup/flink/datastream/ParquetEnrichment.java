@@ -3,25 +3,27 @@ package dev.parquetlookup.flink.datastream;
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.engine.TableWarmup;
-import dev.parquetlookup.flink.lookup.DiskTierConfig;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.flink.lookup.ParquetLookupOptions;
 import dev.parquetlookup.flink.lookup.TableFiles;
 
 import org.apache.flink.api.common.functions.JoinFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.table.connector.source.lookup.cache.DefaultLookupCache;
 import org.apache.flink.table.connector.source.lookup.cache.LookupCache;
 import org.apache.flink.types.Row;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -60,11 +62,12 @@ import java.util.Objects;
  * per event with every row (an empty list for a miss in a left join). A join function returning
  * {@code null} emits nothing for that call.
  *
- * <p><b>Threads, timeouts, failures.</b> Lookups run on {@link #asyncThreads} threads per subtask
- * (the join function runs there too, so it must not rely on the task thread); {@code
- * AsyncDataStream}'s capacity bounds how many are in flight. A failed lookup (after {@link
- * #maxRetries} retries) or a throwing key or join function fails the event's future, and so the
- * job; a lookup that exceeds {@code AsyncDataStream}'s timeout fails it with a {@link
+ * <p><b>Concurrency, timeouts, failures.</b> Lookups hold no thread while their reads are out:
+ * {@code AsyncDataStream}'s capacity bounds how many events are in flight, {@link
+ * #maxInFlightRequests} how many reads. The join function may run on a thread of the storage
+ * client, so it must not rely on the task thread. A failed lookup (after {@link #maxRetries}
+ * retries) or a throwing key or join function fails the event's future, and so the job; a lookup
+ * that exceeds {@code AsyncDataStream}'s timeout fails it with a {@link
  * java.util.concurrent.TimeoutException} that names the table.
  *
  * <p>{@link EnrichmentJoin#build()} opens the files once on the client to check the key and the
@@ -74,15 +77,7 @@ import java.util.Objects;
  */
 public final class ParquetEnrichment<IN> {
 
-    /** Default of {@link #asyncThreads}, as the SQL option {@code lookup.async.threads}. */
-    public static final int DEFAULT_ASYNC_THREADS = ParquetLookupConfig.DEFAULT_ASYNC_THREADS;
-
-    /** Default of {@link #metadataCacheMaxBytes}, as {@code metadata-cache.max-bytes}. */
-    public static final long DEFAULT_METADATA_CACHE_BYTES =
-            ParquetLookupConfig.DEFAULT_METADATA_CACHE_BYTES;
-
-    /** Default of {@link #maxRetries}, as Flink's {@code lookup.max-retries}. */
-    public static final int DEFAULT_MAX_RETRIES = ParquetLookupConfig.DEFAULT_MAX_RETRIES;
+    private static final Logger LOG = LoggerFactory.getLogger(ParquetEnrichment.class);
 
     private final String path;
     private final List<String> keyColumns = new ArrayList<>();
@@ -90,18 +85,18 @@ public final class ParquetEnrichment<IN> {
     private boolean namedKeys;
     private boolean positionalKeys;
     @Nullable private List<String> columns;
-    private final Map<String, String> hadoopOptions = new HashMap<>();
     private boolean inner;
 
-    /** Every table setting, with the defaults SQL has; DataStream lookups are always async. */
+    /** Every table setting, by the SQL options' declarations; DataStream lookups are async. */
     private final ParquetLookupConfig.Builder config;
 
-    private DiskTierConfig diskTier = DiskTierConfig.defaults();
     @Nullable private LookupCache rowCache;
 
     private ParquetEnrichment(String path) {
         this.path = Objects.requireNonNull(path, "path");
-        this.config = ParquetLookupConfig.builder(path, path).async(true);
+        this.config =
+                ParquetLookupConfig.builder(path, path)
+                        .set(ParquetLookupOptions.LOOKUP_ASYNC, true);
     }
 
     /**
@@ -160,13 +155,33 @@ public final class ParquetEnrichment<IN> {
      * Spark, ...); as the SQL option {@code sort-key}. Verified from the files' statistics.
      */
     public ParquetEnrichment<IN> sortKey(String... columns) {
-        config.sortKey(List.of(columns));
+        return option(ParquetLookupOptions.SORT_KEY, String.join(",", columns));
+    }
+
+    /**
+     * Any option of the SQL connector by its declaration in {@link ParquetLookupOptions}, e.g.
+     * {@code option(ParquetLookupOptions.WARMUP, TableWarmup.Mode.NONE)}; the named setters below
+     * are shorthands for the common ones. Values are checked by {@link EnrichmentJoin#build()},
+     * with the option's name.
+     */
+    public <T> ParquetEnrichment<IN> option(ConfigOption<T> option, T value) {
+        config.set(
+                Objects.requireNonNull(option, "option"), Objects.requireNonNull(value, "value"));
         return this;
+    }
+
+    private ParquetEnrichment<IN> bytes(ConfigOption<MemorySize> option, long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException(
+                    "'" + option.key() + "' must not be negative, got " + bytes + ".");
+        }
+        return option(option, new MemorySize(bytes));
     }
 
     /** A Hadoop configuration entry, e.g. {@code hadoop("fs.s3a.endpoint", "http://...")}. */
     public ParquetEnrichment<IN> hadoop(String key, String value) {
-        hadoopOptions.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value));
+        Objects.requireNonNull(key, "key");
+        config.option(ParquetLookupOptions.HADOOP_PREFIX + key, Objects.requireNonNull(value));
         return this;
     }
 
@@ -177,13 +192,19 @@ public final class ParquetEnrichment<IN> {
      */
     public ParquetEnrichment<IN> formatOption(String key, String value) {
         Objects.requireNonNull(key, "key");
-        if (!key.startsWith("iceberg.") && !key.equals("scan.version")) {
+        List<String> prefixes = new ArrayList<>();
+        TableFormat.available().forEach(f -> f.optionPrefix().ifPresent(prefixes::add));
+        if (!key.equals(TableFormat.SCAN_VERSION) && prefixes.stream().noneMatch(key::startsWith)) {
             throw new IllegalArgumentException(
-                    "formatOption takes 'scan.version' and 'iceberg.*' options, got '"
+                    "formatOption takes '"
+                            + TableFormat.SCAN_VERSION
+                            + "' and the options of the table formats on the class path "
+                            + prefixes.stream().map(p -> "'" + p + "*'").toList()
+                            + ", got '"
                             + key
                             + "'; give Hadoop settings with hadoop(key, value)");
         }
-        hadoopOptions.put(key, Objects.requireNonNull(value, "value"));
+        config.option(key, Objects.requireNonNull(value, "value"));
         return this;
     }
 
@@ -200,11 +221,18 @@ public final class ParquetEnrichment<IN> {
     }
 
     /**
-     * Threads per subtask doing lookups (default 16); more for object stores. Ranges of this and
-     * the other settings are checked by {@link EnrichmentJoin#build()}, with the SQL option's name.
+     * Has no effect: lookups hold no thread while their reads are out, and their concurrency is
+     * {@link #maxInFlightRequests}. Logs a warning.
+     *
+     * @deprecated remove the call; use {@link #maxInFlightRequests} to bound concurrent reads
      */
+    @Deprecated
     public ParquetEnrichment<IN> asyncThreads(int threads) {
-        config.asyncThreads(threads);
+        LOG.warn(
+                "ParquetEnrichment({}).asyncThreads({}) has no effect and will be removed: {}",
+                path,
+                threads,
+                ParquetLookupOptions.DEPRECATED.get(ParquetLookupOptions.LOOKUP_ASYNC_THREADS));
         return this;
     }
 
@@ -215,14 +243,12 @@ public final class ParquetEnrichment<IN> {
      * lookups/s when every lookup misses every cache.
      */
     public ParquetEnrichment<IN> maxInFlightRequests(int requests) {
-        config.maxInFlightRequests(requests);
-        return this;
+        return option(ParquetLookupOptions.LOOKUP_MAX_IN_FLIGHT_REQUESTS, requests);
     }
 
     /** Bound of the TaskManager-wide metadata cache (default 256 MiB). */
     public ParquetEnrichment<IN> metadataCacheMaxBytes(long bytes) {
-        config.metadataCacheMaxBytes(bytes);
-        return this;
+        return bytes(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES, bytes);
     }
 
     /**
@@ -231,8 +257,7 @@ public final class ParquetEnrichment<IN> {
      * tables end up decoded in memory and uniform keys over large tables do not churn it).
      */
     public ParquetEnrichment<IN> pageCacheMaxBytes(long bytes) {
-        config.pageCacheMaxBytes(bytes);
-        return this;
+        return bytes(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES, bytes);
     }
 
     /**
@@ -241,8 +266,7 @@ public final class ParquetEnrichment<IN> {
      * mounts.
      */
     public ParquetEnrichment<IN> mapLocalFiles(boolean mapLocalFiles) {
-        config.mapLocalFiles(mapLocalFiles);
-        return this;
+        return option(ParquetLookupOptions.LOCAL_FILES_MMAP, mapLocalFiles);
     }
 
     /**
@@ -251,8 +275,7 @@ public final class ParquetEnrichment<IN> {
      * page-index.synthesize}). Off: a lookup reads the key column chunk of a row group.
      */
     public ParquetEnrichment<IN> synthesizePageIndex(boolean synthesize) {
-        config.synthesizePageIndex(synthesize);
-        return this;
+        return option(ParquetLookupOptions.PAGE_INDEX_SYNTHESIZE, synthesize);
     }
 
     /**
@@ -262,12 +285,7 @@ public final class ParquetEnrichment<IN> {
      * files are never copied.
      */
     public ParquetEnrichment<IN> localCacheMaxBytes(long bytes) {
-        if (bytes < 0) {
-            throw new IllegalArgumentException(
-                    "localCacheMaxBytes must not be negative, got " + bytes);
-        }
-        diskTier = new DiskTierConfig(diskTier.directory(), bytes, diskTier.warmup());
-        return this;
+        return bytes(ParquetLookupOptions.LOCAL_CACHE_MAX_BYTES, bytes);
     }
 
     /**
@@ -275,12 +293,7 @@ public final class ParquetEnrichment<IN> {
      * first of Flink's {@code io.tmp.dirs}.
      */
     public ParquetEnrichment<IN> localCacheDir(String directory) {
-        diskTier =
-                new DiskTierConfig(
-                        Objects.requireNonNull(directory, "directory"),
-                        diskTier.maxBytes(),
-                        diskTier.warmup());
-        return this;
+        return option(ParquetLookupOptions.LOCAL_CACHE_DIR, directory);
     }
 
     /**
@@ -288,18 +301,12 @@ public final class ParquetEnrichment<IN> {
      * {@code ALL} (default), {@code KEY_COLUMNS} or {@code NONE}. Lookups never wait for it.
      */
     public ParquetEnrichment<IN> warmup(TableWarmup.Mode mode) {
-        diskTier =
-                new DiskTierConfig(
-                        diskTier.directory(),
-                        diskTier.maxBytes(),
-                        Objects.requireNonNull(mode, "mode"));
-        return this;
+        return option(ParquetLookupOptions.WARMUP, mode);
     }
 
     /** Retries of a lookup that failed with an I/O error (default 3). */
     public ParquetEnrichment<IN> maxRetries(int retries) {
-        config.maxRetries(retries);
-        return this;
+        return option(ParquetLookupOptions.MAX_RETRIES, retries);
     }
 
     /**
@@ -308,11 +315,7 @@ public final class ParquetEnrichment<IN> {
      * job's lifetime. See docs/refresh.md for the publishing patterns.
      */
     public ParquetEnrichment<IN> refreshInterval(Duration interval) {
-        if (interval.isNegative() || interval.isZero()) {
-            throw new IllegalArgumentException("refreshInterval must be positive, got " + interval);
-        }
-        config.refreshInterval(interval);
-        return this;
+        return option(ParquetLookupOptions.REFRESH_INTERVAL, interval);
     }
 
     /**
@@ -320,8 +323,7 @@ public final class ParquetEnrichment<IN> {
      * versioned snapshot directories of which the newest with a {@code _SUCCESS} file is served.
      */
     public ParquetEnrichment<IN> snapshotMode(SnapshotMode mode) {
-        config.snapshotMode(Objects.requireNonNull(mode, "mode"));
-        return this;
+        return option(ParquetLookupOptions.PATH_SNAPSHOT_MODE, mode);
     }
 
     /**
@@ -331,9 +333,10 @@ public final class ParquetEnrichment<IN> {
      * one swap.
      */
     public ParquetEnrichment<IN> format(String format) {
-        String f = format.trim().toLowerCase(Locale.ROOT);
-        config.format(f.equals(TableFormat.FILES) ? f : TableFormat.find(f).name());
-        return this;
+        if (!format.trim().equalsIgnoreCase(TableFormat.FILES)) {
+            TableFormat.find(format); // an unknown format is refused here, on the client
+        }
+        return option(ParquetLookupOptions.FORMAT, format);
     }
 
     /**
@@ -379,8 +382,7 @@ public final class ParquetEnrichment<IN> {
                     "No key: call key(event -> ...) once per sort-key column, e.g."
                             + " .key(order -> order.customerId).");
         }
-        ParquetLookupConfig config =
-                this.config.hadoopOptions(Map.copyOf(hadoopOptions)).diskTier(diskTier).build();
+        ParquetLookupConfig config = this.config.build();
         String tableName = config.tableName();
         EnrichmentPlan plan =
                 EnrichmentPlan.resolve(

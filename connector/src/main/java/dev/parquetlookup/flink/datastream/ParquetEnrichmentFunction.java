@@ -254,10 +254,14 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
                 new TimeoutException(
                         String.format(
                                 "Lookup in table '%s' (%s) for %s did not finish within the"
-                                        + " AsyncDataStream timeout. Raise the timeout, add lookup"
-                                        + " threads (asyncThreads, now %d), or check the storage's"
-                                        + " latency.",
-                                config.tableName(), config.path(), key, config.asyncThreads())));
+                                        + " AsyncDataStream timeout. Raise the timeout, allow more"
+                                        + " reads in flight (maxInFlightRequests, now %d) or fewer"
+                                        + " events (AsyncDataStream's capacity), or check the"
+                                        + " storage's latency.",
+                                config.tableName(),
+                                config.path(),
+                                key,
+                                config.maxInFlightRequests())));
     }
 
     private List<String> keyNames() {

@@ -17,7 +17,8 @@ import java.util.Objects;
 
 /**
  * The local disk tier of remote files and its warm-up, as configured for one table ({@code
- * local-cache.dir}, {@code local-cache.max-bytes}, {@code warmup}).
+ * local-cache.dir}, {@code local-cache.max-bytes}, {@code warmup}; defaults in {@link
+ * ParquetLookupOptions}).
  *
  * <p>Example: {@code new DiskTierConfig(null, 1L << 30, TableWarmup.Mode.ALL)}: 1 GiB below Flink's
  * {@code io.tmp.dirs}, whole table warmed.
@@ -33,15 +34,6 @@ public record DiskTierConfig(@Nullable String directory, long maxBytes, TableWar
 
     private static final Logger LOG = LoggerFactory.getLogger(DiskTierConfig.class);
 
-    /**
-     * Default of {@code local-cache.max-bytes}: holds the 10M-row seed table (about 390 MB: 38.6 MB
-     * per 1M rows measured).
-     */
-    public static final long DEFAULT_MAX_BYTES = 1L << 30;
-
-    /** Default of {@code warmup}. */
-    public static final TableWarmup.Mode DEFAULT_WARMUP = TableWarmup.Mode.ALL;
-
     /** Fetches in flight per warming table and subtask. */
     static final int WARMUP_CONCURRENCY = 4;
 
@@ -51,10 +43,6 @@ public record DiskTierConfig(@Nullable String directory, long maxBytes, TableWar
                     "local-cache.max-bytes must not be negative, got " + maxBytes);
         }
         Objects.requireNonNull(warmup, "warmup");
-    }
-
-    public static DiskTierConfig defaults() {
-        return new DiskTierConfig(null, DEFAULT_MAX_BYTES, DEFAULT_WARMUP);
     }
 
     public boolean enabled() {

@@ -6,83 +6,69 @@ import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.engine.TableConfig;
 import dev.parquetlookup.engine.TableFormat;
 import dev.parquetlookup.io.RetryPolicy;
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.util.TemporaryClassLoaderContext;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
 import java.io.Serializable;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.FORMAT;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.HADOOP_PREFIX;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.LOCAL_CACHE_DIR;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.LOCAL_CACHE_MAX_BYTES;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.LOCAL_FILES_MMAP;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.LOOKUP_ASYNC;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.LOOKUP_MAX_IN_FLIGHT_REQUESTS;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.MAX_RETRIES;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.METADATA_CACHE_MAX_BYTES;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.PAGE_CACHE_MAX_BYTES;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.PAGE_INDEX_SYNTHESIZE;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.PATH;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.PATH_SNAPSHOT_MODE;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.REFRESH_INTERVAL;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.SCAN_VERSION;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.SORT_KEY;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.WARMUP;
+
 /**
- * The connector options of one table, resolved and immutable; shipped to the task managers with the
- * lookup functions.
+ * The options of one table, read from their declarations ({@link ParquetLookupOptions}), checked
+ * and immutable; shipped to the task managers with the lookup functions.
  *
- * <p>Built with every default in one place, the {@link Builder} (SQL options and the DataStream
- * builder both go through it). Example: {@code ParquetLookupConfig.builder("customers",
- * "file:///data/customers/").sortKey(List.of("id")).pageCacheMaxBytes(64 << 20).build()}.
- *
- * @param tableName the table's name in the catalog, for messages
- * @param path a Parquet file or directory, as a Hadoop URI or plain path
- * @param sortKey the declared sort key ({@code sort-key}), or empty to take the files'
- * @param hadoopOptions Hadoop configuration entries, without the {@code hadoop.} prefix
- * @param async whether to offer an asynchronous lookup function
- * @param asyncThreads threads per subtask for asynchronous lookups
- * @param metadataCacheMaxBytes bound of the shared metadata cache
- * @param pageCacheMaxBytes bound of the shared page cache, 0 for none, {@link #PAGE_CACHE_AUTO}
- *     (the default) for a share of the TaskManager's heap ({@link #resolvedPageCacheMaxBytes()})
- * @param maxRetries retries of a lookup that failed with an I/O error
- * @param refreshInterval how often the path is listed again for new files ({@code
- *     refresh.interval}), or {@code null} to serve the files found at start for the job's lifetime
- * @param snapshotMode what the path holds ({@code path.snapshot-mode})
- * @param mapLocalFiles whether local files are memory-mapped ({@code local-files.mmap})
- * @param maxInFlightRequests read requests an asynchronous lookup function (one subtask) keeps in
- *     flight at most ({@code lookup.max-in-flight-requests})
- * @param diskTier the local disk tier of remote files and its warm-up ({@code local-cache.*},
- *     {@code warmup})
- * @param format what {@code path} is ({@code format}): {@code files} (a directory) or a table
- *     format such as {@code iceberg} (the table's root); see {@link TableFormat}
- * @param synthesizePageIndex whether files without a page index get one built from their page
- *     headers at open ({@code page-index.synthesize})
+ * <p>SQL ({@code WITH}) and the DataStream builder both make it with {@link #of} from the same kind
+ * of string map, so every default lives in one place, the declaration. An option is read where it
+ * is used, {@code config.get(ParquetLookupOptions.X)}; the accessors below are the ones that derive
+ * something. Example: {@code ParquetLookupConfig.builder("customers", "file:///data/customers/")
+ * .set(ParquetLookupOptions.SORT_KEY, "id").build()}.
  */
-public record ParquetLookupConfig(
-        String tableName,
-        String path,
-        List<String> sortKey,
-        Map<String, String> hadoopOptions,
-        boolean async,
-        int asyncThreads,
-        long metadataCacheMaxBytes,
-        long pageCacheMaxBytes,
-        int maxRetries,
-        @Nullable Duration refreshInterval,
-        SnapshotMode snapshotMode,
-        boolean mapLocalFiles,
-        int maxInFlightRequests,
-        DiskTierConfig diskTier,
-        String format,
-        boolean synthesizePageIndex)
-        implements Serializable {
+public final class ParquetLookupConfig implements Serializable {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
-    /** Default of {@code lookup.max-in-flight-requests}. */
-    public static final int DEFAULT_MAX_IN_FLIGHT_REQUESTS = 64;
-
-    /** Default of {@code lookup.async.threads}. */
-    public static final int DEFAULT_ASYNC_THREADS = 16;
-
-    /** Default of {@code metadata-cache.max-bytes}: 256 MiB. */
-    public static final long DEFAULT_METADATA_CACHE_BYTES = 256L << 20;
+    private static final Logger LOG = LoggerFactory.getLogger(ParquetLookupConfig.class);
 
     /**
-     * {@code page-cache.max-bytes} not set: the page cache takes {@link
-     * #AUTO_PAGE_CACHE_HEAP_SHARE} of the heap of the JVM that runs the lookups (the TaskManager's,
-     * resolved there), at most {@link #AUTO_PAGE_CACHE_MAX_BYTES}.
+     * {@link #pageCacheMaxBytes()} when {@code page-cache.max-bytes} is not set: the page cache
+     * takes {@link #AUTO_PAGE_CACHE_HEAP_SHARE} of the heap of the JVM that runs the lookups (the
+     * TaskManager's, resolved there), at most {@link #AUTO_PAGE_CACHE_MAX_BYTES}.
      */
     public static final long PAGE_CACHE_AUTO = -1;
 
@@ -92,84 +78,248 @@ public record ParquetLookupConfig(
     /** Cap of the default page cache: 1 GiB. */
     public static final long AUTO_PAGE_CACHE_MAX_BYTES = 1L << 30;
 
-    /** Default of {@code lookup.max-retries}. */
-    public static final int DEFAULT_MAX_RETRIES = 3;
+    private final String tableName;
 
-    public ParquetLookupConfig {
-        Objects.requireNonNull(tableName, "tableName");
-        Objects.requireNonNull(path, "path");
-        sortKey = List.copyOf(sortKey);
-        // Sorted so equal configurations print and compare the same way.
-        hadoopOptions = new TreeMap<>(hadoopOptions);
-        if (asyncThreads < 1) {
-            throw new IllegalArgumentException(
-                    "'lookup.async.threads' must be at least 1, got " + asyncThreads + ".");
+    /** The declared options that were set, with their typed values; the rest take defaults. */
+    private final Configuration options;
+
+    /** {@code hadoop.*} without the prefix, and the chosen format's own options as they are. */
+    private final Map<String, String> hadoopOptions;
+
+    private ParquetLookupConfig(
+            String tableName, Configuration options, Map<String, String> hadoopOptions) {
+        this.tableName = tableName;
+        this.options = options;
+        this.hadoopOptions = hadoopOptions;
+    }
+
+    /**
+     * The configuration of the table {@code tableName} from its options as strings, as written in
+     * SQL's {@code WITH} (other keys are ignored: the SQL factory refuses unknown ones first).
+     *
+     * @throws IllegalArgumentException if a value is malformed or out of range; the message names
+     *     the option and says what to write
+     */
+    public static ParquetLookupConfig of(String tableName, Map<String, String> raw) {
+        Configuration given = Configuration.fromMap(raw);
+        Configuration options = new Configuration();
+        for (ConfigOption<?> option : ParquetLookupOptions.OPTIONS) {
+            String advice = ParquetLookupOptions.DEPRECATED.get(option);
+            if (advice == null) {
+                copy(given, options, option, raw.get(option.key()));
+            } else if (given.contains(option)) { // accepted, never carried
+                LOG.warn(
+                        "Table '{}': option '{}' has no effect and will be removed: {}",
+                        tableName,
+                        option.key(),
+                        advice);
+            }
         }
-        if (metadataCacheMaxBytes <= 0) {
+        if (!options.contains(PATH)) {
+            throw new IllegalArgumentException("Missing required option 'path'.");
+        }
+        TableFormat format = tableFormat(options.get(FORMAT));
+        options.set(FORMAT, format == null ? TableFormat.FILES : format.name());
+
+        Map<String, String> hadoop = new TreeMap<>(); // sorted: equal configs print alike
+        Optional<String> formatPrefix = format == null ? Optional.empty() : format.optionPrefix();
+        raw.forEach(
+                (key, value) -> {
+                    if (key.startsWith(HADOOP_PREFIX)) {
+                        hadoop.put(key.substring(HADOOP_PREFIX.length()), value);
+                    } else if (formatPrefix.map(key::startsWith).orElse(false)) {
+                        hadoop.put(key, value); // the format's own, as they are
+                    }
+                });
+        options.getOptional(SCAN_VERSION).ifPresent(v -> hadoop.put(SCAN_VERSION.key(), v));
+
+        ParquetLookupConfig config =
+                new ParquetLookupConfig(tableName, options, Collections.unmodifiableMap(hadoop));
+        config.check();
+        return config;
+    }
+
+    /** Copies a set option with its typed value; a malformed one is refused naming the option. */
+    private static <T> void copy(
+            Configuration from, Configuration to, ConfigOption<T> option, @Nullable String raw) {
+        Optional<T> value;
+        try {
+            value = from.getOptional(option);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(malformed(option, raw, e));
+        }
+        value.ifPresent(v -> to.set(option, v));
+    }
+
+    private static String malformed(ConfigOption<?> option, @Nullable String raw, Exception e) {
+        Object[] choices =
+                option.hasDefaultValue() && option.defaultValue() instanceof Enum<?> d
+                        ? d.getDeclaringClass().getEnumConstants()
+                        : null;
+        if (choices == null) {
+            return String.format(
+                    "Invalid value '%s' for option '%s': %s", raw, option.key(), e.getMessage());
+        }
+        List<String> quoted = new ArrayList<>();
+        Arrays.stream(choices).forEach(c -> quoted.add("'" + c + "'"));
+        return String.format(
+                "Unknown %s '%s': use %s or %s.",
+                option.key(),
+                raw,
+                String.join(", ", quoted.subList(0, quoted.size() - 1)),
+                quoted.get(quoted.size() - 1));
+    }
+
+    /** The format named by {@code format}, or null for the built-in {@code files}. */
+    @Nullable
+    private static TableFormat tableFormat(String name) {
+        String format = name.trim().toLowerCase(Locale.ROOT);
+        if (format.equals(TableFormat.FILES)) {
+            return null;
+        }
+        // The connector's loader: user jars' formats are found through the context loader too.
+        try (TemporaryClassLoaderContext ignored =
+                TemporaryClassLoaderContext.of(ParquetLookupConfig.class.getClassLoader())) {
+            return TableFormat.find(format);
+        } catch (LookupFileException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
+    /** Ranges and combinations; each message names the option. */
+    private void check() {
+        if (get(METADATA_CACHE_MAX_BYTES).getBytes() <= 0) {
             throw new IllegalArgumentException(
                     "'metadata-cache.max-bytes' must be positive, got "
-                            + metadataCacheMaxBytes
+                            + metadataCacheMaxBytes()
                             + " (footers and page indexes must be kept to serve lookups).");
         }
-        if (pageCacheMaxBytes < 0 && pageCacheMaxBytes != PAGE_CACHE_AUTO) {
+        if (sortKey().stream().anyMatch(String::isEmpty)) {
             throw new IllegalArgumentException(
-                    "'page-cache.max-bytes' must not be negative, got " + pageCacheMaxBytes + ".");
+                    "'sort-key' = '"
+                            + get(SORT_KEY)
+                            + "' has an empty column name; write column names separated by"
+                            + " commas, e.g. 'g,name'.");
         }
-        Objects.requireNonNull(snapshotMode, "snapshotMode");
-        format = format.trim().toLowerCase(Locale.ROOT);
-        if (!format.equals(TableFormat.FILES) && snapshotMode != SnapshotMode.ALL_FILES) {
+        boolean files = get(FORMAT).equals(TableFormat.FILES);
+        if (!files && snapshotMode() != SnapshotMode.ALL_FILES) {
             throw new IllegalArgumentException(
                     "'path.snapshot-mode' applies to 'format' = 'files' only; the '"
-                            + format
+                            + get(FORMAT)
                             + "' format serves the table's current version itself. Remove"
                             + " 'path.snapshot-mode'.");
         }
-        if (refreshInterval != null && (refreshInterval.isNegative() || refreshInterval.isZero())) {
+        if (files && options.contains(SCAN_VERSION)) {
+            throw new IllegalArgumentException(
+                    "'scan.version' applies to 'format' = 'delta' or 'iceberg' only. Remove it, or"
+                            + " point 'path' at a snapshot directory.");
+        }
+        Duration interval = refreshInterval();
+        if (interval != null && (interval.isNegative() || interval.isZero())) {
             throw new IllegalArgumentException(
                     "'refresh.interval' must be positive, got "
-                            + refreshInterval
+                            + interval
                             + "; leave it unset to never refresh.");
         }
-        if (maxInFlightRequests < 1) {
+        if (maxInFlightRequests() < 1) {
             throw new IllegalArgumentException(
                     "'lookup.max-in-flight-requests' must be at least 1, got "
-                            + maxInFlightRequests
+                            + maxInFlightRequests()
                             + ".");
         }
-        if (maxRetries < 0) {
+        if (maxRetries() < 0) {
             throw new IllegalArgumentException(
-                    "'lookup.max-retries' must not be negative, got " + maxRetries + ".");
+                    "'lookup.max-retries' must not be negative, got " + maxRetries() + ".");
         }
-        Objects.requireNonNull(diskTier, "diskTier");
+        diskTier(); // checks local-cache.max-bytes
     }
 
-    /** The same configuration with another disk tier setting. */
-    public ParquetLookupConfig withDiskTier(DiskTierConfig tier) {
-        return toBuilder().diskTier(tier).build();
+    /** The value of a declared option: as set, else its default. */
+    public <T> T get(ConfigOption<T> option) {
+        return options.get(option);
     }
 
-    /** A builder with every default: a directory of files, never refreshed. */
-    public static Builder builder(String tableName, String path) {
-        return new Builder(tableName, path);
+    /** The value of a declared option without a default, if set. */
+    public <T> Optional<T> getOptional(ConfigOption<T> option) {
+        return options.getOptional(option);
     }
 
-    /** A builder holding this configuration. */
-    public Builder toBuilder() {
-        return new Builder(tableName, path)
-                .sortKey(sortKey)
-                .hadoopOptions(hadoopOptions)
-                .async(async)
-                .asyncThreads(asyncThreads)
-                .metadataCacheMaxBytes(metadataCacheMaxBytes)
-                .pageCacheMaxBytes(pageCacheMaxBytes)
-                .maxRetries(maxRetries)
-                .refreshInterval(refreshInterval)
-                .snapshotMode(snapshotMode)
-                .mapLocalFiles(mapLocalFiles)
-                .maxInFlightRequests(maxInFlightRequests)
-                .diskTier(diskTier)
-                .format(format)
-                .synthesizePageIndex(synthesizePageIndex);
+    /** The table's name in the catalog, for messages. */
+    public String tableName() {
+        return tableName;
+    }
+
+    /** {@code path}: a Parquet file or directory (or a table format's root). */
+    public String path() {
+        return get(PATH);
+    }
+
+    /** {@code sort-key} split on commas, or empty to take the files' declared order. */
+    public List<String> sortKey() {
+        return getOptional(SORT_KEY)
+                .map(v -> Arrays.stream(v.split(",", -1)).map(String::trim).toList())
+                .orElse(List.of());
+    }
+
+    /** Hadoop configuration entries, and the table format's own options as they are. */
+    public Map<String, String> hadoopOptions() {
+        return hadoopOptions;
+    }
+
+    /** {@code lookup.async}; unset (auto) allows it, the SQL factory decides by the files. */
+    public boolean async() {
+        return getOptional(LOOKUP_ASYNC).orElse(true);
+    }
+
+    /** {@code metadata-cache.max-bytes} in bytes. */
+    public long metadataCacheMaxBytes() {
+        return get(METADATA_CACHE_MAX_BYTES).getBytes();
+    }
+
+    /** {@code page-cache.max-bytes} in bytes, or {@link #PAGE_CACHE_AUTO} when unset. */
+    public long pageCacheMaxBytes() {
+        return getOptional(PAGE_CACHE_MAX_BYTES).map(MemorySize::getBytes).orElse(PAGE_CACHE_AUTO);
+    }
+
+    /** {@code lookup.max-retries}. */
+    public int maxRetries() {
+        return get(MAX_RETRIES);
+    }
+
+    /** {@code refresh.interval}, or null to serve the files found at start for the job's life. */
+    @Nullable
+    public Duration refreshInterval() {
+        return getOptional(REFRESH_INTERVAL).orElse(null);
+    }
+
+    /** {@code path.snapshot-mode}. */
+    public SnapshotMode snapshotMode() {
+        return get(PATH_SNAPSHOT_MODE);
+    }
+
+    /** {@code local-files.mmap}. */
+    public boolean mapLocalFiles() {
+        return get(LOCAL_FILES_MMAP);
+    }
+
+    /** {@code lookup.max-in-flight-requests}. */
+    public int maxInFlightRequests() {
+        return get(LOOKUP_MAX_IN_FLIGHT_REQUESTS);
+    }
+
+    /** {@code page-index.synthesize}. */
+    public boolean synthesizePageIndex() {
+        return get(PAGE_INDEX_SYNTHESIZE);
+    }
+
+    /**
+     * The local disk tier of remote files and its warm-up ({@code local-cache.*}, {@code warmup}).
+     */
+    public DiskTierConfig diskTier() {
+        return new DiskTierConfig(
+                getOptional(LOCAL_CACHE_DIR).orElse(null),
+                get(LOCAL_CACHE_MAX_BYTES).getBytes(),
+                get(WARMUP));
     }
 
     /**
@@ -177,7 +327,8 @@ public record ParquetLookupConfig(
      * retries.
      */
     public RefreshOptions refreshOptions() {
-        return new RefreshOptions(refreshInterval, snapshotMode, RetryPolicy.defaults(), format);
+        return new RefreshOptions(
+                refreshInterval(), snapshotMode(), RetryPolicy.defaults(), get(FORMAT));
     }
 
     /**
@@ -186,9 +337,10 @@ public record ParquetLookupConfig(
      * where the lookups run (the TaskManager), not where the job is planned.
      */
     public long resolvedPageCacheMaxBytes() {
-        return pageCacheMaxBytes == PAGE_CACHE_AUTO
+        long bytes = pageCacheMaxBytes();
+        return bytes == PAGE_CACHE_AUTO
                 ? autoPageCacheBytes(Runtime.getRuntime().maxMemory())
-                : pageCacheMaxBytes;
+                : bytes;
     }
 
     /** The default bound for a JVM of {@code maxHeap} bytes. */
@@ -199,135 +351,71 @@ public record ParquetLookupConfig(
 
     /** The engine configuration of this table using the given (shared) caches. */
     public TableConfig toTableConfig(MetadataCache metadataCache, @Nullable PageCache pageCache) {
-        return TableConfig.builder(path)
-                .sortKey(sortKey)
+        return TableConfig.builder(path())
+                .sortKey(sortKey())
                 .hadoopOptions(hadoopOptions)
                 .metadataCache(metadataCache)
                 .pageCache(pageCache)
-                .mapLocalFiles(mapLocalFiles)
-                .synthesizePageIndex(synthesizePageIndex)
+                .mapLocalFiles(mapLocalFiles())
+                .synthesizePageIndex(synthesizePageIndex())
                 .build();
     }
 
-    /**
-     * The one place where a table's defaults live; {@link #build()} checks the values (the record's
-     * constructor). Setters name the SQL option they stand for.
-     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ParquetLookupConfig that
+                && tableName.equals(that.tableName)
+                && options.toMap().equals(that.options.toMap())
+                && hadoopOptions.equals(that.hadoopOptions);
+    }
+
+    @Override
+    public int hashCode() {
+        return tableName.hashCode() * 31 + options.toMap().hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "ParquetLookupConfig("
+                + tableName
+                + ", "
+                + options.toMap()
+                + ", hadoop "
+                + hadoopOptions
+                + ")";
+    }
+
+    /** A builder of the table at {@code path} with every option at its default. */
+    public static Builder builder(String tableName, String path) {
+        return new Builder(tableName).set(PATH, path);
+    }
+
+    /** Sets options by their declarations, then builds with {@link #of}, as SQL does. */
     public static final class Builder {
         private String tableName;
-        private final String path;
-        private List<String> sortKey = List.of();
-        private Map<String, String> hadoopOptions = Map.of();
-        private boolean async = true;
-        private int asyncThreads = DEFAULT_ASYNC_THREADS;
-        private long metadataCacheMaxBytes = DEFAULT_METADATA_CACHE_BYTES;
-        private long pageCacheMaxBytes = PAGE_CACHE_AUTO;
-        private int maxRetries = DEFAULT_MAX_RETRIES;
-        @Nullable private Duration refreshInterval;
-        private SnapshotMode snapshotMode = SnapshotMode.ALL_FILES;
-        private boolean mapLocalFiles = true;
-        private int maxInFlightRequests = DEFAULT_MAX_IN_FLIGHT_REQUESTS;
-        private DiskTierConfig diskTier = DiskTierConfig.defaults();
-        private String format = TableFormat.FILES;
-        private boolean synthesizePageIndex = true;
+        private final Map<String, String> raw = new HashMap<>();
 
-        private Builder(String tableName, String path) {
+        private Builder(String tableName) {
             this.tableName = tableName;
-            this.path = path;
         }
 
-        /** The table's name in messages (default: the one given to the builder). */
+        /** The table's name in messages. */
         public Builder tableName(String name) {
             this.tableName = name;
             return this;
         }
 
-        /** {@code sort-key}; empty (the default) takes the files' declared order. */
-        public Builder sortKey(List<String> columns) {
-            this.sortKey = columns;
+        /** A declared option, e.g. {@code set(ParquetLookupOptions.WARMUP, Mode.NONE)}. */
+        public <T> Builder set(ConfigOption<T> option, T value) {
+            Configuration one = new Configuration();
+            one.set(option, value);
+            raw.putAll(one.toMap());
             return this;
         }
 
-        /** {@code hadoop.*}, without the prefix. */
-        public Builder hadoopOptions(Map<String, String> options) {
-            this.hadoopOptions = options;
-            return this;
-        }
-
-        /** {@code lookup.async} (default true). */
-        public Builder async(boolean enabled) {
-            this.async = enabled;
-            return this;
-        }
-
-        /** {@code lookup.async.threads} (default {@value #DEFAULT_ASYNC_THREADS}). */
-        public Builder asyncThreads(int threads) {
-            this.asyncThreads = threads;
-            return this;
-        }
-
-        /** {@code metadata-cache.max-bytes} (default 256 MiB). */
-        public Builder metadataCacheMaxBytes(long bytes) {
-            this.metadataCacheMaxBytes = bytes;
-            return this;
-        }
-
-        /**
-         * {@code page-cache.max-bytes}: 0 turns the page cache off; the default ({@link
-         * #PAGE_CACHE_AUTO}) is an eighth of the TaskManager's max heap, at most 1 GiB.
-         */
-        public Builder pageCacheMaxBytes(long bytes) {
-            this.pageCacheMaxBytes = bytes;
-            return this;
-        }
-
-        /** {@code lookup.max-retries} (default {@value #DEFAULT_MAX_RETRIES}). */
-        public Builder maxRetries(int retries) {
-            this.maxRetries = retries;
-            return this;
-        }
-
-        /** {@code refresh.interval} (default null: never). */
-        public Builder refreshInterval(@Nullable Duration interval) {
-            this.refreshInterval = interval;
-            return this;
-        }
-
-        /** {@code path.snapshot-mode} (default all files). */
-        public Builder snapshotMode(SnapshotMode mode) {
-            this.snapshotMode = mode;
-            return this;
-        }
-
-        /** {@code local-files.mmap} (default true). */
-        public Builder mapLocalFiles(boolean map) {
-            this.mapLocalFiles = map;
-            return this;
-        }
-
-        /**
-         * {@code lookup.max-in-flight-requests} (default {@value #DEFAULT_MAX_IN_FLIGHT_REQUESTS}).
-         */
-        public Builder maxInFlightRequests(int requests) {
-            this.maxInFlightRequests = requests;
-            return this;
-        }
-
-        /** {@code local-cache.*} and {@code warmup}. */
-        public Builder diskTier(DiskTierConfig tier) {
-            this.diskTier = tier;
-            return this;
-        }
-
-        /** {@code format} (default {@code files}). */
-        public Builder format(String tableFormat) {
-            this.format = tableFormat;
-            return this;
-        }
-
-        /** {@code page-index.synthesize} (default true). */
-        public Builder synthesizePageIndex(boolean synthesize) {
-            this.synthesizePageIndex = synthesize;
+        /** An option by its key as SQL writes it: {@code hadoop.*}, a format's own options. */
+        public Builder option(String key, String value) {
+            raw.put(key, value);
             return this;
         }
 
@@ -338,23 +426,7 @@ public record ParquetLookupConfig(
          *     option)
          */
         public ParquetLookupConfig build() {
-            return new ParquetLookupConfig(
-                    tableName,
-                    path,
-                    sortKey,
-                    hadoopOptions,
-                    async,
-                    asyncThreads,
-                    metadataCacheMaxBytes,
-                    pageCacheMaxBytes,
-                    maxRetries,
-                    refreshInterval,
-                    snapshotMode,
-                    mapLocalFiles,
-                    maxInFlightRequests,
-                    diskTier,
-                    format,
-                    synthesizePageIndex);
+            return of(tableName, raw);
         }
     }
 }

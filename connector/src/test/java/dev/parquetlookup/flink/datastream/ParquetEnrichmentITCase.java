@@ -201,7 +201,7 @@ class ParquetEnrichmentITCase {
                                 .key(o -> o.region)
                                 .key(o -> o.customerId)
                                 .columns("name", "credit", "born", "updated", "seen", "vip", "tag")
-                                .asyncThreads(3)
+                                .maxInFlightRequests(3)
                                 .join(
                                         (Order o, Row c) ->
                                                 c == null

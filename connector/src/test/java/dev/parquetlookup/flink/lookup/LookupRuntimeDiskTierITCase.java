@@ -1,12 +1,12 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.TableWarmup;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupFileWriter;
 import dev.parquetlookup.writer.WriterOptions;
 
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.metrics.testutils.MetricListener;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -21,7 +21,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -41,9 +40,6 @@ class LookupRuntimeDiskTierITCase {
     @TempDir static Path local;
 
     @TempDir Path cacheBase;
-
-    private static final Map<String, String> HADOOP =
-            Map.of("fs.remote.impl", RemoteLocalFileSystem.class.getName());
 
     private static String remoteDir;
 
@@ -74,11 +70,11 @@ class LookupRuntimeDiskTierITCase {
 
     private ParquetLookupConfig config(String path) {
         return ParquetLookupConfig.builder("dim", path)
-                .hadoopOptions(HADOOP)
-                .asyncThreads(4)
-                .metadataCacheMaxBytes(64L << 20)
-                .maxRetries(1)
-                .diskTier(new DiskTierConfig(cacheBase.toString(), 64L << 20, TableWarmup.Mode.ALL))
+                .option("hadoop.fs.remote.impl", RemoteLocalFileSystem.class.getName())
+                .set(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES, new MemorySize(64L << 20))
+                .set(ParquetLookupOptions.MAX_RETRIES, 1)
+                .set(ParquetLookupOptions.LOCAL_CACHE_DIR, cacheBase.toString())
+                .set(ParquetLookupOptions.LOCAL_CACHE_MAX_BYTES, new MemorySize(64L << 20))
                 .build();
     }
 

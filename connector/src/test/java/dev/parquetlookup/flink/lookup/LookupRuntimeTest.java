@@ -3,6 +3,7 @@ package dev.parquetlookup.flink.lookup;
 import dev.parquetlookup.flink.table.TestDimension;
 import dev.parquetlookup.metadata.MetadataCache;
 
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.metrics.testutils.MetricListener;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -45,10 +46,9 @@ class LookupRuntimeTest {
 
     private static ParquetLookupConfig config(long metadataBytes) {
         return ParquetLookupConfig.builder("t", dir.toUri().toString())
-                .async(false)
-                .asyncThreads(1)
-                .metadataCacheMaxBytes(metadataBytes)
-                .maxRetries(0)
+                .set(ParquetLookupOptions.LOOKUP_ASYNC, false)
+                .set(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES, new MemorySize(metadataBytes))
+                .set(ParquetLookupOptions.MAX_RETRIES, 0)
                 .build();
     }
 

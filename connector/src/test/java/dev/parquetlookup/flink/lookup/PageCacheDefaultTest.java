@@ -1,5 +1,7 @@
 package dev.parquetlookup.flink.lookup;
 
+import org.apache.flink.configuration.MemorySize;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,15 +28,19 @@ class PageCacheDefaultTest {
                 .isEqualTo(
                         ParquetLookupConfig.autoPageCacheBytes(Runtime.getRuntime().maxMemory()));
         ParquetLookupConfig off =
-                ParquetLookupConfig.builder("t", "/data/t").pageCacheMaxBytes(0).build();
+                ParquetLookupConfig.builder("t", "/data/t")
+                        .set(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES, new MemorySize(0))
+                        .build();
         assertThat(off.resolvedPageCacheMaxBytes()).isZero();
         ParquetLookupConfig set =
-                ParquetLookupConfig.builder("t", "/data/t").pageCacheMaxBytes(5 << 20).build();
+                ParquetLookupConfig.builder("t", "/data/t")
+                        .set(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES, new MemorySize(5 << 20))
+                        .build();
         assertThat(set.resolvedPageCacheMaxBytes()).isEqualTo(5 << 20);
         assertThatThrownBy(
                         () ->
                                 ParquetLookupConfig.builder("t", "/data/t")
-                                        .pageCacheMaxBytes(-2)
+                                        .option("page-cache.max-bytes", "-2")
                                         .build())
                 .hasMessageContaining("page-cache.max-bytes");
     }

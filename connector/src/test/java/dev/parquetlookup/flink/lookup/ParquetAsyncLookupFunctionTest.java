@@ -8,6 +8,7 @@ import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.functions.FunctionContext;
@@ -148,10 +149,11 @@ class ParquetAsyncLookupFunctionTest {
         // tests touched before.
         ParquetLookupConfig config =
                 ParquetLookupConfig.builder("t", dir.toUri().toString())
-                        .asyncThreads(threads)
-                        .metadataCacheMaxBytes(metadataCacheBytes)
-                        .pageCacheMaxBytes(0)
-                        .maxRetries(retries)
+                        .set(
+                                ParquetLookupOptions.METADATA_CACHE_MAX_BYTES,
+                                new MemorySize(metadataCacheBytes))
+                        .set(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES, new MemorySize(0))
+                        .set(ParquetLookupOptions.MAX_RETRIES, retries)
                         .build();
         LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("g"), List.of("g"));
         return new ParquetAsyncLookupFunction(

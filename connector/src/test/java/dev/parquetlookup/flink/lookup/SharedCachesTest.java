@@ -3,6 +3,8 @@ package dev.parquetlookup.flink.lookup;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 
+import org.apache.flink.configuration.MemorySize;
+
 import org.apache.hadoop.fs.FilterFileSystem;
 import org.apache.hadoop.fs.RawLocalFileSystem;
 
@@ -83,9 +85,10 @@ class SharedCachesTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () ->
                                 ParquetLookupConfig.builder("t", "/p")
-                                        .asyncThreads(1)
-                                        .metadataCacheMaxBytes(0)
-                                        .maxRetries(0)
+                                        .set(
+                                                ParquetLookupOptions.METADATA_CACHE_MAX_BYTES,
+                                                new MemorySize(0))
+                                        .set(ParquetLookupOptions.MAX_RETRIES, 0)
                                         .build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage(

@@ -3,6 +3,8 @@ package dev.parquetlookup.flink.lookup;
 import dev.parquetlookup.flink.table.TestDimension;
 import dev.parquetlookup.metadata.MetadataCache;
 
+import org.apache.flink.configuration.MemorySize;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,9 +25,8 @@ class TableFilesTest {
         long bound = 3_000_017; // a planning cache no other test uses
         ParquetLookupConfig config =
                 ParquetLookupConfig.builder("t", dir.toUri().toString())
-                        .asyncThreads(1)
-                        .metadataCacheMaxBytes(bound)
-                        .maxRetries(0)
+                        .set(ParquetLookupOptions.METADATA_CACHE_MAX_BYTES, new MemorySize(bound))
+                        .set(ParquetLookupOptions.MAX_RETRIES, 0)
                         .build();
 
         TableFiles files = TableFiles.inspect(config);
@@ -48,15 +49,15 @@ class TableFilesTest {
         data.write(dir, 2);
         ParquetLookupConfig remote =
                 ParquetLookupConfig.builder("t", "remote://" + dir.toUri().getPath())
-                        .hadoopOptions(
-                                java.util.Map.of(
-                                        "fs.remote.impl", RemoteLocalFileSystem.class.getName()))
-                        .maxRetries(0)
+                        .option("hadoop.fs.remote.impl", RemoteLocalFileSystem.class.getName())
+                        .set(ParquetLookupOptions.MAX_RETRIES, 0)
                         .build();
         assertThat(TableFiles.inspect(remote).local()).isFalse();
         // A plain path is a local file (the default file system is not consulted).
         ParquetLookupConfig plain =
-                ParquetLookupConfig.builder("t", dir.toString()).maxRetries(0).build();
+                ParquetLookupConfig.builder("t", dir.toString())
+                        .set(ParquetLookupOptions.MAX_RETRIES, 0)
+                        .build();
         assertThat(TableFiles.inspect(plain).local()).isTrue();
     }
 }

@@ -4,7 +4,6 @@ import dev.parquetlookup.engine.TableWarmup;
 import dev.parquetlookup.flink.lookup.DiskTierConfig;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.ValidationException;
 
 import org.junit.jupiter.api.Test;
@@ -18,8 +17,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class DiskTierOptionsTest {
 
     private static ParquetLookupConfig config(Map<String, String> options) {
-        return ParquetLookupDynamicTableFactory.toConfig(
-                "dim", Configuration.fromMap(options), options);
+        return ParquetLookupDynamicTableFactory.toConfig("dim", options);
     }
 
     @Test

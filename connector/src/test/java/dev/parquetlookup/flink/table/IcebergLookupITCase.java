@@ -170,7 +170,9 @@ class IcebergLookupITCase {
                 .rootCause()
                 .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("Unknown table format 'hudi'")
-                .hasMessageContaining("[files, iceberg, delta]");
+                .hasMessageContaining("[files, ")
+                .hasMessageContaining("iceberg")
+                .hasMessageContaining("delta]");
 
         tEnv.executeSql(
                 "CREATE TEMPORARY TABLE d2 (k BIGINT) WITH ('connector' = 'parquet-lookup',"

@@ -2,6 +2,7 @@ package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.flink.lookup.ParquetLookupOptions;
 import dev.parquetlookup.flink.lookup.TableFiles;
 import dev.parquetlookup.metadata.MetadataCache;
 
@@ -51,7 +52,6 @@ class ParquetLookupDynamicTableFactoryTest {
         assertThat(config.sortKey()).isEmpty();
         assertThat(config.hadoopOptions()).isEmpty();
         assertThat(config.async()).isTrue();
-        assertThat(config.asyncThreads()).isEqualTo(16);
         assertThat(config.metadataCacheMaxBytes()).isEqualTo(256L << 20);
         // On by default: a share of the TaskManager's heap, resolved where the lookups run.
         assertThat(config.pageCacheMaxBytes()).isEqualTo(ParquetLookupConfig.PAGE_CACHE_AUTO);
@@ -78,7 +78,6 @@ class ParquetLookupDynamicTableFactoryTest {
                                 "path", "s3a://b/c/",
                                 "sort-key", "g, name",
                                 "lookup.async", "false",
-                                "lookup.async.threads", "4",
                                 "metadata-cache.max-bytes", "8mb",
                                 "page-cache.max-bytes", "1kb",
                                 "lookup.max-retries", "0",
@@ -87,7 +86,6 @@ class ParquetLookupDynamicTableFactoryTest {
                                 "hadoop.fs.s3a.path.style.access", "true"));
         assertThat(config.sortKey()).containsExactly("g", "name");
         assertThat(config.async()).isFalse();
-        assertThat(config.asyncThreads()).isEqualTo(4);
         assertThat(config.metadataCacheMaxBytes()).isEqualTo(8L << 20);
         assertThat(config.pageCacheMaxBytes()).isEqualTo(1024);
         assertThat(config.maxRetries()).isZero();
@@ -147,9 +145,14 @@ class ParquetLookupDynamicTableFactoryTest {
 
     @Test
     void badValuesAreRejectedWithTheOptionName() {
-        assertThatThrownBy(() -> config(Map.of("path", "/p", "lookup.async.threads", "0")))
+        assertThatThrownBy(() -> config(Map.of("path", "/p", "lookup.max-in-flight-requests", "0")))
                 .isInstanceOf(ValidationException.class)
-                .hasMessageContaining("'lookup.async.threads' must be at least 1, got 0");
+                .hasMessage(
+                        "Table 'default_catalog.default_database.customers':"
+                                + " 'lookup.max-in-flight-requests' must be at least 1, got 0.");
+        assertThatThrownBy(() -> config(Map.of("path", "/p", "metadata-cache.max-bytes", "lots")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("Invalid value 'lots' for option 'metadata-cache.max-bytes'");
         assertThatThrownBy(() -> config(Map.of("path", "/p", "lookup.max-retries", "-1")))
                 .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("'lookup.max-retries' must not be negative");
@@ -164,7 +167,8 @@ class ParquetLookupDynamicTableFactoryTest {
         assertThatThrownBy(() -> config(Map.of("path", "/p", "sort-key", "g,,name")))
                 .isInstanceOf(ValidationException.class)
                 .hasMessage(
-                        "'sort-key' = 'g,,name' has an empty column name; write column names"
+                        "Table 'default_catalog.default_database.customers': 'sort-key' ="
+                                + " 'g,,name' has an empty column name; write column names"
                                 + " separated by commas, e.g. 'g,name'.");
     }
 
@@ -212,30 +216,50 @@ class ParquetLookupDynamicTableFactoryTest {
     }
 
     @Test
-    void formatOptionsTravelWithTheHadoopEntries() {
-        // With the default format: the formats module is not on every build's class path (the
-        // 1.20 line); the options travel the same way whatever the format.
+    void formatOptionsAreDeclaredByTheFormatAndTravelWithTheHadoopEntries() {
+        // A format of the tests declares the prefix 'options-only.'; the real ones are not on
+        // every Flink line's class path. The connector knows no format's keys.
         ParquetLookupConfig config =
                 config(
                         Map.of(
                                 "path", "/p",
-                                "iceberg.catalog.type", "jdbc",
-                                "iceberg.catalog.uri", "jdbc:h2:/srv/catalog",
+                                "format", "Options-Only",
+                                "options-only.catalog.type", "jdbc",
+                                "scan.version", "3",
                                 "hadoop.fs.s3a.endpoint", "http://127.0.0.1:9000"));
+        assertThat(config.get(ParquetLookupOptions.FORMAT)).isEqualTo("options-only");
         assertThat(config.hadoopOptions())
-                .containsEntry("iceberg.catalog.type", "jdbc")
-                .containsEntry("iceberg.catalog.uri", "jdbc:h2:/srv/catalog")
-                .containsEntry("fs.s3a.endpoint", "http://127.0.0.1:9000");
+                .containsOnly(
+                        Map.entry("options-only.catalog.type", "jdbc"),
+                        Map.entry("scan.version", "3"),
+                        Map.entry("fs.s3a.endpoint", "http://127.0.0.1:9000"));
+        assertThat(ParquetLookupDynamicTableFactory.passThroughPrefixes())
+                .contains("hadoop.", "options-only.");
+        // Another format's options do not reach this one.
+        assertThat(config(Map.of("path", "/p", "options-only.x", "1")).hadoopOptions()).isEmpty();
         assertThatThrownBy(() -> config(Map.of("path", "/p", "scan.version", "3")))
                 .isInstanceOf(ValidationException.class)
                 .hasMessageContaining("'scan.version' applies to 'format' = 'delta' or 'iceberg'");
+        assertThatThrownBy(() -> config(Map.of("path", "/p", "format", "hudi")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("Unknown table format 'hudi'")
+                .hasMessageContaining("options-only");
+    }
+
+    @Test
+    void aRemovedOptionIsAcceptedAndNotCarried() {
+        Map<String, String> options = Map.of("path", "/p", "lookup.async.threads", "0");
+        assertThat(new ParquetLookupDynamicTableFactory().optionalOptions())
+                .extracting(o -> o.key())
+                .contains("lookup.async.threads");
+        assertThat(ParquetLookupOptions.DEPRECATED)
+                .containsKey(ParquetLookupOptions.LOOKUP_ASYNC_THREADS);
+        assertThat(config(options)).isEqualTo(config(Map.of("path", "/p")));
     }
 
     private static ParquetLookupConfig config(Map<String, String> options) {
-        Configuration conf = Configuration.fromMap(options);
-        // The factory validates before building the config; mimic the same reading path.
         return ParquetLookupDynamicTableFactory.toConfig(
-                "default_catalog.default_database.customers", conf, options);
+                "default_catalog.default_database.customers", options);
     }
 
     private static void createSource(Map<String, String> options) {

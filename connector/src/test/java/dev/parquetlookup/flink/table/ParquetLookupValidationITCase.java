@@ -211,11 +211,18 @@ class ParquetLookupValidationITCase {
                 tEnvWithTable(
                         TestDimension.DDL_COLUMNS,
                         dimDir.toUri().toString(),
-                        "'lookup.async.threads' = '0'");
+                        "'lookup.max-in-flight-requests' = '0'");
         assertThatThrownBy(() -> tEnv.explainSql("SELECT * FROM dim"))
                 .rootCause()
                 .hasMessage(
-                        "Table 'default_catalog.default_database.dim': 'lookup.async.threads' must"
-                                + " be at least 1, got 0.");
+                        "Table 'default_catalog.default_database.dim':"
+                                + " 'lookup.max-in-flight-requests' must be at least 1, got 0.");
+        // A removed option is still accepted (with a warning in the log), whatever its value.
+        TableEnvironment removed =
+                tEnvWithTable(
+                        TestDimension.DDL_COLUMNS,
+                        dimDir.toUri().toString(),
+                        "'lookup.async.threads' = '0'");
+        assertThatCode(() -> removed.explainSql("SELECT * FROM dim")).doesNotThrowAnyException();
     }
 }

@@ -1,8 +1,8 @@
-package dev.parquetlookup.flink.table;
+package dev.parquetlookup.flink.lookup;
 
 import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
-import dev.parquetlookup.flink.lookup.DiskTierConfig;
-import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.engine.TableFormat;
+import dev.parquetlookup.engine.TableWarmup;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -10,19 +10,27 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.table.connector.source.lookup.LookupOptions;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 /**
- * Options of the {@code 'parquet-lookup'} SQL connector.
+ * Every option of a {@code parquet-lookup} table, declared once (key, type, default, description):
+ * the SQL connector accepts them in {@code WITH}, the DataStream builder sets them ({@code
+ * ParquetEnrichment.option(...)}), both turn them into a {@link ParquetLookupConfig}, and the
+ * options table of docs/sql-connector.md is checked against them by a test. A new option is a field
+ * here, added to {@link #OPTIONS}, read where it is used with {@code config.get(OPTION)}.
  *
  * <p>Flink's own {@link LookupOptions} ({@code lookup.cache}, {@code lookup.partial-cache.*},
  * {@code lookup.full-cache.*}, {@code lookup.max-retries}) are accepted as they are; {@code
- * hadoop.*} keys are passed to the Hadoop configuration with the prefix removed. Example:
+ * hadoop.*} keys are passed to the Hadoop configuration with the prefix removed; a table format's
+ * own options (its {@link TableFormat#optionPrefix()}, e.g. {@code iceberg.catalog.*}) are passed
+ * to it as they are. Example:
  *
  * <pre>{@code
  * CREATE TABLE customers (id BIGINT, name STRING) WITH (
  *   'connector' = 'parquet-lookup',
  *   'path' = 's3a://bucket/customers/',
- *   'lookup.async.threads' = '32',
+ *   'lookup.max-in-flight-requests' = '128',
  *   'hadoop.fs.s3a.endpoint' = 'http://127.0.0.1:9000'
  * );
  * }</pre>
@@ -55,10 +63,11 @@ public final class ParquetLookupOptions {
                                     + " files declare an order, this option must agree with it."
                                     + " The order is verified from the files' statistics.");
 
+    // A string, not an enum: formats are plug-ins found on the class path (TableFormat).
     public static final ConfigOption<String> FORMAT =
             ConfigOptions.key("format")
                     .stringType()
-                    .defaultValue("files")
+                    .defaultValue(TableFormat.FILES)
                     .withDescription(
                             "What 'path' names. 'files' (default): a Parquet file or a directory"
                                     + " of them (see 'path.snapshot-mode'). 'iceberg': the root"
@@ -73,10 +82,10 @@ public final class ParquetLookupOptions {
                                     + " schema changes or (Delta) partitions are refused. See"
                                     + " docs/formats.md.");
 
-    public static final ConfigOption<String> PATH_SNAPSHOT_MODE =
+    public static final ConfigOption<SnapshotMode> PATH_SNAPSHOT_MODE =
             ConfigOptions.key("path.snapshot-mode")
-                    .stringType()
-                    .defaultValue(SnapshotMode.ALL_FILES.optionValue())
+                    .enumType(SnapshotMode.class)
+                    .defaultValue(SnapshotMode.ALL_FILES)
                     .withDescription(
                             "What 'path' holds. 'all-files' (default): the table's files; publish"
                                     + " a new version of a file by writing it under a hidden"
@@ -108,14 +117,8 @@ public final class ParquetLookupOptions {
     /** Prefix of options passed to the Hadoop configuration, without the prefix. */
     public static final String HADOOP_PREFIX = "hadoop.";
 
-    /**
-     * Prefix of options passed to the Iceberg format as they are: {@code iceberg.catalog.*} are the
-     * properties of the Iceberg catalog the table is loaded from (docs/formats.md).
-     */
-    public static final String ICEBERG_PREFIX = "iceberg.";
-
     public static final ConfigOption<String> SCAN_VERSION =
-            ConfigOptions.key("scan.version")
+            ConfigOptions.key(TableFormat.SCAN_VERSION)
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
@@ -142,20 +145,24 @@ public final class ParquetLookupOptions {
                                     + " LOOKUP hint's 'async' option chooses. Ignored with"
                                     + " 'lookup.cache' = 'FULL', which is synchronous.");
 
+    /**
+     * Removed: accepted so that existing tables keep working, logged as having no effect ({@link
+     * #DEPRECATED}), never read.
+     */
+    @Deprecated
     public static final ConfigOption<Integer> LOOKUP_ASYNC_THREADS =
             ConfigOptions.key("lookup.async.threads")
                     .intType()
-                    .defaultValue(ParquetLookupConfig.DEFAULT_ASYNC_THREADS)
+                    .noDefaultValue()
                     .withDescription(
-                            "No longer used by asynchronous lookups, which hold no thread while"
-                                    + " their reads are out (see"
-                                    + " 'lookup.max-in-flight-requests'); accepted for"
-                                    + " compatibility.");
+                            "Deprecated, no effect: asynchronous lookups hold no thread while"
+                                    + " their reads are out; their concurrency is"
+                                    + " 'lookup.max-in-flight-requests'. Accepted with a warning.");
 
     public static final ConfigOption<Integer> LOOKUP_MAX_IN_FLIGHT_REQUESTS =
             ConfigOptions.key("lookup.max-in-flight-requests")
                     .intType()
-                    .defaultValue(ParquetLookupConfig.DEFAULT_MAX_IN_FLIGHT_REQUESTS)
+                    .defaultValue(64)
                     .withDescription(
                             "Read requests (one per page) an asynchronous lookup function keeps in"
                                     + " flight per subtask at most. Asynchronous lookups on object"
@@ -172,7 +179,7 @@ public final class ParquetLookupOptions {
     public static final ConfigOption<MemorySize> METADATA_CACHE_MAX_BYTES =
             ConfigOptions.key("metadata-cache.max-bytes")
                     .memoryType()
-                    .defaultValue(new MemorySize(ParquetLookupConfig.DEFAULT_METADATA_CACHE_BYTES))
+                    .defaultValue(MemorySize.ofMebiBytes(256))
                     .withDescription(
                             "Bound of the metadata cache (parsed footers, page indexes and decoded"
                                     + " dictionaries). One cache is shared by every lookup function"
@@ -235,7 +242,8 @@ public final class ParquetLookupOptions {
     public static final ConfigOption<MemorySize> LOCAL_CACHE_MAX_BYTES =
             ConfigOptions.key("local-cache.max-bytes")
                     .memoryType()
-                    .defaultValue(new MemorySize(DiskTierConfig.DEFAULT_MAX_BYTES))
+                    // Holds the 10M-row seed table (about 390 MB: 38.6 MB per 1M rows measured).
+                    .defaultValue(MemorySize.ofMebiBytes(1024))
                     .withDescription(
                             "Bound of the local disk tier of remote files: byte ranges (pages,"
                                     + " column chunks, footers) fetched from the store are kept on"
@@ -245,10 +253,10 @@ public final class ParquetLookupOptions {
                                     + " the same 'local-cache.dir' and bound; least recently used"
                                     + " ranges are evicted. 0 disables it.");
 
-    public static final ConfigOption<String> WARMUP =
+    public static final ConfigOption<TableWarmup.Mode> WARMUP =
             ConfigOptions.key("warmup")
-                    .stringType()
-                    .defaultValue(DiskTierConfig.DEFAULT_WARMUP.optionValue())
+                    .enumType(TableWarmup.Mode.class)
+                    .defaultValue(TableWarmup.Mode.ALL)
                     .withDescription(
                             "What the disk tier fetches in the background after a table on"
                                     + " remote files opens, while lookups are already served:"
@@ -258,4 +266,44 @@ public final class ParquetLookupOptions {
                                     + " then fetches only value pages); 'none'. At most 90% of"
                                     + " 'local-cache.max-bytes' is warmed. Ignored when"
                                     + " 'local-cache.max-bytes' is 0.");
+
+    // ------------------------------------------------------------------ Flink's, reused
+
+    /** Flink's {@code lookup.max-retries} (default 3): retries of a lookup's failed read. */
+    public static final ConfigOption<Integer> MAX_RETRIES = LookupOptions.MAX_RETRIES;
+
+    // ------------------------------------------------------------------ the sets
+
+    /** The options of a table, Flink's {@link LookupOptions} aside; read into every config. */
+    @SuppressWarnings("deprecation")
+    public static final List<ConfigOption<?>> OPTIONS =
+            List.of(
+                    PATH,
+                    SORT_KEY,
+                    FORMAT,
+                    PATH_SNAPSHOT_MODE,
+                    REFRESH_INTERVAL,
+                    SCAN_VERSION,
+                    LOOKUP_ASYNC,
+                    LOOKUP_ASYNC_THREADS,
+                    LOOKUP_MAX_IN_FLIGHT_REQUESTS,
+                    METADATA_CACHE_MAX_BYTES,
+                    PAGE_CACHE_MAX_BYTES,
+                    PAGE_INDEX_SYNTHESIZE,
+                    LOCAL_FILES_MMAP,
+                    LOCAL_CACHE_DIR,
+                    LOCAL_CACHE_MAX_BYTES,
+                    WARMUP,
+                    MAX_RETRIES);
+
+    /**
+     * Removed options, still accepted: each is logged once per table as having no effect, with what
+     * to do instead (Flink's way of retiring a key without breaking a job's DDL).
+     */
+    @SuppressWarnings("deprecation")
+    public static final Map<ConfigOption<?>, String> DEPRECATED =
+            Map.of(
+                    LOOKUP_ASYNC_THREADS,
+                    "asynchronous lookups hold no thread while their reads are out; their"
+                            + " concurrency is 'lookup.max-in-flight-requests'. Remove it.");
 }
