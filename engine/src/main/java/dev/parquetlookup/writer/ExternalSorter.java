@@ -150,6 +150,20 @@ final class ExternalSorter implements Closeable {
     /** Rows in key order; {@code next()} returns null at the end. */
     interface SortedRows extends Closeable {
         Object[] next() throws IOException;
+
+        /** Hands each remaining row, numbered from 1, to {@code sink}. */
+        default void forEachRemaining(RowSink sink) throws IOException {
+            long n = 0;
+            for (Object[] row = next(); row != null; row = next()) {
+                sink.accept(row, ++n);
+            }
+        }
+    }
+
+    /** Where sorted rows go: a writer's write of a prepared row. */
+    @FunctionalInterface
+    interface RowSink {
+        void accept(Object[] prepared, long rowNumber) throws IOException;
     }
 
     /** Stable k-way merge: equal keys come from the earlier run first. */
