@@ -98,6 +98,16 @@ final class ExternalSorter implements Closeable {
         buffer.clear(); // the run holds copies: the arrays serve the next rows
     }
 
+    /** Sorts what was added and hands each row, numbered from 1, to {@code sink}. Call once. */
+    void finishInto(RowSink sink) throws IOException {
+        try (SortedRows sorted = finish()) {
+            long n = 0;
+            for (Object[] row = sorted.next(); row != null; row = sorted.next()) {
+                sink.accept(row, ++n);
+            }
+        }
+    }
+
     /** Sorts what was added and returns the rows in key order. Call once. */
     SortedRows finish() throws IOException {
         if (runs.isEmpty()) {
@@ -150,17 +160,9 @@ final class ExternalSorter implements Closeable {
     /** Rows in key order; {@code next()} returns null at the end. */
     interface SortedRows extends Closeable {
         Object[] next() throws IOException;
-
-        /** Hands each remaining row, numbered from 1, to {@code sink}. */
-        default void forEachRemaining(RowSink sink) throws IOException {
-            long n = 0;
-            for (Object[] row = next(); row != null; row = next()) {
-                sink.accept(row, ++n);
-            }
-        }
     }
 
-    /** Where sorted rows go: a writer's write of a prepared row. */
+    /** Where {@link #finishInto} hands the sorted rows: a writer's write of a prepared row. */
     @FunctionalInterface
     interface RowSink {
         void accept(Object[] prepared, long rowNumber) throws IOException;

@@ -201,9 +201,7 @@ public final class LookupDatasetWriter implements Closeable {
         closed = true;
         try {
             if (!failed && sorter != null) {
-                try (ExternalSorter.SortedRows sorted = sorter.finish()) {
-                    sorted.forEachRemaining(this::writeSorted);
-                }
+                sorter.finishInto(this::writeSorted);
             }
             if (current != null) {
                 if (failed) {

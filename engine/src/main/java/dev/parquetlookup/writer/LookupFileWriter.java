@@ -298,8 +298,8 @@ public final class LookupFileWriter implements Closeable {
         closed = true;
         try {
             if (!failed && sorter != null) {
-                try (ExternalSorter.SortedRows sorted = sorter.finish()) {
-                    sorted.forEachRemaining(this::writePrepared);
+                try {
+                    sorter.finishInto(this::writePrepared);
                 } catch (IOException | RuntimeException e) {
                     failed = true;
                     throw e;
