@@ -120,10 +120,7 @@ final class IcebergTestTable implements FormatTestTable<DataFile> {
             partition = new PartitionKey(table.spec(), schema);
             partition.partition(records.get(0));
         }
-        OutputFileFactory files =
-                OutputFileFactory.builderFor(table, 1, ++fileCounter)
-                        .format(FileFormat.PARQUET)
-                        .build();
+        OutputFileFactory files = files(1, FileFormat.PARQUET);
         DataWriter<Record> writer =
                 new GenericFileWriterFactory.Builder(table)
                         .dataFileFormat(FileFormat.PARQUET)
@@ -200,6 +197,16 @@ final class IcebergTestTable implements FormatTestTable<DataFile> {
         return Path.of(URI.create(file.location()));
     }
 
+    /**
+     * New files of {@code format}, named after {@code partitionId}: 1 data, 2 position deletes, 3
+     * equality deletes, 4 deletion vectors.
+     */
+    private OutputFileFactory files(int partitionId, FileFormat format) {
+        return OutputFileFactory.builderFor(table, partitionId, ++fileCounter)
+                .format(format)
+                .build();
+    }
+
     /** Commits a position-delete file removing {@code positions} of {@code file}. */
     void deletePositions(DataFile file, long... positions) throws IOException {
         PositionDeleteWriter<Record> writer =
@@ -207,12 +214,7 @@ final class IcebergTestTable implements FormatTestTable<DataFile> {
                         .deleteFileFormat(FileFormat.PARQUET)
                         .build()
                         .newPositionDeleteWriter(
-                                OutputFileFactory.builderFor(table, 2, ++fileCounter)
-                                        .format(FileFormat.PARQUET)
-                                        .build()
-                                        .newOutputFile(),
-                                table.spec(),
-                                null);
+                                files(2, FileFormat.PARQUET).newOutputFile(), table.spec(), null);
         try (writer) {
             for (long p : positions) {
                 writer.write(PositionDelete.<Record>create().set(file.location(), p));
@@ -227,11 +229,7 @@ final class IcebergTestTable implements FormatTestTable<DataFile> {
      */
     void deleteWithVector(DataFile file, long... positions) throws IOException {
         BaseDVFileWriter writer =
-                new BaseDVFileWriter(
-                        OutputFileFactory.builderFor(table, 4, ++fileCounter)
-                                .format(FileFormat.PUFFIN)
-                                .build(),
-                        location -> null);
+                new BaseDVFileWriter(files(4, FileFormat.PUFFIN), location -> null);
         try (writer) {
             for (long p : positions) {
                 writer.delete(file.location(), p, table.spec(), null);
@@ -252,12 +250,7 @@ final class IcebergTestTable implements FormatTestTable<DataFile> {
                         .equalityDeleteRowSchema(idOnly)
                         .build()
                         .newEqualityDeleteWriter(
-                                OutputFileFactory.builderFor(table, 3, ++fileCounter)
-                                        .format(FileFormat.PARQUET)
-                                        .build()
-                                        .newOutputFile(),
-                                table.spec(),
-                                null);
+                                files(3, FileFormat.PARQUET).newOutputFile(), table.spec(), null);
         try (writer) {
             for (long id : ids) {
                 GenericRecord r = GenericRecord.create(idOnly);
