@@ -9,6 +9,8 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -44,12 +46,7 @@ public final class ParquetTail {
      * before the magic; negative when the footer is longer than the bytes given.
      */
     public static int footerStart(byte[] bytes, int end) {
-        int footerLength =
-                (bytes[end - 8] & 0xFF)
-                        | (bytes[end - 7] & 0xFF) << 8
-                        | (bytes[end - 6] & 0xFF) << 16
-                        | (bytes[end - 5] & 0xFF) << 24;
-        return end - 8 - footerLength;
+        return end - 8 - ByteBuffer.wrap(bytes, end - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
     }
 
     /** The footer in {@code bytes[footerStart, end - 8)}. */
@@ -67,27 +64,19 @@ public final class ParquetTail {
         long start = Long.MAX_VALUE;
         long end = Long.MIN_VALUE;
         for (RowGroup rowGroup : footer.getRow_groups()) {
-            for (ColumnChunk chunk : rowGroup.getColumns()) {
-                if (chunk.isSetColumn_index_offset()) {
-                    start = Math.min(start, chunk.getColumn_index_offset());
-                    end =
-                            Math.max(
-                                    end,
-                                    chunk.getColumn_index_offset()
-                                            + chunk.getColumn_index_length());
+            for (ColumnChunk c : rowGroup.getColumns()) {
+                if (c.isSetColumn_index_offset()) {
+                    start = Math.min(start, c.getColumn_index_offset());
+                    end = Math.max(end, c.getColumn_index_offset() + c.getColumn_index_length());
                 }
-                if (chunk.isSetOffset_index_offset()) {
-                    start = Math.min(start, chunk.getOffset_index_offset());
-                    end =
-                            Math.max(
-                                    end,
-                                    chunk.getOffset_index_offset()
-                                            + chunk.getOffset_index_length());
+                if (c.isSetOffset_index_offset()) {
+                    start = Math.min(start, c.getOffset_index_offset());
+                    end = Math.max(end, c.getOffset_index_offset() + c.getOffset_index_length());
                 }
-                chunk.unsetColumn_index_offset();
-                chunk.unsetColumn_index_length();
-                chunk.unsetOffset_index_offset();
-                chunk.unsetOffset_index_length();
+                c.unsetColumn_index_offset();
+                c.unsetColumn_index_length();
+                c.unsetOffset_index_offset();
+                c.unsetOffset_index_length();
             }
         }
         return start == Long.MAX_VALUE ? null : new long[] {start, end};
@@ -97,15 +86,9 @@ public final class ParquetTail {
     public static void write(FileMetaData footer, OutputStream out) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         Util.writeFileMetaData(footer, bytes);
-        int length = bytes.size();
         bytes.writeTo(out);
         out.write(
-                new byte[] {
-                    (byte) length,
-                    (byte) (length >>> 8),
-                    (byte) (length >>> 16),
-                    (byte) (length >>> 24)
-                });
+                ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(bytes.size()).array());
         writeMagic(out);
     }
 
