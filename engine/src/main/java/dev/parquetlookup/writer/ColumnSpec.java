@@ -2,6 +2,8 @@ package dev.parquetlookup.writer;
 
 import dev.parquetlookup.types.ValueType;
 
+import org.apache.parquet.schema.Type;
+
 import javax.annotation.Nullable;
 
 import java.util.Objects;
@@ -166,6 +168,11 @@ public record ColumnSpec(
     /** This column stored in {@code unit} (TIME, TIMESTAMP, TIMESTAMP_LTZ columns only). */
     public ColumnSpec withTimeUnit(TimeUnit unit) {
         return new ColumnSpec(name, type, nullable, decimalStorage, unit);
+    }
+
+    /** The Parquet type this column is written as (physical type, annotation, repetition). */
+    public Type parquetType() {
+        return WriterSchema.parquetType(this);
     }
 
     /** This column with the given nullability. */

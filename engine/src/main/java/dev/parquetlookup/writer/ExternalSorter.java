@@ -98,6 +98,16 @@ final class ExternalSorter implements Closeable {
         buffer.clear(); // the run holds copies: the arrays serve the next rows
     }
 
+    /** Sorts what was added and hands each row, numbered from 1, to {@code sink}. Call once. */
+    void finishInto(RowSink sink) throws IOException {
+        try (SortedRows sorted = finish()) {
+            long n = 0;
+            for (Object[] row = sorted.next(); row != null; row = sorted.next()) {
+                sink.accept(row, ++n);
+            }
+        }
+    }
+
     /** Sorts what was added and returns the rows in key order. Call once. */
     SortedRows finish() throws IOException {
         if (runs.isEmpty()) {
@@ -150,6 +160,12 @@ final class ExternalSorter implements Closeable {
     /** Rows in key order; {@code next()} returns null at the end. */
     interface SortedRows extends Closeable {
         Object[] next() throws IOException;
+    }
+
+    /** Where {@link #finishInto} hands the sorted rows: a writer's write of a prepared row. */
+    @FunctionalInterface
+    interface RowSink {
+        void accept(Object[] prepared, long rowNumber) throws IOException;
     }
 
     /** Stable k-way merge: equal keys come from the earlier run first. */

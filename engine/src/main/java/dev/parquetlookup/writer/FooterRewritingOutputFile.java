@@ -1,18 +1,13 @@
 package dev.parquetlookup.writer;
 
-import org.apache.parquet.format.ColumnChunk;
 import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.RowGroup;
 import org.apache.parquet.format.SortingColumn;
-import org.apache.parquet.format.Util;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
 
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -26,8 +21,6 @@ import java.util.List;
  * before the footer, as parquet-java lays them out.
  */
 final class FooterRewritingOutputFile implements OutputFile {
-
-    private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
 
     private final OutputFile delegate;
     private final List<SortingColumn> sortingColumns;
@@ -145,75 +138,29 @@ final class FooterRewritingOutputFile implements OutputFile {
 
         private void writeEditedTail(long tailStart, byte[] bytes) throws IOException {
             int n = bytes.length;
-            if (n < 8 || !Arrays.equals(bytes, n - 4, n, MAGIC, 0, 4)) {
+            if (!ParquetTail.endsWithMagic(bytes, n)) {
                 throw new IOException(
                         "internal error: the end of " + getPath() + " is not a Parquet footer");
             }
-            int footerLength =
-                    (bytes[n - 8] & 0xFF)
-                            | (bytes[n - 7] & 0xFF) << 8
-                            | (bytes[n - 6] & 0xFF) << 16
-                            | (bytes[n - 5] & 0xFF) << 24;
-            int footerStart = n - 8 - footerLength;
+            int footerStart = ParquetTail.footerStart(bytes, n);
             if (footerStart < 0) {
                 throw new IOException(
                         "internal error: the footer of " + getPath() + " was not held back");
             }
-            FileMetaData footer =
-                    Util.readFileMetaData(
-                            new ByteArrayInputStream(bytes, footerStart, footerLength));
-            int keep = footerStart;
-            long indexStart = Long.MAX_VALUE;
-            long indexEnd = Long.MIN_VALUE;
-            for (RowGroup rowGroup : footer.getRow_groups()) {
-                if (!sortingColumns.isEmpty()) {
+            FileMetaData footer = ParquetTail.read(bytes, footerStart, n);
+            if (!sortingColumns.isEmpty()) {
+                for (RowGroup rowGroup : footer.getRow_groups()) {
                     rowGroup.setSorting_columns(sortingColumns);
                 }
-                if (!pageIndex) {
-                    for (ColumnChunk chunk : rowGroup.getColumns()) {
-                        if (chunk.isSetColumn_index_offset()) {
-                            indexStart = Math.min(indexStart, chunk.getColumn_index_offset());
-                            indexEnd =
-                                    Math.max(
-                                            indexEnd,
-                                            chunk.getColumn_index_offset()
-                                                    + chunk.getColumn_index_length());
-                        }
-                        if (chunk.isSetOffset_index_offset()) {
-                            indexStart = Math.min(indexStart, chunk.getOffset_index_offset());
-                            indexEnd =
-                                    Math.max(
-                                            indexEnd,
-                                            chunk.getOffset_index_offset()
-                                                    + chunk.getOffset_index_length());
-                        }
-                        chunk.unsetColumn_index_offset();
-                        chunk.unsetColumn_index_length();
-                        chunk.unsetOffset_index_offset();
-                        chunk.unsetOffset_index_length();
-                    }
-                }
             }
+            int keep = footerStart;
+            long[] index = pageIndex ? null : ParquetTail.dropPageIndex(footer);
             // The indexes sit between the last column chunk and the footer: cut them out.
-            if (!pageIndex
-                    && indexStart != Long.MAX_VALUE
-                    && indexStart >= tailStart
-                    && indexEnd == tailStart + footerStart) {
-                keep = (int) (indexStart - tailStart);
+            if (index != null && index[0] >= tailStart && index[1] == tailStart + footerStart) {
+                keep = (int) (index[0] - tailStart);
             }
-            ByteArrayOutputStream edited = new ByteArrayOutputStream(footerLength + 256);
-            Util.writeFileMetaData(footer, edited);
-            int length = edited.size();
             out.write(bytes, 0, keep);
-            edited.writeTo(out);
-            out.write(
-                    new byte[] {
-                        (byte) length,
-                        (byte) (length >>> 8),
-                        (byte) (length >>> 16),
-                        (byte) (length >>> 24)
-                    });
-            out.write(MAGIC);
+            ParquetTail.write(footer, out);
         }
     }
 }

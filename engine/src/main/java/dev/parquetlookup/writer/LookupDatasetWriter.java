@@ -116,19 +116,7 @@ public final class LookupDatasetWriter implements Closeable {
             throw new IllegalStateException(
                     "dataset writer of " + directory + " is " + (closed ? "closed" : "failed"));
         }
-        Object[] prepared;
-        try {
-            prepared = layout.prepare(row, physical);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                    "Cannot write row "
-                            + (rowsGiven + 1)
-                            + " to "
-                            + directory
-                            + ": "
-                            + e.getMessage(),
-                    e);
-        }
+        Object[] prepared = layout.prepare(row, physical, rowsGiven + 1, directory);
         rowsGiven++;
         if (sorter != null) {
             sorter.add(prepared);
@@ -213,12 +201,7 @@ public final class LookupDatasetWriter implements Closeable {
         closed = true;
         try {
             if (!failed && sorter != null) {
-                try (ExternalSorter.SortedRows sorted = sorter.finish()) {
-                    long n = 0;
-                    for (Object[] row = sorted.next(); row != null; row = sorted.next()) {
-                        writeSorted(row, ++n);
-                    }
-                }
+                sorter.finishInto(this::writeSorted);
             }
             if (current != null) {
                 if (failed) {

@@ -228,19 +228,7 @@ public final class LookupFileWriter implements Closeable {
                     "writer of " + target.path() + " failed earlier; close it (deletes the file)");
         }
         long rowNumber = rowsGiven + 1;
-        Object[] prepared;
-        try {
-            prepared = layout.prepare(row);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                    "Cannot write row "
-                            + rowNumber
-                            + " to "
-                            + target.path()
-                            + ": "
-                            + e.getMessage(),
-                    e);
-        }
+        Object[] prepared = layout.prepare(row, null, rowNumber, target.path());
         rowsGiven++;
         if (sorter != null) {
             sorter.add(prepared);
@@ -310,11 +298,8 @@ public final class LookupFileWriter implements Closeable {
         closed = true;
         try {
             if (!failed && sorter != null) {
-                try (ExternalSorter.SortedRows sorted = sorter.finish()) {
-                    long n = 0;
-                    for (Object[] row = sorted.next(); row != null; row = sorted.next()) {
-                        writePrepared(row, ++n);
-                    }
+                try {
+                    sorter.finishInto(this::writePrepared);
                 } catch (IOException | RuntimeException e) {
                     failed = true;
                     throw e;

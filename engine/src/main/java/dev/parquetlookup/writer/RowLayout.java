@@ -152,6 +152,19 @@ final class RowLayout {
     }
 
     /**
+     * {@link #prepare(Object[], boolean[])} of the row numbered {@code rowNumber} (from 1) of the
+     * writer of {@code target}; a value that does not fit is reported with both.
+     */
+    Object[] prepare(Object[] row, @Nullable boolean[] physical, long rowNumber, String target) {
+        try {
+            return prepare(row, physical);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "Cannot write row " + rowNumber + " to " + target + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * {@link #prepare(Object[])}, except that the values of the columns flagged in {@code physical}
      * are already prepared values of the column's physical type (Boolean, Integer, Long, Float,
      * Double or {@link Binary}) and are taken as they are; only their nullability is checked.

@@ -1,6 +1,8 @@
 package dev.parquetlookup.testing;
 
 import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.writer.ColumnSpec.DecimalStorage;
+import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
 
 import java.util.Objects;
 
@@ -40,6 +42,29 @@ public record ColumnSpec(String name, ValueType type, Storage storage, boolean n
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(storage, "storage");
+    }
+
+    /** The project writer's column with this layout. */
+    public dev.parquetlookup.writer.ColumnSpec writerColumn() {
+        dev.parquetlookup.writer.ColumnSpec w =
+                nullable
+                        ? dev.parquetlookup.writer.ColumnSpec.optional(name, type)
+                        : dev.parquetlookup.writer.ColumnSpec.required(name, type);
+        return switch (storage) {
+            case DECIMAL_INT32 -> w.withDecimalStorage(DecimalStorage.INT32);
+            case DECIMAL_INT64 -> w.withDecimalStorage(DecimalStorage.INT64);
+            case DECIMAL_FIXED -> w.withDecimalStorage(DecimalStorage.FIXED_LEN_BYTE_ARRAY);
+            case DECIMAL_BINARY -> w.withDecimalStorage(DecimalStorage.BINARY);
+            case INT96 -> w.withTimeUnit(TimeUnit.INT96);
+            case UNIT ->
+                    w.withTimeUnit(
+                            switch (type.precision()) {
+                                case 3 -> TimeUnit.MILLIS;
+                                case 6 -> TimeUnit.MICROS;
+                                default -> TimeUnit.NANOS;
+                            });
+            case PLAIN -> w;
+        };
     }
 
     /** For messages: {@code name TYPE storage [null]}. */

@@ -1,8 +1,6 @@
 package dev.parquetlookup.testing;
 
 import dev.parquetlookup.types.ValueType;
-import dev.parquetlookup.writer.ColumnSpec.DecimalStorage;
-import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
 import dev.parquetlookup.writer.LookupFileWriter;
 
 import java.io.IOException;
@@ -22,7 +20,7 @@ final class LookupWriterFiles {
     static void write(Path file, TableSpec spec, List<Object[]> rows) throws IOException {
         List<dev.parquetlookup.writer.ColumnSpec> columns = new ArrayList<>();
         for (ColumnSpec c : spec.columns()) {
-            columns.add(toWriterColumn(c));
+            columns.add(c.writerColumn());
         }
         WriterOptions o = spec.options();
         dev.parquetlookup.writer.WriterOptions.Builder b =
@@ -54,27 +52,5 @@ final class LookupWriterFiles {
                 writer.write(row);
             }
         }
-    }
-
-    private static dev.parquetlookup.writer.ColumnSpec toWriterColumn(ColumnSpec c) {
-        dev.parquetlookup.writer.ColumnSpec w =
-                c.nullable()
-                        ? dev.parquetlookup.writer.ColumnSpec.optional(c.name(), c.type())
-                        : dev.parquetlookup.writer.ColumnSpec.required(c.name(), c.type());
-        return switch (c.storage()) {
-            case DECIMAL_INT32 -> w.withDecimalStorage(DecimalStorage.INT32);
-            case DECIMAL_INT64 -> w.withDecimalStorage(DecimalStorage.INT64);
-            case DECIMAL_FIXED -> w.withDecimalStorage(DecimalStorage.FIXED_LEN_BYTE_ARRAY);
-            case DECIMAL_BINARY -> w.withDecimalStorage(DecimalStorage.BINARY);
-            case INT96 -> w.withTimeUnit(TimeUnit.INT96);
-            case UNIT ->
-                    w.withTimeUnit(
-                            switch (c.type().precision()) {
-                                case 3 -> TimeUnit.MILLIS;
-                                case 6 -> TimeUnit.MICROS;
-                                default -> TimeUnit.NANOS;
-                            });
-            case PLAIN -> w;
-        };
     }
 }

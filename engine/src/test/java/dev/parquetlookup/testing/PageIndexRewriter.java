@@ -1,5 +1,7 @@
 package dev.parquetlookup.testing;
 
+import dev.parquetlookup.writer.ParquetTail;
+
 import org.apache.parquet.format.ColumnChunk;
 import org.apache.parquet.format.ColumnIndex;
 import org.apache.parquet.format.ColumnMetaData;
@@ -14,8 +16,6 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -31,8 +31,6 @@ import java.nio.file.Path;
  */
 public final class PageIndexRewriter {
 
-    private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
-
     private PageIndexRewriter() {}
 
     /**
@@ -43,17 +41,18 @@ public final class PageIndexRewriter {
     public static void rewrite(Path source, Path target, boolean headerStatistics)
             throws IOException {
         byte[] file = Files.readAllBytes(source);
-        int footerLength =
-                ByteBuffer.wrap(file, file.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
-        int footerStart = file.length - 8 - footerLength;
-        FileMetaData meta =
-                Util.readFileMetaData(new ByteArrayInputStream(file, footerStart, footerLength));
+        int footerStart = ParquetTail.footerStart(file, file.length);
+        FileMetaData meta = ParquetTail.read(file, footerStart, file.length);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(file.length);
         if (!headerStatistics) {
-            strip(file, footerStart, meta, target);
+            // The data pages stay where they are (same offsets); the index region goes.
+            long[] index = ParquetTail.dropPageIndex(meta);
+            out.write(file, 0, index == null ? footerStart : (int) index[0]);
+            ParquetTail.write(meta, out);
+            Files.write(target, out.toByteArray());
             return;
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(file.length);
-        out.write(MAGIC);
+        ParquetTail.writeMagic(out);
         for (RowGroup rowGroup : meta.getRow_groups()) {
             long rowGroupStart = out.size();
             long rowGroupBytes = 0;
@@ -68,51 +67,12 @@ public final class PageIndexRewriter {
                                 : null;
                 rowGroupBytes += copyChunk(file, chunk.getMeta_data(), index, out);
                 chunk.setFile_offset(chunkStart(chunk.getMeta_data()));
-                chunk.unsetColumn_index_offset();
-                chunk.unsetColumn_index_length();
-                chunk.unsetOffset_index_offset();
-                chunk.unsetOffset_index_length();
             }
             rowGroup.setFile_offset(rowGroupStart);
             rowGroup.setTotal_compressed_size(rowGroupBytes);
         }
-        ByteArrayOutputStream footer = new ByteArrayOutputStream();
-        Util.writeFileMetaData(meta, footer);
-        footer.writeTo(out);
-        byte[] length = new byte[4];
-        ByteBuffer.wrap(length).order(ByteOrder.LITTLE_ENDIAN).putInt(footer.size());
-        out.write(length);
-        out.write(MAGIC);
-        Files.write(target, out.toByteArray());
-    }
-
-    /** Keeps the data pages where they are (same offsets), drops the index region and refs. */
-    private static void strip(byte[] file, int footerStart, FileMetaData meta, Path target)
-            throws IOException {
-        long indexStart = footerStart;
-        for (RowGroup rowGroup : meta.getRow_groups()) {
-            for (ColumnChunk chunk : rowGroup.getColumns()) {
-                if (chunk.isSetColumn_index_offset()) {
-                    indexStart = Math.min(indexStart, chunk.getColumn_index_offset());
-                }
-                if (chunk.isSetOffset_index_offset()) {
-                    indexStart = Math.min(indexStart, chunk.getOffset_index_offset());
-                }
-                chunk.unsetColumn_index_offset();
-                chunk.unsetColumn_index_length();
-                chunk.unsetOffset_index_offset();
-                chunk.unsetOffset_index_length();
-            }
-        }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(file.length);
-        out.write(file, 0, (int) indexStart);
-        ByteArrayOutputStream footer = new ByteArrayOutputStream();
-        Util.writeFileMetaData(meta, footer);
-        footer.writeTo(out);
-        byte[] length = new byte[4];
-        ByteBuffer.wrap(length).order(ByteOrder.LITTLE_ENDIAN).putInt(footer.size());
-        out.write(length);
-        out.write(MAGIC);
+        ParquetTail.dropPageIndex(meta);
+        ParquetTail.write(meta, out);
         Files.write(target, out.toByteArray());
     }
 

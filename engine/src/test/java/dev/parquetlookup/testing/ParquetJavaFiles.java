@@ -19,13 +19,8 @@ import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.io.MessageColumnIO;
 import org.apache.parquet.io.RecordReader;
 import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.schema.LogicalTypeAnnotation;
-import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
-import org.apache.parquet.schema.Type.Repetition;
-import org.apache.parquet.schema.Types;
 
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -53,7 +48,7 @@ public final class ParquetJavaFiles {
     public static MessageType schema(List<ColumnSpec> columns) {
         List<Type> fields = new ArrayList<>();
         for (ColumnSpec c : columns) {
-            fields.add(parquetType(c));
+            fields.add(c.writerColumn().parquetType());
         }
         return new MessageType("table", fields);
     }
@@ -182,87 +177,10 @@ public final class ParquetJavaFiles {
         return groups;
     }
 
-    private static Type parquetType(ColumnSpec c) {
-        Repetition rep = c.nullable() ? Repetition.OPTIONAL : Repetition.REQUIRED;
-        ValueType t = c.type();
-        return switch (t.kind()) {
-            case BOOLEAN -> Types.primitive(PrimitiveTypeName.BOOLEAN, rep).named(c.name());
-            case TINYINT ->
-                    Types.primitive(PrimitiveTypeName.INT32, rep)
-                            .as(LogicalTypeAnnotation.intType(8, true))
-                            .named(c.name());
-            case SMALLINT ->
-                    Types.primitive(PrimitiveTypeName.INT32, rep)
-                            .as(LogicalTypeAnnotation.intType(16, true))
-                            .named(c.name());
-            case INT -> Types.primitive(PrimitiveTypeName.INT32, rep).named(c.name());
-            case BIGINT -> Types.primitive(PrimitiveTypeName.INT64, rep).named(c.name());
-            case FLOAT -> Types.primitive(PrimitiveTypeName.FLOAT, rep).named(c.name());
-            case DOUBLE -> Types.primitive(PrimitiveTypeName.DOUBLE, rep).named(c.name());
-            case DECIMAL -> decimalType(c, rep);
-            case STRING ->
-                    Types.primitive(PrimitiveTypeName.BINARY, rep)
-                            .as(LogicalTypeAnnotation.stringType())
-                            .named(c.name());
-            case BINARY -> Types.primitive(PrimitiveTypeName.BINARY, rep).named(c.name());
-            case DATE ->
-                    Types.primitive(PrimitiveTypeName.INT32, rep)
-                            .as(LogicalTypeAnnotation.dateType())
-                            .named(c.name());
-            case TIME ->
-                    Types.primitive(
-                                    t.precision() == 3
-                                            ? PrimitiveTypeName.INT32
-                                            : PrimitiveTypeName.INT64,
-                                    rep)
-                            .as(LogicalTypeAnnotation.timeType(false, unit(t.precision())))
-                            .named(c.name());
-            case TIMESTAMP, TIMESTAMP_LTZ ->
-                    c.storage() == ColumnSpec.Storage.INT96
-                            ? Types.primitive(PrimitiveTypeName.INT96, rep).named(c.name())
-                            : Types.primitive(PrimitiveTypeName.INT64, rep)
-                                    .as(
-                                            LogicalTypeAnnotation.timestampType(
-                                                    t.kind() == ValueType.Kind.TIMESTAMP_LTZ,
-                                                    unit(t.precision())))
-                                    .named(c.name());
-            case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
-                    throw new IllegalArgumentException("no generated column of kind " + t);
-        };
-    }
-
-    private static Type decimalType(ColumnSpec c, Repetition rep) {
-        ValueType t = c.type();
-        LogicalTypeAnnotation decimal = LogicalTypeAnnotation.decimalType(t.scale(), t.precision());
-        return switch (c.storage()) {
-            case DECIMAL_INT32 ->
-                    Types.primitive(PrimitiveTypeName.INT32, rep).as(decimal).named(c.name());
-            case DECIMAL_INT64 ->
-                    Types.primitive(PrimitiveTypeName.INT64, rep).as(decimal).named(c.name());
-            case DECIMAL_FIXED ->
-                    Types.primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, rep)
-                            .length(fixedLength(t.precision()))
-                            .as(decimal)
-                            .named(c.name());
-            case DECIMAL_BINARY ->
-                    Types.primitive(PrimitiveTypeName.BINARY, rep).as(decimal).named(c.name());
-            default -> throw new IllegalArgumentException("no decimal storage in " + c);
-        };
-    }
-
     /** The fewest bytes whose two's complement holds every unscaled value of {@code precision}. */
     public static int fixedLength(int precision) {
         BigInteger max = BigInteger.TEN.pow(precision).subtract(BigInteger.ONE);
         return max.bitLength() / 8 + 1;
-    }
-
-    private static TimeUnit unit(int precision) {
-        return switch (precision) {
-            case 3 -> TimeUnit.MILLIS;
-            case 6 -> TimeUnit.MICROS;
-            case 9 -> TimeUnit.NANOS;
-            default -> throw new IllegalArgumentException("precision " + precision);
-        };
     }
 
     private static void add(Group g, int field, ColumnSpec c, Object v) {

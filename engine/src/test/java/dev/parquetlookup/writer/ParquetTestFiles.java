@@ -5,7 +5,6 @@ import dev.parquetlookup.types.ValueType;
 
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.format.FileMetaData;
-import org.apache.parquet.format.Util;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
@@ -14,13 +13,12 @@ import org.apache.parquet.io.api.Binary;
 
 import org.apache.hadoop.conf.Configuration;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,16 +102,7 @@ public final class ParquetTestFiles {
 
     /** The raw Thrift footer, for what parquet-java's model does not expose (sorting_columns). */
     public static FileMetaData rawFooter(Path file) throws IOException {
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
-            long len = raf.length();
-            byte[] tail = new byte[8];
-            raf.seek(len - 8);
-            raf.readFully(tail);
-            int footerLength = ByteBuffer.wrap(tail).order(ByteOrder.LITTLE_ENDIAN).getInt();
-            byte[] footer = new byte[footerLength];
-            raf.seek(len - 8 - footerLength);
-            raf.readFully(footer);
-            return Util.readFileMetaData(new ByteArrayInputStream(footer));
-        }
+        byte[] bytes = Files.readAllBytes(file);
+        return ParquetTail.read(bytes, ParquetTail.footerStart(bytes, bytes.length), bytes.length);
     }
 }

@@ -1,7 +1,5 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.formats.IcebergTestTable.Row;
-
 import org.apache.hadoop.conf.Configuration;
 
 import io.delta.kernel.DataWriteContext;
@@ -54,10 +52,9 @@ import java.util.UUID;
 import java.util.zip.CRC32;
 
 /**
- * A Delta table written by the Delta kernel's own write support (on the local disk), for tests:
- * rows {@code (id BIGINT NOT NULL, name STRING, region STRING)} sorted by {@code id} within each
- * data file, and the kernel's own reader (deletion vectors applied) as the independent reading of
- * every version.
+ * A Delta table written by the Delta kernel's own write support (on the local disk), for tests: the
+ * {@link FormatTestTable} rows, and the kernel's own reader (deletion vectors applied) as the
+ * independent reading of every version; data files are named by their add actions.
  *
  * <p>The kernel (4.0) writes data files and commits adds; removes and deletion vectors are
  * committed through the kernel's action classes ({@code AddFile.toRemoveFileRow}, {@code
@@ -66,7 +63,7 @@ import java.util.zip.CRC32;
  * {@code RoaringBitmapArray}, inline in Z85 or in a {@code deletion_vector_<uuid>.bin} file), and
  * the kernel's reader, not ours, checks them.
  */
-final class DeltaTestTable {
+final class DeltaTestTable implements FormatTestTable<io.delta.kernel.data.Row> {
 
     static final StructType SCHEMA =
             new StructType()
@@ -78,15 +75,21 @@ final class DeltaTestTable {
     final Engine engine;
     final Table table;
 
-    private DeltaTestTable(String location) {
+    /**
+     * Column mapping on: the kernel (4.0) does not write such tables, see {@link #appendMapped}.
+     */
+    private final boolean mapped;
+
+    private DeltaTestTable(String location, Map<String, String> properties) {
         this.location = location;
+        this.mapped = properties.containsKey("delta.columnMapping.mode");
         this.engine = DefaultEngine.create(new Configuration());
         this.table = Table.forPath(engine, location);
     }
 
     /** A new empty table (version 0) with {@code properties} (e.g. deletion vectors enabled). */
     static DeltaTestTable create(String location, Map<String, String> properties) {
-        DeltaTestTable t = new DeltaTestTable(location);
+        DeltaTestTable t = new DeltaTestTable(location, properties);
         TransactionBuilder builder =
                 t.table
                         .createTransactionBuilder(
@@ -105,7 +108,7 @@ final class DeltaTestTable {
      */
     static DeltaTestTable create(
             String location, Map<String, String> properties, List<String> partitionColumns) {
-        DeltaTestTable t = new DeltaTestTable(location);
+        DeltaTestTable t = new DeltaTestTable(location, properties);
         t.table
                 .createTransactionBuilder(t.engine, "parquet-lookup tests", Operation.CREATE_TABLE)
                 .withSchema(t.engine, SCHEMA)
@@ -183,61 +186,14 @@ final class DeltaTestTable {
                         .build());
     }
 
-    /**
-     * Appends one data file of rows of the current schema (column name to value; absent columns
-     * NULL), sorted by {@code id}, in the partition of the first row.
-     */
-    void appendValues(List<Map<String, Object>> rows) {
-        Snapshot snapshot = table.getLatestSnapshot(engine);
-        StructType schema = snapshot.getSchema();
-        List<Map<String, Object>> sorted = new ArrayList<>(rows);
-        sorted.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
-        ColumnVector[] vectors = new ColumnVector[schema.length()];
-        for (int c = 0; c < vectors.length; c++) {
-            String name = schema.at(c).getName();
-            List<Object> values = new ArrayList<>();
-            for (Map<String, Object> r : sorted) {
-                values.add(r.get(name));
-            }
-            vectors[c] = DefaultGenericVector.fromList(schema.at(c).getDataType(), values);
-        }
-        Map<String, io.delta.kernel.expressions.Literal> partition = new HashMap<>();
-        for (String column :
-                ((io.delta.kernel.internal.SnapshotImpl) snapshot).getPartitionColumnNames()) {
-            Object v = sorted.get(0).get(column);
-            partition.put(
-                    column,
-                    v instanceof Long l
-                            ? io.delta.kernel.expressions.Literal.ofLong(l)
-                            : v instanceof Integer i
-                                    ? io.delta.kernel.expressions.Literal.ofInt(i)
-                                    : io.delta.kernel.expressions.Literal.ofString((String) v));
+    @Override
+    public void appendValues(List<Map<String, Object>> rows) throws IOException {
+        if (mapped) {
+            appendMapped(rows);
+            return;
         }
         Transaction txn = newWrite();
-        ColumnarBatch batch = new DefaultColumnarBatch(sorted.size(), schema, vectors);
-        io.delta.kernel.data.Row state = txn.getTransactionState(engine);
-        CloseableIterator<FilteredColumnarBatch> physical =
-                Transaction.transformLogicalData(
-                        engine,
-                        state,
-                        Utils.singletonCloseableIterator(
-                                new FilteredColumnarBatch(batch, Optional.empty())),
-                        partition);
-        DataWriteContext context = Transaction.getWriteContext(engine, state, partition);
-        List<io.delta.kernel.data.Row> actions = new ArrayList<>();
-        try {
-            CloseableIterator<DataFileStatus> written =
-                    engine.getParquetHandler()
-                            .writeParquetFiles(
-                                    context.getTargetDirectory(),
-                                    physical,
-                                    context.getStatisticsColumns());
-            Transaction.generateAppendActions(engine, state, written, context)
-                    .forEachRemaining(actions::add);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-        commit(txn, actions);
+        commit(txn, write(txn, table.getLatestSnapshot(engine), rows));
     }
 
     /**
@@ -311,7 +267,9 @@ final class DeltaTestTable {
      * The independent reading of {@code columns} (logical names of {@code version}): every row as
      * the kernel's reader returns it, by id, as {@code "v1|v2|..."} strings.
      */
-    Map<Long, List<String>> readColumns(long version, List<String> columns) throws IOException {
+    @Override
+    public Map<Long, List<String>> readColumns(long version, List<String> columns)
+            throws IOException {
         Map<Long, List<String>> byId = new TreeMap<>();
         Snapshot snapshot = table.getSnapshotAsOfVersion(engine, version);
         StructType logical = snapshot.getSchema();
@@ -344,7 +302,7 @@ final class DeltaTestTable {
                                         }
                                         long id = r.getLong(logical.indexOf("id"));
                                         byId.computeIfAbsent(id, k -> new ArrayList<>())
-                                                .add(IcebergTestTable.joined(values.toArray()));
+                                                .add(FormatTestTable.joined(values.toArray()));
                                     }
                                 }
                             }
@@ -372,16 +330,16 @@ final class DeltaTestTable {
         return r.getString(i);
     }
 
-    /** Appends {@code rows} as one data file; returns its add action (to remove it later). */
-    io.delta.kernel.data.Row append(List<Row> rows) {
+    @Override
+    public io.delta.kernel.data.Row append(List<Row> rows) {
         Transaction txn = newWrite();
         List<io.delta.kernel.data.Row> actions = write(txn, rows);
         commit(txn, actions);
         return actions.get(0);
     }
 
-    /** Appends one data file per list of rows, all in one commit. */
-    void appendFiles(List<List<Row>> files) {
+    @Override
+    public void appendFiles(List<List<Row>> files) {
         Transaction txn = newWrite();
         List<io.delta.kernel.data.Row> actions = new ArrayList<>();
         for (List<Row> rows : files) {
@@ -395,8 +353,8 @@ final class DeltaTestTable {
         table.checkpoint(engine, version());
     }
 
-    /** Replaces the file of {@code old} by a file of {@code rows}; returns the new add. */
-    io.delta.kernel.data.Row overwrite(io.delta.kernel.data.Row old, List<Row> rows) {
+    @Override
+    public io.delta.kernel.data.Row overwrite(io.delta.kernel.data.Row old, List<Row> rows) {
         Transaction txn = newWrite();
         List<io.delta.kernel.data.Row> actions = new ArrayList<>(write(txn, rows));
         io.delta.kernel.data.Row added = actions.get(0);
@@ -405,8 +363,8 @@ final class DeltaTestTable {
         return added;
     }
 
-    /** Removes the file of {@code old} as a whole. */
-    void deleteFile(io.delta.kernel.data.Row old) {
+    @Override
+    public void deleteFile(io.delta.kernel.data.Row old) {
         Transaction txn = newWrite();
         commit(txn, List.of(remove(old)));
     }
@@ -515,27 +473,42 @@ final class DeltaTestTable {
                 CloseableIterable.inMemoryIterable(Utils.toCloseableIterator(actions.iterator())));
     }
 
-    /** Writes {@code rows} sorted by id into data files; returns their add actions. */
+    /** Writes {@code rows} sorted by id into a data file; returns its add action. */
     private List<io.delta.kernel.data.Row> write(Transaction txn, List<Row> rows) {
-        List<Row> sorted = new ArrayList<>(rows);
-        sorted.sort(Comparator.comparingLong(Row::id));
-        List<Object> ids = new ArrayList<>();
-        List<Object> names = new ArrayList<>();
-        List<Object> regions = new ArrayList<>();
-        for (Row r : sorted) {
-            ids.add(r.id());
-            names.add(r.name());
-            regions.add(r.region());
+        return write(txn, table.getLatestSnapshot(engine), Row.values(rows));
+    }
+
+    /**
+     * Writes rows of {@code snapshot}'s schema (column name to value; absent columns NULL), sorted
+     * by {@code id}, into a data file in the partition of the first row; returns its add action.
+     */
+    private List<io.delta.kernel.data.Row> write(
+            Transaction txn, Snapshot snapshot, List<Map<String, Object>> rows) {
+        StructType schema = snapshot.getSchema();
+        List<Map<String, Object>> sorted = new ArrayList<>(rows);
+        sorted.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
+        ColumnVector[] vectors = new ColumnVector[schema.length()];
+        for (int c = 0; c < vectors.length; c++) {
+            String name = schema.at(c).getName();
+            List<Object> values = new ArrayList<>();
+            for (Map<String, Object> r : sorted) {
+                values.add(r.get(name));
+            }
+            vectors[c] = DefaultGenericVector.fromList(schema.at(c).getDataType(), values);
         }
-        ColumnarBatch batch =
-                new DefaultColumnarBatch(
-                        sorted.size(),
-                        SCHEMA,
-                        new ColumnVector[] {
-                            DefaultGenericVector.fromList(LongType.LONG, ids),
-                            DefaultGenericVector.fromList(StringType.STRING, names),
-                            DefaultGenericVector.fromList(StringType.STRING, regions)
-                        });
+        Map<String, io.delta.kernel.expressions.Literal> partition = new HashMap<>();
+        for (String column :
+                ((io.delta.kernel.internal.SnapshotImpl) snapshot).getPartitionColumnNames()) {
+            Object v = sorted.get(0).get(column);
+            partition.put(
+                    column,
+                    v instanceof Long l
+                            ? io.delta.kernel.expressions.Literal.ofLong(l)
+                            : v instanceof Integer i
+                                    ? io.delta.kernel.expressions.Literal.ofInt(i)
+                                    : io.delta.kernel.expressions.Literal.ofString((String) v));
+        }
+        ColumnarBatch batch = new DefaultColumnarBatch(sorted.size(), schema, vectors);
         io.delta.kernel.data.Row state = txn.getTransactionState(engine);
         CloseableIterator<FilteredColumnarBatch> physical =
                 Transaction.transformLogicalData(
@@ -543,8 +516,8 @@ final class DeltaTestTable {
                         state,
                         Utils.singletonCloseableIterator(
                                 new FilteredColumnarBatch(batch, Optional.empty())),
-                        Map.of());
-        DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
+                        partition);
+        DataWriteContext context = Transaction.getWriteContext(engine, state, partition);
         List<io.delta.kernel.data.Row> actions = new ArrayList<>();
         try {
             CloseableIterator<DataFileStatus> written =
@@ -561,60 +534,23 @@ final class DeltaTestTable {
         return actions;
     }
 
-    long version() {
-        return table.getLatestSnapshot(engine).getVersion();
+    @Override
+    public Path dataFile(io.delta.kernel.data.Row addAction) {
+        URI path =
+                URI.create(
+                        new AddFile(addAction.getStruct(SingleAction.ADD_FILE_ORDINAL)).getPath());
+        return path.isAbsolute()
+                ? Paths.get(path)
+                : Paths.get(URI.create(table.getPath(engine) + "/")).resolve(path.getPath());
     }
 
-    /**
-     * The independent reading: every row of {@code version} as the kernel's own reader returns it
-     * (deletion vectors applied), grouped by id as {@code "id|name|region"} strings.
-     */
-    Map<Long, List<String>> read(long version) throws IOException {
-        Map<Long, List<String>> byId = new TreeMap<>();
-        Snapshot snapshot = table.getSnapshotAsOfVersion(engine, version);
-        Scan scan = snapshot.getScanBuilder().build();
-        io.delta.kernel.data.Row state = scan.getScanState(engine);
-        StructType readSchema = ScanStateRow.getPhysicalDataReadSchema(engine, state);
-        try (CloseableIterator<FilteredColumnarBatch> files = scan.getScanFiles(engine)) {
-            while (files.hasNext()) {
-                try (CloseableIterator<io.delta.kernel.data.Row> scanFiles =
-                        files.next().getRows()) {
-                    while (scanFiles.hasNext()) {
-                        io.delta.kernel.data.Row scanFile = scanFiles.next();
-                        FileStatus status = InternalScanFileUtils.getAddFileStatus(scanFile);
-                        CloseableIterator<ColumnarBatch> physical =
-                                engine.getParquetHandler()
-                                        .readParquetFiles(
-                                                Utils.singletonCloseableIterator(status),
-                                                readSchema,
-                                                Optional.empty());
-                        try (CloseableIterator<FilteredColumnarBatch> data =
-                                Scan.transformPhysicalData(engine, state, scanFile, physical)) {
-                            while (data.hasNext()) {
-                                try (CloseableIterator<io.delta.kernel.data.Row> rows =
-                                        data.next().getRows()) {
-                                    while (rows.hasNext()) {
-                                        io.delta.kernel.data.Row r = rows.next();
-                                        long id = r.getLong(0);
-                                        byId.computeIfAbsent(id, k -> new ArrayList<>())
-                                                .add(
-                                                        IcebergTestTable.text(
-                                                                id,
-                                                                r.isNullAt(1)
-                                                                        ? null
-                                                                        : r.getString(1),
-                                                                r.isNullAt(2)
-                                                                        ? null
-                                                                        : r.getString(2)));
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        byId.values().forEach(l -> l.sort(null));
-        return byId;
+    @Override
+    public String versionLabel(long version) {
+        return "delta version " + version;
+    }
+
+    @Override
+    public long version() {
+        return table.getLatestSnapshot(engine).getVersion();
     }
 }

@@ -1,12 +1,9 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.RefreshOptions;
 import dev.parquetlookup.engine.RefreshResult;
 import dev.parquetlookup.engine.RefreshingTable;
 import dev.parquetlookup.engine.TableConfig;
 import dev.parquetlookup.metadata.LookupFileException;
-import dev.parquetlookup.metadata.MetadataCache;
 
 import org.apache.hadoop.conf.Configuration;
 
@@ -16,19 +13,15 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import static dev.parquetlookup.formats.IcebergTestTable.range;
-import static dev.parquetlookup.formats.IcebergTestTable.rows;
+import static dev.parquetlookup.formats.FormatTestTable.range;
+import static dev.parquetlookup.formats.FormatTestTable.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -37,19 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code iceberg.catalog.*} options with {@code path} naming it in the catalog; and time travel
  * ({@code scan.version}) on Iceberg and Delta tables: a fixed version served and never refreshed.
  */
-class IcebergCatalogTest {
-
-    @TempDir Path dir;
-
-    private final List<RefreshingTable> opened = new ArrayList<>();
-    private final MetadataCache cache = new MetadataCache(64L << 20);
-
-    @AfterEach
-    void closeTables() throws IOException {
-        for (RefreshingTable t : opened) {
-            t.close();
-        }
-    }
+class IcebergCatalogTest extends TableTests {
 
     private Map<String, String> catalogOptions() {
         Map<String, String> options = new HashMap<>();
@@ -63,33 +44,13 @@ class IcebergCatalogTest {
 
     private RefreshingTable open(String path, String format, Map<String, String> options)
             throws IOException {
-        RefreshingTable t =
-                RefreshingTable.open(
-                        TableConfig.builder(path)
-                                .sortKey(List.of("id"))
-                                .hadoopOptions(options)
-                                .metadataCache(cache)
-                                .build(),
-                        RefreshOptions.defaults().withFormat(format));
-        opened.add(t);
-        return t;
-    }
-
-    private static void assertServes(
-            RefreshingTable table, Map<Long, List<String>> expected, String version)
-            throws IOException {
-        LookupPlan plan = table.plan(List.of("id"), List.of("id", "name", "region"));
-        try (RefreshingTable.Lease lease = table.acquire()) {
-            assertThat(lease.sourceVersion()).isEqualTo(version);
-            for (long key = 0; key <= 1_000; key++) {
-                List<String> got = new ArrayList<>();
-                for (Object[] row : lease.table().lookup(plan, new Object[] {key})) {
-                    got.add(IcebergTestTable.text(row[0], row[1], row[2]));
-                }
-                got.sort(null);
-                assertThat(got).as("key %d", key).isEqualTo(expected.getOrDefault(key, List.of()));
-            }
-        }
+        return open(
+                TableConfig.builder(path)
+                        .sortKey(List.of("id"))
+                        .hadoopOptions(options)
+                        .metadataCache(cache)
+                        .build(),
+                format);
     }
 
     @Test
@@ -106,14 +67,14 @@ class IcebergCatalogTest {
                                 PartitionSpec.unpartitioned(),
                                 Map.of("format-version", "2")));
         iceberg.append(rows("a", "eu", range(0, 600, 2)));
-        long v1 = iceberg.currentSnapshotId();
+        long v1 = iceberg.version();
 
         RefreshingTable table = open("db.dim", IcebergFormat.NAME, catalogOptions());
-        assertServes(table, iceberg.read(v1), "iceberg snapshot " + v1);
+        assertServes(table, iceberg, v1);
         iceberg.append(rows("b", "us", range(1, 900, 3)));
-        long v2 = iceberg.currentSnapshotId();
+        long v2 = iceberg.version();
         assertThat(table.refresh()).isEqualTo(RefreshResult.SWAPPED);
-        assertServes(table, iceberg.read(v2), "iceberg snapshot " + v2);
+        assertServes(table, iceberg, v2);
 
         // Time travel through the catalog: snapshot 1, whatever is committed later.
         Map<String, String> pinned = catalogOptions();
@@ -121,7 +82,7 @@ class IcebergCatalogTest {
         RefreshingTable travel = open("db.dim", IcebergFormat.NAME, pinned);
         iceberg.append(rows("c", "ap", range(0, 1_000, 5)));
         assertThat(travel.refresh()).isEqualTo(RefreshResult.UNCHANGED);
-        assertServes(travel, iceberg.read(v1), "iceberg snapshot " + v1);
+        assertServes(travel, iceberg, v1);
 
         assertThatThrownBy(() -> open("db.nope", IcebergFormat.NAME, catalogOptions()))
                 .isInstanceOf(LookupFileException.class)
@@ -143,10 +104,10 @@ class IcebergCatalogTest {
         delta.append(rows("b", "us", range(1, 900, 3)));
         RefreshingTable table =
                 open(location, DeltaFormat.NAME, Map.of("scan.version", String.valueOf(v1)));
-        assertServes(table, delta.read(v1), "delta version " + v1);
+        assertServes(table, delta, v1);
         delta.append(rows("c", "ap", range(0, 1_000, 5)));
         assertThat(table.refresh()).isEqualTo(RefreshResult.UNCHANGED);
-        assertServes(table, delta.read(v1), "delta version " + v1);
+        assertServes(table, delta, v1);
 
         assertThatThrownBy(() -> open(location, DeltaFormat.NAME, Map.of("scan.version", "99")))
                 .isInstanceOf(LookupFileException.class)

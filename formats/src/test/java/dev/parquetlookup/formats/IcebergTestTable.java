@@ -2,6 +2,7 @@ package dev.parquetlookup.formats;
 
 import org.apache.hadoop.conf.Configuration;
 
+import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
@@ -25,7 +26,8 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Types;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.net.URI;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -34,20 +36,16 @@ import java.util.TreeMap;
 
 /**
  * An Iceberg table written by Iceberg's own generic writers (a Hadoop table on the local disk), for
- * tests: rows {@code (id BIGINT NOT NULL, name STRING, region STRING)} sorted by {@code id} within
- * each data file, small pages so lookups cross pages, and the table's own reader as the independent
- * reading of every version.
+ * tests: the {@link FormatTestTable} rows, small pages so lookups cross pages, and the table's own
+ * reader (deletes applied) as the independent reading of every snapshot.
  */
-final class IcebergTestTable {
+final class IcebergTestTable implements FormatTestTable<DataFile> {
 
     static final Schema SCHEMA =
             new Schema(
                     Types.NestedField.required(1, "id", Types.LongType.get()),
                     Types.NestedField.optional(2, "name", Types.StringType.get()),
                     Types.NestedField.optional(3, "region", Types.StringType.get()));
-
-    /** One row. */
-    record Row(long id, String name, String region) {}
 
     final Table table;
     private int fileCounter;
@@ -85,60 +83,20 @@ final class IcebergTestTable {
         return PartitionSpec.builderFor(SCHEMA).identity("region").build();
     }
 
-    /** Rows {@code ids} named {@code prefix-id}, all in {@code region}. */
-    static List<Row> rows(String prefix, String region, long... ids) {
-        List<Row> rows = new ArrayList<>();
-        for (long id : ids) {
-            rows.add(new Row(id, prefix + "-" + id, region));
-        }
-        return rows;
+    @Override
+    public String versionLabel(long snapshotId) {
+        return "iceberg snapshot " + snapshotId;
     }
 
-    static long[] range(long from, long to, long step) {
-        List<Long> ids = new ArrayList<>();
-        for (long i = from; i < to; i += step) {
-            ids.add(i);
-        }
-        return ids.stream().mapToLong(Long::longValue).toArray();
+    @Override
+    public long version() {
+        table.refresh();
+        return table.currentSnapshot().snapshotId();
     }
 
     /** Writes {@code rows} (sorted by id here) into one data file, not yet committed. */
     DataFile write(List<Row> rows) throws IOException {
-        List<Row> sorted = new ArrayList<>(rows);
-        sorted.sort(Comparator.comparingLong(Row::id));
-        PartitionKey partition = null;
-        GenericRecord record = GenericRecord.create(table.schema());
-        if (table.spec().isPartitioned()) {
-            partition = new PartitionKey(table.spec(), table.schema());
-            partition.partition(toRecord(record, sorted.get(0)));
-        }
-        OutputFileFactory files =
-                OutputFileFactory.builderFor(table, 1, ++fileCounter)
-                        .format(FileFormat.PARQUET)
-                        .build();
-        DataWriter<Record> writer =
-                new GenericFileWriterFactory.Builder(table)
-                        .dataFileFormat(FileFormat.PARQUET)
-                        .build()
-                        .newDataWriter(
-                                partition == null
-                                        ? files.newOutputFile()
-                                        : files.newOutputFile(partition),
-                                table.spec(),
-                                partition);
-        try (writer) {
-            for (Row r : sorted) {
-                writer.write(toRecord(record.copy(), r));
-            }
-        }
-        return writer.toDataFile();
-    }
-
-    private static Record toRecord(GenericRecord record, Row r) {
-        record.setField("id", r.id());
-        record.setField("name", r.name());
-        record.setField("region", r.region());
-        return record;
+        return writeValues(Row.values(rows));
     }
 
     /**
@@ -162,10 +120,7 @@ final class IcebergTestTable {
             partition = new PartitionKey(table.spec(), schema);
             partition.partition(records.get(0));
         }
-        OutputFileFactory files =
-                OutputFileFactory.builderFor(table, 1, ++fileCounter)
-                        .format(FileFormat.PARQUET)
-                        .build();
+        OutputFileFactory files = files(1, FileFormat.PARQUET);
         DataWriter<Record> writer =
                 new GenericFileWriterFactory.Builder(table)
                         .dataFileFormat(FileFormat.PARQUET)
@@ -184,18 +139,14 @@ final class IcebergTestTable {
         return writer.toDataFile();
     }
 
-    /** Appends one data file of {@code rows} (see {@link #writeValues}); returns it. */
-    DataFile appendValues(List<Map<String, Object>> rows) throws IOException {
-        DataFile file = writeValues(rows);
-        table.newAppend().appendFile(file).commit();
-        return file;
+    @Override
+    public void appendValues(List<Map<String, Object>> rows) throws IOException {
+        table.newAppend().appendFile(writeValues(rows)).commit();
     }
 
-    /**
-     * The independent reading of {@code columns} (current names): every row of snapshot {@code
-     * snapshotId} as Iceberg's generic reader returns it, by id, as {@code "v1|v2|..."} strings.
-     */
-    Map<Long, List<String>> readColumns(long snapshotId, List<String> columns) throws IOException {
+    @Override
+    public Map<Long, List<String>> readColumns(long snapshotId, List<String> columns)
+            throws IOException {
         table.refresh();
         Map<Long, List<String>> byId = new TreeMap<>();
         try (CloseableIterable<Record> records =
@@ -206,39 +157,54 @@ final class IcebergTestTable {
                     values.add(r.getField(c));
                 }
                 byId.computeIfAbsent((Long) r.getField("id"), k -> new ArrayList<>())
-                        .add(joined(values.toArray()));
+                        .add(FormatTestTable.joined(values.toArray()));
             }
         }
         byId.values().forEach(l -> l.sort(null));
         return byId;
     }
 
-    /** Values as text joined by '|', strings decoded from the engine's UTF-8 bytes. */
-    static String joined(Object... values) {
-        List<String> parts = new ArrayList<>();
-        for (Object v : values) {
-            parts.add(String.valueOf(string(v)));
-        }
-        return String.join("|", parts);
-    }
-
-    /** Appends one data file of {@code rows}; returns it. */
-    DataFile append(List<Row> rows) throws IOException {
+    @Override
+    public DataFile append(List<Row> rows) throws IOException {
         DataFile file = write(rows);
         table.newAppend().appendFile(file).commit();
         return file;
     }
 
-    /** Replaces {@code old} by a new file of {@code rows} in one snapshot; returns the new file. */
-    DataFile overwrite(DataFile old, List<Row> rows) throws IOException {
+    @Override
+    public void appendFiles(List<List<Row>> files) throws IOException {
+        AppendFiles append = table.newAppend();
+        for (List<Row> rows : files) {
+            append.appendFile(write(rows));
+        }
+        append.commit();
+    }
+
+    @Override
+    public DataFile overwrite(DataFile old, List<Row> rows) throws IOException {
         DataFile file = write(rows);
         table.newOverwrite().deleteFile(old).addFile(file).commit();
         return file;
     }
 
-    /** Drops a whole data file in one snapshot (no delete file). */
-    void deleteFile(DataFile file) {
+    @Override
+    public void deleteFile(DataFile file) {
         table.newDelete().deleteFile(file).commit();
+    }
+
+    @Override
+    public Path dataFile(DataFile file) {
+        return Path.of(URI.create(file.location()));
+    }
+
+    /**
+     * New files of {@code format}, named after {@code partitionId}: 1 data, 2 position deletes, 3
+     * equality deletes, 4 deletion vectors.
+     */
+    private OutputFileFactory files(int partitionId, FileFormat format) {
+        return OutputFileFactory.builderFor(table, partitionId, ++fileCounter)
+                .format(format)
+                .build();
     }
 
     /** Commits a position-delete file removing {@code positions} of {@code file}. */
@@ -248,12 +214,7 @@ final class IcebergTestTable {
                         .deleteFileFormat(FileFormat.PARQUET)
                         .build()
                         .newPositionDeleteWriter(
-                                OutputFileFactory.builderFor(table, 2, ++fileCounter)
-                                        .format(FileFormat.PARQUET)
-                                        .build()
-                                        .newOutputFile(),
-                                table.spec(),
-                                null);
+                                files(2, FileFormat.PARQUET).newOutputFile(), table.spec(), null);
         try (writer) {
             for (long p : positions) {
                 writer.write(PositionDelete.<Record>create().set(file.location(), p));
@@ -268,11 +229,7 @@ final class IcebergTestTable {
      */
     void deleteWithVector(DataFile file, long... positions) throws IOException {
         BaseDVFileWriter writer =
-                new BaseDVFileWriter(
-                        OutputFileFactory.builderFor(table, 4, ++fileCounter)
-                                .format(FileFormat.PUFFIN)
-                                .build(),
-                        location -> null);
+                new BaseDVFileWriter(files(4, FileFormat.PUFFIN), location -> null);
         try (writer) {
             for (long p : positions) {
                 writer.delete(file.location(), p, table.spec(), null);
@@ -293,12 +250,7 @@ final class IcebergTestTable {
                         .equalityDeleteRowSchema(idOnly)
                         .build()
                         .newEqualityDeleteWriter(
-                                OutputFileFactory.builderFor(table, 3, ++fileCounter)
-                                        .format(FileFormat.PARQUET)
-                                        .build()
-                                        .newOutputFile(),
-                                table.spec(),
-                                null);
+                                files(3, FileFormat.PARQUET).newOutputFile(), table.spec(), null);
         try (writer) {
             for (long id : ids) {
                 GenericRecord r = GenericRecord.create(idOnly);
@@ -311,37 +263,5 @@ final class IcebergTestTable {
 
     private void commitDeletes(DeleteFile deletes) {
         table.newRowDelta().addDeletes(deletes).commit();
-    }
-
-    long currentSnapshotId() {
-        table.refresh();
-        return table.currentSnapshot().snapshotId();
-    }
-
-    /**
-     * The independent reading: every row of snapshot {@code snapshotId} as Iceberg's own generic
-     * reader returns it (deletes applied), grouped by id as {@code "id|name|region"} strings.
-     */
-    Map<Long, List<String>> read(long snapshotId) throws IOException {
-        Map<Long, List<String>> byId = new TreeMap<>();
-        try (CloseableIterable<Record> records =
-                IcebergGenerics.read(table).useSnapshot(snapshotId).build()) {
-            for (Record r : records) {
-                long id = (Long) r.getField("id");
-                byId.computeIfAbsent(id, k -> new ArrayList<>())
-                        .add(text(id, r.getField("name"), r.getField("region")));
-            }
-        }
-        byId.values().forEach(l -> l.sort(null));
-        return byId;
-    }
-
-    /** One row as text; the engine returns strings as UTF-8 bytes. */
-    static String text(Object id, Object name, Object region) {
-        return id + "|" + string(name) + "|" + string(region);
-    }
-
-    private static Object string(Object value) {
-        return value instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : value;
     }
 }

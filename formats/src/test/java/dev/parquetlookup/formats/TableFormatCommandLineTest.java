@@ -15,8 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
-import static dev.parquetlookup.formats.IcebergTestTable.range;
-import static dev.parquetlookup.formats.IcebergTestTable.rows;
+import static dev.parquetlookup.formats.FormatTestTable.range;
+import static dev.parquetlookup.formats.FormatTestTable.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code inspect} and {@code get} with {@code --format} on table roots, with the exit codes. */
@@ -69,7 +69,7 @@ class TableFormatCommandLineTest {
         IcebergTestTable iceberg = IcebergTestTable.create(root, PartitionSpec.unpartitioned());
         DataFile file = iceberg.append(rows("a", "eu", range(0, 500, 1)));
         iceberg.deletePositions(file, 7);
-        long snapshot = iceberg.currentSnapshotId();
+        long snapshot = iceberg.version();
 
         Run hit = run("get", "--format", "iceberg", root, "--key", "id", "--value", "8");
         assertThat(hit.exit()).as(hit.err()).isZero();
@@ -127,7 +127,7 @@ class TableFormatCommandLineTest {
                 .doesNotContain("Schema: the files disagree")
                 .contains("label")
                 .contains("score")
-                .contains("Table version read: iceberg snapshot " + iceberg.currentSnapshotId());
+                .contains("Table version read: iceberg snapshot " + iceberg.version());
 
         Run get = run("get", "--format", "iceberg", root, "--key", "id", "--value", "5");
         assertThat(get.exit()).as(get.err()).isZero();
