@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * The options a table format receives beside the table's path, in the one map the engine hands it
- * ({@link dev.parquetlookup.engine.TableFormat#open}): Hadoop entries (the {@code hadoop.*}
+ * ({@link dev.parquetlookup.engine.source.TableFormat#open}): Hadoop entries (the {@code hadoop.*}
  * options, prefix removed), the format's own entries under their prefix ({@code iceberg.catalog.*}:
  * an Iceberg catalog's properties) and {@code scan.version}, a fixed version to serve (time
  * travel). Example: {@code {"fs.s3a.endpoint": "...", "iceberg.catalog.type": "jdbc",

@@ -1,9 +1,9 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.RefreshOptions;
-import dev.parquetlookup.engine.RefreshingTable;
-import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.source.RefreshOptions;
+import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.MetadataCache;
 
@@ -25,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Delta column mapping ({@code name}, {@code id}), renamed and added columns, and partition columns
- * (not in the data files) through {@link dev.parquetlookup.engine.ColumnBinding}: every answer
- * equal to the Delta kernel's own reader of the same version.
+ * (not in the data files) through {@link dev.parquetlookup.engine.lookup.ColumnBinding}: every
+ * answer equal to the Delta kernel's own reader of the same version.
  */
 class DeltaEvolutionTest {
 

@@ -1,10 +1,10 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.RefreshOptions;
-import dev.parquetlookup.engine.RefreshResult;
-import dev.parquetlookup.engine.RefreshingTable;
-import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.source.RefreshOptions;
+import dev.parquetlookup.engine.table.RefreshResult;
+import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
@@ -25,10 +25,11 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Iceberg schema evolution and partitions through {@link dev.parquetlookup.engine.ColumnBinding}:
- * columns found by field id (renamed ones, files written before a rename), added columns NULL in
- * older files, identity partition values as per-file constants that prune files without reading
- * them; every answer equal to Iceberg's own reader of the same snapshot.
+ * Iceberg schema evolution and partitions through {@link
+ * dev.parquetlookup.engine.lookup.ColumnBinding}: columns found by field id (renamed ones, files
+ * written before a rename), added columns NULL in older files, identity partition values as
+ * per-file constants that prune files without reading them; every answer equal to Iceberg's own
+ * reader of the same snapshot.
  */
 class IcebergEvolutionTest {
 

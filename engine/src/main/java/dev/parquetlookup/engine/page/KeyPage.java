@@ -1,0 +1,263 @@
+package dev.parquetlookup.engine.page;
+
+import dev.parquetlookup.engine.read.FileErrors;
+import dev.parquetlookup.engine.read.LoadedPage;
+import dev.parquetlookup.engine.read.LookupContext;
+import dev.parquetlookup.engine.read.PageLoader;
+import dev.parquetlookup.metadata.KeySearch;
+import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.RowGroupInfo;
+
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.values.ValuesReader;
+import org.apache.parquet.schema.PrimitiveType;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.math.BigInteger;
+
+/**
+ * Owns the keys of one page of a sort-key column as a lookup searches them: the non-null keys in
+ * comparable form ({@link KeyType}) with their row positions, and the binary searches over them.
+ * Sorted order of the leading key is checked while the page is read: an unsorted page is an error,
+ * never a wrong answer.
+ *
+ * <p>Which form {@link #decode} picks: dictionary-encoded pages are searched over the ranks of
+ * their ids ({@link DictionaryKeys}), PLAIN integer and byte-string pages in their bytes ({@link
+ * PlainKeys}); the rest (delta encodings, PLAIN decimals stored as binary, v1 bit-packed levels)
+ * are decoded value by value here.
+ */
+public abstract class KeyPage {
+
+    /** Non-null keys on the page (the searchable ones). */
+    public abstract int size();
+
+    /** Page row of key {@code i}. */
+    public abstract int row(int i);
+
+    /** Key {@code i} in comparable form (for composite keys' later columns). */
+    public abstract Object key(int i);
+
+    /** First index whose key is at least ({@code strict}: above) {@code key}. */
+    abstract int firstAbove(Object key, boolean strict);
+
+    /** First index whose key is at least {@code key}. */
+    public final int lowerBound(Object key) {
+        return firstAbove(key, false);
+    }
+
+    /** First index whose key is above {@code key}. */
+    public final int upperBound(Object key) {
+        return firstAbove(key, true);
+    }
+
+    /**
+     * Reads the key page {@code loaded} of key column {@code keyIndex} (leaf {@code leaf}). Row
+     * positions and dictionary ranks go into the lookup's scratch arrays; the chunk's dictionary
+     * comes from {@code loader} (in comparable form, cached with the page cache).
+     */
+    public static KeyPage decode(
+            LoadedPage loaded,
+            ColumnDescriptor column,
+            KeyType type,
+            PageLoader loader,
+            int leaf,
+            FileErrors errors,
+            RowGroupInfo rg,
+            int keyIndex,
+            LookupContext ctx)
+            throws IOException {
+        DataPage page = loaded.page;
+        KeyPage kept = page.keys(type);
+        if (kept != null) {
+            return kept; // a cached page's keys, checked and made searchable by an earlier lookup
+        }
+        boolean ordered = page.keysOrdered();
+        // Checked in full by an earlier lookup of this open file (the same bytes).
+        boolean verifiedBefore =
+                !ordered && keyIndex == 0 && loader.verifiedKeys().verified(rg, loaded.pageNumber);
+        Order order = new Order(errors, rg, keyIndex, loaded.pageNumber, ordered || verifiedBefore);
+        KeyPage keys = read(loaded, column, type, loader, leaf, order, ctx);
+        if (order.checked() && page.whole()) {
+            // Checked in full: later lookups may decode it only as far as their key needs.
+            loader.verifiedKeys().verify(rg, loaded.pageNumber);
+        }
+        if (order.checked() || verifiedBefore) {
+            page.keysOrdered(true); // a cached page: later lookups only search it
+            if (page.keepsKeys()) {
+                page.keys(type, keys.detached());
+            }
+        }
+        return keys;
+    }
+
+    /**
+     * Heap bytes per value of the searchable keys {@link #decode} keeps with a cached page of this
+     * column: row slots of an optional column, ranks of dictionary ids, offsets of byte strings;
+     * keys decoded one by one take a value each.
+     */
+    public static int keptBytesPerValue(DataPage page, ColumnDescriptor column, KeyType type) {
+        if (!NonNullRows.readable(page, column)) {
+            return type.kind() == KeyType.Kind.LONG ? 12 : 48;
+        }
+        int rows = column.getMaxDefinitionLevel() > 0 ? 4 : 0;
+        Encoding encoding = page.valueEncoding();
+        if (encoding.usesDictionary()) {
+            return rows + 4;
+        }
+        if (encoding == Encoding.PLAIN && PlainKeys.handles(column, type)) {
+            boolean binary =
+                    column.getPrimitiveType().getPrimitiveTypeName()
+                            == PrimitiveType.PrimitiveTypeName.BINARY;
+            return rows + (binary ? 4 : 0);
+        }
+        return type.kind() == KeyType.Kind.LONG ? 12 : 48;
+    }
+
+    /**
+     * These keys with arrays of their own instead of the lookup's scratch arrays, to be kept with a
+     * cached page and shared by later lookups (immutable then); {@code this} when nothing is
+     * borrowed.
+     */
+    abstract KeyPage detached();
+
+    private static KeyPage read(
+            LoadedPage loaded,
+            ColumnDescriptor column,
+            KeyType type,
+            PageLoader loader,
+            int leaf,
+            Order order,
+            LookupContext ctx)
+            throws IOException {
+        DataPage page = loaded.page;
+        Encoding encoding = page.valueEncoding();
+        if (encoding.usesDictionary() && NonNullRows.readable(page, column)) {
+            KeyDictionary dictionary = loader.keyDictionaryFor(loaded, leaf, type, ctx);
+            return DictionaryKeys.read(page, column, dictionary, order, ctx);
+        }
+        if (encoding == Encoding.PLAIN
+                && PlainKeys.handles(column, type)
+                && NonNullRows.readable(page, column)) {
+            return PlainKeys.read(page, column, type, order, ctx);
+        }
+        return Decoded.read(page, column, type, loader.dictionaryFor(loaded, leaf, ctx), order);
+    }
+
+    /**
+     * Checks the leading key's order and names the page when it is broken; {@code verified}: the
+     * page was checked before (a cached page, see {@link DataPage#keysOrdered()}).
+     */
+    public record Order(
+            FileErrors errors, RowGroupInfo rg, int keyIndex, int page, boolean verified) {
+
+        public Order(FileErrors errors, RowGroupInfo rg, int keyIndex, int page) {
+            this(errors, rg, keyIndex, page, false);
+        }
+
+        /**
+         * Whether keys must be checked ascending: the leading key's, unless verified before (later
+         * key columns are sorted only within runs).
+         */
+        boolean checked() {
+            return keyIndex == 0 && !verified;
+        }
+
+        RuntimeException unsorted(Object before, Object after) {
+            return errors.unsortedPage(rg, keyIndex, page, before, after);
+        }
+    }
+
+    /** Keys decoded one by one through parquet-java's readers, for the encodings not read above. */
+    public static final class Decoded extends KeyPage {
+        private final KeyType type;
+
+        /** Page row of each key, or null when every row has one (key i is row i). */
+        @Nullable private final int[] rows;
+
+        @Nullable private final long[] longs;
+        @Nullable private final Object[] objects;
+        private final int size;
+
+        private Decoded(
+                KeyType type, int[] rows, @Nullable long[] longs, Object[] objects, int size) {
+            this.type = type;
+            this.rows = rows;
+            this.longs = longs;
+            this.objects = objects;
+            this.size = size;
+        }
+
+        public static Decoded read(
+                DataPage page,
+                ColumnDescriptor column,
+                KeyType type,
+                @Nullable Dictionary dictionary,
+                Order order)
+                throws IOException {
+            int n = page.rowsAvailable(); // a prefix when the rows after it are not asked for
+            boolean int32 =
+                    column.getPrimitiveType().getPrimitiveTypeName()
+                            == PrimitiveType.PrimitiveTypeName.INT32;
+            PageCursor cursor = new PageCursor(page, column, dictionary);
+            int[] rows = new int[n];
+            long[] longs = type.kind() == KeyType.Kind.LONG ? new long[n] : null;
+            Object[] objects = longs == null ? new Object[n] : null;
+            ValuesReader values = cursor.values();
+            int size = 0;
+            for (int r = 0; r < n; r++) {
+                if (cursor.isNextNull()) {
+                    continue;
+                }
+                rows[size] = r;
+                if (longs != null) {
+                    long v = int32 ? values.readInteger() : values.readLong();
+                    if (order.checked() && size > 0 && v < longs[size - 1]) {
+                        throw order.unsorted(longs[size - 1], v);
+                    }
+                    longs[size] = v;
+                } else {
+                    byte[] bytes = values.readBytes().getBytes();
+                    Object v =
+                            type.kind() == KeyType.Kind.BIG_INTEGER ? new BigInteger(bytes) : bytes;
+                    if (order.checked() && size > 0 && type.compare(objects[size - 1], v) > 0) {
+                        throw order.unsorted(objects[size - 1], v);
+                    }
+                    objects[size] = v;
+                }
+                size++;
+            }
+            return new Decoded(type, rows, longs, objects, size);
+        }
+
+        @Override
+        KeyPage detached() {
+            return this; // arrays of its own
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        @Override
+        public int row(int i) {
+            return rows == null ? i : rows[i];
+        }
+
+        @Override
+        public Object key(int i) {
+            return longs != null ? (Object) longs[i] : objects[i];
+        }
+
+        @Override
+        int firstAbove(Object key, boolean strict) {
+            return longs != null
+                    ? KeySearch.firstAbove(longs, size, (Long) key, strict)
+                    : KeySearch.firstAbove(objects, size, key, strict, type);
+        }
+    }
+}
