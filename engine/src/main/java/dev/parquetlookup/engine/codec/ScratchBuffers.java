@@ -1,14 +1,12 @@
 package dev.parquetlookup.engine.codec;
 
-import dev.parquetlookup.engine.read.LookupContext;
-
 /**
  * Per-thread pool of the byte arrays lookups decompress pages into, so a lookup on a local file
- * allocates no page-sized array. A {@link LookupContext} takes arrays out of the pool of the thread
- * it runs on and gives them back when its pages are no longer needed (next file, end of lookup), to
- * the pool of whichever thread it then runs on. An array taken out belongs to that lookup alone: no
- * other lookup can see it until it is given back, so asynchronous lookups that continue on another
- * thread, or nested completions on the same thread, never share one.
+ * allocates no page-sized array. A lookup ({@link Scratch}) takes arrays out of the pool of the
+ * thread it runs on and gives them back when its pages are no longer needed (next file, end of
+ * lookup), to the pool of whichever thread it then runs on. An array taken out belongs to that
+ * lookup alone: no other lookup can see it until it is given back, so asynchronous lookups that
+ * continue on another thread, or nested completions on the same thread, never share one.
  *
  * <p>The only static mutable state besides the documented caches: a few arrays per thread, each at
  * most {@link #MAX_POOLED} bytes (larger pages get arrays of their own, left to the collector).

@@ -1,8 +1,9 @@
 package dev.parquetlookup.engine.lookup;
 
+import dev.parquetlookup.engine.read.InFlightReads;
 import dev.parquetlookup.engine.read.LoadedPage;
 import dev.parquetlookup.engine.read.LookupContext;
-import dev.parquetlookup.engine.read.PageLoader;
+import dev.parquetlookup.engine.read.OpenFile;
 import dev.parquetlookup.engine.read.PagesPending;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RangeSource;
@@ -33,13 +34,19 @@ public final class AsyncLookup extends LookupContext {
     /** Waves of requests one lookup may take before it is considered stuck. */
     private static final int MAX_WAVES = 64;
 
-    private record RangeKey(PageLoader loader, FileRange range) {}
+    private record RangeKey(InFlightReads reads, FileRange range) {}
 
     private record Pending(RangeKey key, CompletableFuture<byte[]> bytes, boolean readAhead) {}
 
-    private final DimensionTable table;
-    private final LookupPlan plan;
-    private final Object[] key;
+    /** The lookup itself, replayed with the bytes at hand: the synchronous code. */
+    @FunctionalInterface
+    interface Attempt {
+        List<Object[]> run(LookupContext ctx) throws IOException;
+    }
+
+    private final String path;
+    private final Attempt lookup;
+    private final List<String> projected;
     private final RequestLimiter limiter;
     private final CompletableFuture<List<Object[]>> result = new CompletableFuture<>();
 
@@ -55,14 +62,17 @@ public final class AsyncLookup extends LookupContext {
     @Nullable private Map<IndexKey, CompletableFuture<RowGroupInfo>> indexReads;
 
     private final List<CompletableFuture<RowGroupInfo>> indexWaits = new ArrayList<>(0);
-    @Nullable private int[] projectedLeaves;
-    @Nullable private SortedFile currentFile;
+    @Nullable private OpenFile currentFile;
     private int waves;
 
-    AsyncLookup(DimensionTable table, LookupPlan plan, Object[] key, RequestLimiter limiter) {
-        this.table = table;
-        this.plan = plan;
-        this.key = key;
+    /**
+     * An asynchronous run of {@code lookup} in the table at {@code path}, returning the {@code
+     * projected} columns (the pages a hit reads are read ahead).
+     */
+    AsyncLookup(String path, Attempt lookup, List<String> projected, RequestLimiter limiter) {
+        this.path = path;
+        this.lookup = lookup;
+        this.projected = projected;
         this.limiter = limiter;
     }
 
@@ -73,7 +83,7 @@ public final class AsyncLookup extends LookupContext {
 
     private void attempt() {
         try {
-            result.complete(table.lookup(plan, key, this));
+            result.complete(lookup.run(this));
         } catch (PagesPending p) {
             awaitWave();
         } catch (Throwable t) {
@@ -86,7 +96,7 @@ public final class AsyncLookup extends LookupContext {
             result.completeExceptionally(
                     new IOException(
                             "lookup in "
-                                    + table.path()
+                                    + path
                                     + " still needed more pages after "
                                     + MAX_WAVES
                                     + " waves of reads"));
@@ -127,10 +137,10 @@ public final class AsyncLookup extends LookupContext {
      * other lookups that need it; the lookup replays when it is here.
      */
     @Override
-    public RowGroupInfo rowGroup(FileMetadata meta, PageLoader loader, int r) throws IOException {
+    public RowGroupInfo rowGroup(FileMetadata meta, RangeSource source, int r) throws IOException {
         RowGroupIndexes lazy = meta.rowGroupIndexes();
-        if (lazy == null || loader.source().readsInline()) {
-            return super.rowGroup(meta, loader, r);
+        if (lazy == null || source.readsInline()) {
+            return super.rowGroup(meta, source, r);
         }
         RowGroupInfo info = held(lazy, r);
         if (info != null) {
@@ -163,33 +173,23 @@ public final class AsyncLookup extends LookupContext {
     }
 
     @Override
-    public void nextFile(SortedFile file) {
+    public void nextFile(OpenFile file) {
         super.nextFile(file);
         currentFile = file;
-        projectedLeaves = null;
-    }
-
-    /** The projected leaves in the current file, for read-ahead. */
-    private int[] projectedLeaves() {
-        if (projectedLeaves == null) {
-            projectedLeaves = currentFile.leaves(plan.projectedColumns());
-        }
-        return projectedLeaves;
     }
 
     @Override
-    public byte[][] read(PageLoader loader, List<FileRange> ranges, List<LoadedPage> pages)
+    public byte[][] read(InFlightReads reads, List<FileRange> ranges, List<LoadedPage> pages)
             throws IOException {
-        if (loader.source().readsInline()) {
-            return super.read(loader, ranges, pages); // local: as the synchronous lookup does
+        RangeSource source = reads.source();
+        if (source.readsInline()) {
+            return super.read(reads, ranges, pages); // local: as the synchronous lookup does
         }
         byte[][] out = new byte[ranges.size()][];
         List<FileRange> need = null;
         List<Integer> slots = null;
-        RangeSource source = loader.source();
         for (int i = 0; i < out.length; i++) {
-            byte[] bytes =
-                    fetched == null ? null : fetched.get(new RangeKey(loader, ranges.get(i)));
+            byte[] bytes = fetched == null ? null : fetched.get(new RangeKey(reads, ranges.get(i)));
             if (bytes == null) {
                 // On the local disk tier: read here, no request, no future (a warm lookup).
                 bytes = source.readHeld(ranges.get(i));
@@ -208,13 +208,13 @@ public final class AsyncLookup extends LookupContext {
         if (need == null) {
             return out;
         }
-        List<CompletableFuture<byte[]>> futures = loader.fetch(need, limiter);
+        List<CompletableFuture<byte[]>> futures = reads.fetch(need, limiter);
         boolean waiting = false;
         for (int j = 0; j < futures.size(); j++) {
             CompletableFuture<byte[]> future = futures.get(j);
             if (!future.isDone()) {
                 waiting = true;
-                pending.add(new Pending(new RangeKey(loader, need.get(j)), future, false));
+                pending.add(new Pending(new RangeKey(reads, need.get(j)), future, false));
             } else if (future.isCompletedExceptionally()) {
                 throw asIOException(unwrap(failure(future)));
             } else {
@@ -224,19 +224,19 @@ public final class AsyncLookup extends LookupContext {
         if (!waiting) {
             return out; // local or cached: no thread hand-off
         }
-        if (currentFile != null && currentFile.loader() == loader && !pages.isEmpty()) {
-            readAhead(loader, loader.readAhead(pages, projectedLeaves()));
+        if (currentFile != null && currentFile.reads() == reads && !pages.isEmpty()) {
+            readAhead(reads, currentFile.readAhead(pages, projected));
         }
         throw PagesPending.INSTANCE;
     }
 
-    private void readAhead(PageLoader loader, List<FileRange> ranges) {
+    private void readAhead(InFlightReads reads, List<FileRange> ranges) {
         if (ranges.isEmpty()) {
             return;
         }
         List<FileRange> wanted = new ArrayList<>(ranges.size());
         for (FileRange range : ranges) {
-            RangeKey k = new RangeKey(loader, range);
+            RangeKey k = new RangeKey(reads, range);
             if ((fetched == null || !fetched.containsKey(k)) && !isPending(k)) {
                 wanted.add(range);
             }
@@ -244,9 +244,9 @@ public final class AsyncLookup extends LookupContext {
         if (wanted.isEmpty()) {
             return;
         }
-        List<CompletableFuture<byte[]>> futures = loader.fetch(wanted, limiter);
+        List<CompletableFuture<byte[]>> futures = reads.fetch(wanted, limiter);
         for (int i = 0; i < futures.size(); i++) {
-            pending.add(new Pending(new RangeKey(loader, wanted.get(i)), futures.get(i), true));
+            pending.add(new Pending(new RangeKey(reads, wanted.get(i)), futures.get(i), true));
         }
     }
 
@@ -260,11 +260,11 @@ public final class AsyncLookup extends LookupContext {
     }
 
     @Override
-    public byte[] read(PageLoader loader, FileRange range) throws IOException {
-        if (loader.source().readsInline()) {
-            return super.read(loader, range);
+    public byte[] read(InFlightReads reads, FileRange range) throws IOException {
+        if (reads.source().readsInline()) {
+            return super.read(reads, range);
         }
-        return read(loader, List.of(range), List.of())[0];
+        return read(reads, List.of(range), List.of())[0];
     }
 
     private static Throwable failure(CompletableFuture<?> future) {

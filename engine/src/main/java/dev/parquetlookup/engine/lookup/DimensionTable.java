@@ -193,7 +193,7 @@ public final class DimensionTable implements Closeable {
     int verifiedKeyPages() {
         int n = 0;
         for (SortedFile f : allFiles) {
-            n += f.loader().verifiedKeys().count();
+            n += f.loader().verifiedKeyPages();
         }
         return n;
     }
@@ -258,11 +258,16 @@ public final class DimensionTable implements Closeable {
         if (comparable == null) {
             return CompletableFuture.completedFuture(List.of());
         }
-        return new AsyncLookup(this, plan, comparable, limiter).run();
+        return new AsyncLookup(
+                        config.path(),
+                        ctx -> lookup(plan, comparable, ctx),
+                        plan.projectedColumns(),
+                        limiter)
+                .run();
     }
 
     /** The lookup of a comparable key, reading pages through {@code ctx}. */
-    List<Object[]> lookup(LookupPlan plan, Object[] comparable, LookupContext ctx)
+    private List<Object[]> lookup(LookupPlan plan, Object[] comparable, LookupContext ctx)
             throws IOException {
         KeyType lead = schema.keyTypes().get(0);
         Object k0 = comparable[0];
@@ -347,12 +352,6 @@ public final class DimensionTable implements Closeable {
         if (failure != null) {
             throw failure;
         }
-    }
-
-    /** Receives rows of a {@link #scan}. */
-    @FunctionalInterface
-    public interface RowConsumer {
-        void accept(Object[] row) throws IOException;
     }
 
     @Override

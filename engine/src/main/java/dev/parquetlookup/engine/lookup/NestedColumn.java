@@ -93,7 +93,7 @@ final class NestedColumn {
             throws IOException {
         for (int leaf : leaves) {
             for (SortedFile.RowSpan span : spans) {
-                RowGroupInfo rg = ctx.rowGroup(meta, loader, span.rowGroup());
+                RowGroupInfo rg = ctx.rowGroup(meta, loader.source(), span.rowGroup());
                 boolean indexed = rg.columns()[leaf].pages() != null;
                 out.add(
                         new PageLoader.PageRequest(
@@ -147,7 +147,7 @@ final class NestedColumn {
                 int i = l * spans.size() + s;
                 SortedFile.RowSpan span = spans.get(s);
                 List<LoadedPage> leafPages = pages.get(first + i);
-                RowGroupInfo rg = ctx.rowGroup(meta, loader, span.rowGroup());
+                RowGroupInfo rg = ctx.rowGroup(meta, loader.source(), span.rowGroup());
                 boolean indexed = rg.columns()[leaves[l]].pages() != null;
                 try {
                     cursor.start(

@@ -55,7 +55,7 @@ final class PageLocator {
         for (int e = first; e <= last; e++) {
             try {
                 // A lazily read page index comes in here, on the first lookup into the row group.
-                RowGroupInfo rg = ctx.rowGroup(meta, loader, rowGroups.entry(e));
+                RowGroupInfo rg = ctx.rowGroup(meta, loader.source(), rowGroups.entry(e));
                 findInRowGroup(rg, key, out, ctx);
             } catch (PagesPending p) {
                 pending = true;
@@ -161,16 +161,7 @@ final class PageLocator {
     private KeyPage keyPage(
             RowGroupInfo rg, int leaf, int keyIndex, LoadedPage page, LookupContext ctx) {
         try {
-            return KeyPage.decode(
-                    page,
-                    leaves[leaf],
-                    meta.keyTypes().get(keyIndex),
-                    loader,
-                    leaf,
-                    errors,
-                    rg,
-                    keyIndex,
-                    ctx);
+            return loader.keyPage(page, leaf, keyIndex, rg, ctx);
         } catch (IOException | RuntimeException e) {
             throw errors.pageError(rg, leaf, page.pageNumber, e);
         }

@@ -4,12 +4,15 @@ import dev.parquetlookup.engine.codec.Decompression;
 import dev.parquetlookup.engine.page.ColumnTypes;
 import dev.parquetlookup.engine.page.PageCursor;
 import dev.parquetlookup.engine.read.FileErrors;
+import dev.parquetlookup.engine.read.InFlightReads;
 import dev.parquetlookup.engine.read.LoadedPage;
 import dev.parquetlookup.engine.read.LookupContext;
+import dev.parquetlookup.engine.read.OpenFile;
 import dev.parquetlookup.engine.read.PageCache;
 import dev.parquetlookup.engine.read.PageLoader;
 import dev.parquetlookup.engine.read.PagesPending;
 import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyRanges;
@@ -44,7 +47,7 @@ import java.util.Map;
  * read and searched, then for each projected column the OffsetIndex gives the page holding those
  * rows, fetched together in one batch and decoded only up to the last wanted row.
  */
-public final class SortedFile implements Closeable {
+public final class SortedFile implements OpenFile, Closeable {
 
     /** Rows {@code [from, to)} of one row group (row-group relative). */
     record RowSpan(int rowGroup, long from, long to) {}
@@ -191,6 +194,16 @@ public final class SortedFile implements Closeable {
         return loader;
     }
 
+    @Override
+    public InFlightReads reads() {
+        return loader.reads();
+    }
+
+    @Override
+    public List<FileRange> readAhead(List<LoadedPage> missing, List<String> columns) {
+        return loader.readAhead(missing, leaves(columns));
+    }
+
     /** The leading key's smallest value in this file, or null for a file without keys. */
     @Nullable
     Object minKey() {
@@ -281,7 +294,7 @@ public final class SortedFile implements Closeable {
             for (RowSpan span : spans) {
                 requests.add(
                         new PageLoader.PageRequest(
-                                ctx.rowGroup(meta, loader, span.rowGroup()),
+                                ctx.rowGroup(meta, loader.source(), span.rowGroup()),
                                 leaf,
                                 span.from(),
                                 span.to()));
@@ -377,7 +390,7 @@ public final class SortedFile implements Closeable {
         } catch (IOException | RuntimeException e) {
             RowGroupInfo rg;
             try {
-                rg = ctx.rowGroup(meta, loader, page.rowGroup);
+                rg = ctx.rowGroup(meta, loader.source(), page.rowGroup);
             } catch (IOException | RuntimeException unreadable) {
                 rg = meta.footerRowGroup(page.rowGroup);
             }
@@ -386,7 +399,7 @@ public final class SortedFile implements Closeable {
     }
 
     /** Every row of every row group, {@code columns} projected, in file order. */
-    void scan(List<String> columns, DimensionTable.RowConsumer consumer) throws IOException {
+    void scan(List<String> columns, RowConsumer consumer) throws IOException {
         for (int r = 0; r < meta.rowGroups().size(); r++) {
             RowGroupInfo rg = meta.footerRowGroup(r);
             if (rg.rowCount() == 0) {

@@ -169,8 +169,7 @@ public final class DataPage {
     /**
      * Marks a whole page about to be cached as a sort-key column's: its weight then includes its
      * searchable keys ({@code bytesPerValue}, see {@link KeyPage#keptBytesPerValue}), which the
-     * first lookup that checks it keeps ({@link #keys(KeyType, KeyPage)}). Call before the page is
-     * cached.
+     * first lookup that checks it keeps ({@link #keysChecked}). Call before the page is cached.
      */
     public void reserveKeys(int bytesPerValue) {
         keysReserved = whole() && !scratch;
@@ -184,31 +183,23 @@ public final class DataPage {
         return k != null && keysType == type ? k : null;
     }
 
-    /**
-     * Keeps {@code searchable} (whose arrays are its own, see {@link KeyPage#detached()}) for later
-     * lookups, when this page was reserved for them.
-     */
-    void keys(KeyType type, KeyPage searchable) {
-        if (keysReserved) {
-            keysType = type;
-            keys = searchable;
-        }
-    }
-
-    /** Whether this page keeps its searchable keys once they are checked (see above). */
-    boolean keepsKeys() {
-        return keysReserved;
-    }
-
     /** Whether the leading key's order was found sound on this whole page (see above). */
-    boolean keysOrdered() {
+    public boolean keysOrdered() {
         return keysOrdered;
     }
 
-    /** Records that the leading key's order is sound on this page (whole pages only). */
-    void keysOrdered(boolean ordered) {
+    /**
+     * Records that the leading key's order is sound on this page (whole pages only), and keeps
+     * {@code checked} (with arrays of its own, see {@link KeyPage#detached()}) for later lookups
+     * when this page was reserved for them.
+     */
+    public void keysChecked(KeyType type, KeyPage checked) {
         if (whole() && !scratch) {
-            keysOrdered = ordered;
+            keysOrdered = true;
+        }
+        if (keysReserved) {
+            keysType = type;
+            keys = checked.detached();
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.parquetlookup.engine.page;
 
-import dev.parquetlookup.engine.read.LookupContext;
+import dev.parquetlookup.engine.codec.Scratch;
 
 import org.apache.parquet.column.ColumnDescriptor;
 
@@ -31,7 +31,7 @@ final class DictionaryKeys extends KeyPage {
             ColumnDescriptor column,
             KeyDictionary dictionary,
             KeyPage.Order order,
-            LookupContext ctx)
+            Scratch ctx)
             throws IOException {
         int n = page.rowsAvailable();
         NonNullRows rows = NonNullRows.read(page, column, n, ctx);

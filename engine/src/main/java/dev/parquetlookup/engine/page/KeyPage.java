@@ -1,12 +1,8 @@
 package dev.parquetlookup.engine.page;
 
-import dev.parquetlookup.engine.read.FileErrors;
-import dev.parquetlookup.engine.read.LoadedPage;
-import dev.parquetlookup.engine.read.LookupContext;
-import dev.parquetlookup.engine.read.PageLoader;
+import dev.parquetlookup.engine.codec.Scratch;
 import dev.parquetlookup.metadata.KeySearch;
 import dev.parquetlookup.metadata.KeyType;
-import dev.parquetlookup.metadata.RowGroupInfo;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
@@ -18,6 +14,7 @@ import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.math.BigInteger;
+import java.util.function.BiFunction;
 
 /**
  * Owns the keys of one page of a sort-key column as a lookup searches them: the non-null keys in
@@ -25,8 +22,8 @@ import java.math.BigInteger;
  * Sorted order of the leading key is checked while the page is read: an unsorted page is an error,
  * never a wrong answer.
  *
- * <p>Which form {@link #decode} picks: dictionary-encoded pages are searched over the ranks of
- * their ids ({@link DictionaryKeys}), PLAIN integer and byte-string pages in their bytes ({@link
+ * <p>Which form {@link #read} picks: dictionary-encoded pages are searched over the ranks of their
+ * ids ({@link DictionaryKeys}), PLAIN integer and byte-string pages in their bytes ({@link
  * PlainKeys}); the rest (delta encodings, PLAIN decimals stored as binary, v1 bit-packed levels)
  * are decoded value by value here.
  */
@@ -55,49 +52,9 @@ public abstract class KeyPage {
     }
 
     /**
-     * Reads the key page {@code loaded} of key column {@code keyIndex} (leaf {@code leaf}). Row
-     * positions and dictionary ranks go into the lookup's scratch arrays; the chunk's dictionary
-     * comes from {@code loader} (in comparable form, cached with the page cache).
-     */
-    public static KeyPage decode(
-            LoadedPage loaded,
-            ColumnDescriptor column,
-            KeyType type,
-            PageLoader loader,
-            int leaf,
-            FileErrors errors,
-            RowGroupInfo rg,
-            int keyIndex,
-            LookupContext ctx)
-            throws IOException {
-        DataPage page = loaded.page;
-        KeyPage kept = page.keys(type);
-        if (kept != null) {
-            return kept; // a cached page's keys, checked and made searchable by an earlier lookup
-        }
-        boolean ordered = page.keysOrdered();
-        // Checked in full by an earlier lookup of this open file (the same bytes).
-        boolean verifiedBefore =
-                !ordered && keyIndex == 0 && loader.verifiedKeys().verified(rg, loaded.pageNumber);
-        Order order = new Order(errors, rg, keyIndex, loaded.pageNumber, ordered || verifiedBefore);
-        KeyPage keys = read(loaded, column, type, loader, leaf, order, ctx);
-        if (order.checked() && page.whole()) {
-            // Checked in full: later lookups may decode it only as far as their key needs.
-            loader.verifiedKeys().verify(rg, loaded.pageNumber);
-        }
-        if (order.checked() || verifiedBefore) {
-            page.keysOrdered(true); // a cached page: later lookups only search it
-            if (page.keepsKeys()) {
-                page.keys(type, keys.detached());
-            }
-        }
-        return keys;
-    }
-
-    /**
-     * Heap bytes per value of the searchable keys {@link #decode} keeps with a cached page of this
-     * column: row slots of an optional column, ranks of dictionary ids, offsets of byte strings;
-     * keys decoded one by one take a value each.
+     * Heap bytes per value of the searchable keys a cached page keeps of this column: row slots of
+     * an optional column, ranks of dictionary ids, offsets of byte strings; keys decoded one by one
+     * take a value each.
      */
     public static int keptBytesPerValue(DataPage page, ColumnDescriptor column, KeyType type) {
         if (!NonNullRows.readable(page, column)) {
@@ -124,50 +81,64 @@ public abstract class KeyPage {
      */
     abstract KeyPage detached();
 
-    private static KeyPage read(
-            LoadedPage loaded,
+    /**
+     * Reads the keys of a key page. Row positions and dictionary ranks go into the lookup's {@code
+     * scratch} arrays; a dictionary-encoded page's dictionary comes from {@code dictionaries},
+     * asked for only in the form this page's search needs.
+     */
+    public static KeyPage read(
+            DataPage page,
             ColumnDescriptor column,
             KeyType type,
-            PageLoader loader,
-            int leaf,
             Order order,
-            LookupContext ctx)
+            Scratch scratch,
+            Dictionaries dictionaries)
             throws IOException {
-        DataPage page = loaded.page;
         Encoding encoding = page.valueEncoding();
         if (encoding.usesDictionary() && NonNullRows.readable(page, column)) {
-            KeyDictionary dictionary = loader.keyDictionaryFor(loaded, leaf, type, ctx);
-            return DictionaryKeys.read(page, column, dictionary, order, ctx);
+            return DictionaryKeys.read(page, column, dictionaries.keys(), order, scratch);
         }
         if (encoding == Encoding.PLAIN
                 && PlainKeys.handles(column, type)
                 && NonNullRows.readable(page, column)) {
-            return PlainKeys.read(page, column, type, order, ctx);
+            return PlainKeys.read(page, column, type, order, scratch);
         }
-        return Decoded.read(page, column, type, loader.dictionaryFor(loaded, leaf, ctx), order);
+        return Decoded.read(page, column, type, dictionaries.values(), order);
+    }
+
+    /** The dictionary of the chunk a key page belongs to, read when first asked for. */
+    public interface Dictionaries {
+
+        /** In comparable form (ranks), for a search over the page's dictionary ids. */
+        KeyDictionary keys() throws IOException;
+
+        /** As parquet-java decodes it, or null when the page is not dictionary-encoded. */
+        @Nullable
+        Dictionary values() throws IOException;
     }
 
     /**
-     * Checks the leading key's order and names the page when it is broken; {@code verified}: the
-     * page was checked before (a cached page, see {@link DataPage#keysOrdered()}).
+     * Checks the leading key's order; {@code verified}: the page was checked before (a cached page,
+     * see {@link DataPage#keysOrdered()}); {@code error} names the page and the two keys out of
+     * order.
      */
     public record Order(
-            FileErrors errors, RowGroupInfo rg, int keyIndex, int page, boolean verified) {
+            int keyIndex, boolean verified, BiFunction<Object, Object, RuntimeException> error) {
 
-        public Order(FileErrors errors, RowGroupInfo rg, int keyIndex, int page) {
-            this(errors, rg, keyIndex, page, false);
+        public Order(int keyIndex, BiFunction<Object, Object, RuntimeException> error) {
+            this(keyIndex, false, error);
         }
 
         /**
          * Whether keys must be checked ascending: the leading key's, unless verified before (later
          * key columns are sorted only within runs).
          */
-        boolean checked() {
+        public boolean checked() {
             return keyIndex == 0 && !verified;
         }
 
         RuntimeException unsorted(Object before, Object after) {
-            return errors.unsortedPage(rg, keyIndex, page, before, after);
+            return error.apply(before, after);
         }
     }
 

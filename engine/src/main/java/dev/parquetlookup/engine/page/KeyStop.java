@@ -1,7 +1,6 @@
 package dev.parquetlookup.engine.page;
 
 import dev.parquetlookup.engine.codec.PrefixDecompressor;
-import dev.parquetlookup.engine.read.VerifiedKeyPages;
 import dev.parquetlookup.metadata.KeyType;
 
 import org.apache.parquet.bytes.BytesUtils;
@@ -24,8 +23,8 @@ import java.util.Arrays;
  * Owns where the decompression of a <em>verified</em> key page may stop for one searched key: at
  * the first PLAIN value above the key (then every row holding the key, if any, lies before it),
  * decompressed in steps through the page's {@link PrefixDecompressor}. Only pages whose whole
- * leading-key order was checked before ({@link VerifiedKeyPages}) are read this way: on a sorted
- * page, the keys after a key above the searched one are above it too.
+ * leading-key order was checked before (the open file's verified key pages) are read this way: on a
+ * sorted page, the keys after a key above the searched one are above it too.
  *
  * <p>Values compare as {@link PlainKeys} compares them (INT32/INT64 signed, byte strings unsigned),
  * so a search over the prefix finds what a search over the whole page would.

@@ -1,6 +1,6 @@
 package dev.parquetlookup.engine.page;
 
-import dev.parquetlookup.engine.read.LookupContext;
+import dev.parquetlookup.engine.codec.Scratch;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
@@ -35,7 +35,7 @@ record NonNullRows(int valuesStart, int count, boolean all, byte[] slots, int ba
     }
 
     /** The non-null rows among the page's {@link DataPage#rowsAvailable()} leading rows. */
-    static NonNullRows read(DataPage page, ColumnDescriptor column, int extra, LookupContext ctx)
+    static NonNullRows read(DataPage page, ColumnDescriptor column, int extra, Scratch ctx)
             throws IOException {
         int n = page.rowsAvailable();
         int maxDefinition = column.getMaxDefinitionLevel();

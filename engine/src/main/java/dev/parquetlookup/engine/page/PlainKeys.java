@@ -1,6 +1,6 @@
 package dev.parquetlookup.engine.page;
 
-import dev.parquetlookup.engine.read.LookupContext;
+import dev.parquetlookup.engine.codec.Scratch;
 import dev.parquetlookup.metadata.KeyType;
 
 import org.apache.parquet.column.ColumnDescriptor;
@@ -60,11 +60,7 @@ final class PlainKeys extends KeyPage {
     }
 
     static PlainKeys read(
-            DataPage page,
-            ColumnDescriptor column,
-            KeyType type,
-            KeyPage.Order order,
-            LookupContext ctx)
+            DataPage page, ColumnDescriptor column, KeyType type, KeyPage.Order order, Scratch ctx)
             throws IOException {
         PrimitiveType primitive = column.getPrimitiveType();
         int width =

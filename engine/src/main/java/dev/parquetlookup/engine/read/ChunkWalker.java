@@ -23,12 +23,12 @@ import java.util.List;
  */
 final class ChunkWalker {
 
-    private final PageLoader loader;
+    private final InFlightReads reads;
     private final ColumnDescriptor[] leaves;
     private final FileErrors errors;
 
-    ChunkWalker(PageLoader loader, ColumnDescriptor[] leaves, FileErrors errors) {
-        this.loader = loader;
+    ChunkWalker(InFlightReads reads, ColumnDescriptor[] leaves, FileErrors errors) {
+        this.reads = reads;
         this.leaves = leaves;
         this.errors = errors;
     }
@@ -62,7 +62,7 @@ final class ChunkWalker {
         RowGroupInfo rg = request.rowGroup();
         ColumnChunkInfo chunk = rg.columns()[request.leaf()];
         FileRange range = new FileRange(chunk.startOffset(), (int) chunk.totalCompressedSize());
-        byte[] bytes = ctx.read(loader, range);
+        byte[] bytes = ctx.read(reads, range);
         List<LoadedPage> pages = new ArrayList<>();
         Dictionary dictionary = null;
         int offset = 0;

@@ -61,7 +61,7 @@ public final class FileErrors {
     }
 
     /** Two keys out of order inside one page of the sort key's column {@code keyIndex}. */
-    public LookupFileException unsortedPage(
+    LookupFileException unsortedPage(
             RowGroupInfo rg, int keyIndex, int page, Object before, Object after) {
         KeyType type = meta.keyTypes().get(keyIndex);
         String column = meta.sortKey().get(keyIndex);

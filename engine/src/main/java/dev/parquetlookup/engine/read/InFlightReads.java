@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * shared with every other lookup that needs it (single flight); new ranges are read together in one
  * {@link RangeSource#readAllAsync} started within the caller's {@link RequestLimiter}. Thread-safe.
  */
-final class InFlightReads {
+public final class InFlightReads {
 
     private final RangeSource source;
 
@@ -27,12 +27,17 @@ final class InFlightReads {
         this.source = source;
     }
 
+    /** The file's source, for the reads made in the caller's thread. */
+    public RangeSource source() {
+        return source;
+    }
+
     /**
      * Starts (or joins) one request per range: a range already in flight for another lookup is
      * shared, the others are read in one {@link RangeSource#readAllAsync} started within {@code
      * limiter}. Local sources complete the futures before this returns.
      */
-    List<CompletableFuture<byte[]>> fetch(List<FileRange> ranges, RequestLimiter limiter) {
+    public List<CompletableFuture<byte[]>> fetch(List<FileRange> ranges, RequestLimiter limiter) {
         List<CompletableFuture<byte[]>> result = new ArrayList<>(ranges.size());
         List<FileRange> mine = null;
         List<CompletableFuture<byte[]>> mineFutures = null;

@@ -1,9 +1,9 @@
 package dev.parquetlookup.engine.read;
 
+import dev.parquetlookup.engine.codec.Scratch;
 import dev.parquetlookup.engine.codec.ScratchBuffers;
-import dev.parquetlookup.engine.lookup.AsyncLookup;
-import dev.parquetlookup.engine.lookup.SortedFile;
 import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.RowGroupIndexes;
 import dev.parquetlookup.metadata.RowGroupInfo;
@@ -17,10 +17,10 @@ import java.util.List;
 /**
  * Owns the state of one lookup in one file: the pages it already decoded (a key page read to find
  * the rows is reused to read them) and the way missing bytes come in. This base reads them
- * synchronously from the file's source; {@link AsyncLookup}'s context takes them from requests in
- * flight instead.
+ * synchronously from the file's source; an asynchronous lookup's context (a subclass) takes them
+ * from requests in flight instead.
  */
-public class LookupContext {
+public class LookupContext implements Scratch {
 
     /** Pages decoded by this lookup in the current file. */
     final List<LoadedPage> loaded = new ArrayList<>(2);
@@ -41,9 +41,10 @@ public class LookupContext {
 
     /**
      * Row group {@code r} of {@code meta} with its page index: read on this thread when it is lazy
-     * and not at hand (one read per row group however many lookups need it).
+     * and not at hand (one read per row group however many lookups need it); {@code source} is the
+     * file's.
      */
-    public RowGroupInfo rowGroup(FileMetadata meta, PageLoader loader, int r) throws IOException {
+    public RowGroupInfo rowGroup(FileMetadata meta, RangeSource source, int r) throws IOException {
         RowGroupIndexes lazy = meta.rowGroupIndexes();
         if (lazy == null) {
             return meta.rowGroups().get(r);
@@ -79,23 +80,24 @@ public class LookupContext {
     }
 
     /**
-     * The bytes of {@code ranges} of {@code loader}'s file, one array per range; {@code pages} are
-     * the data pages they hold (placeholders, for read-ahead decisions), or empty.
+     * The bytes of {@code ranges} of the file {@code reads} reads, one array per range; {@code
+     * pages} are the data pages they hold (placeholders, for read-ahead decisions), or empty.
      */
-    public byte[][] read(PageLoader loader, List<FileRange> ranges, List<LoadedPage> pages)
+    public byte[][] read(InFlightReads reads, List<FileRange> ranges, List<LoadedPage> pages)
             throws IOException {
-        return loader.source().readAll(ranges);
+        return reads.source().readAll(ranges);
     }
 
     /** The bytes of one range (a dictionary page, a whole chunk). */
-    public byte[] read(PageLoader loader, FileRange range) throws IOException {
-        return loader.source().read(range);
+    public byte[] read(InFlightReads reads, FileRange range) throws IOException {
+        return reads.source().read(range);
     }
 
     /**
      * An array of at least {@code size} bytes that this lookup owns until {@link
      * #releaseScratch()}: pages decoded into it must not outlive the lookup (never cached).
      */
+    @Override
     public byte[] scratch(int size) {
         byte[] b = ScratchBuffers.take(size);
         if (scratch == null) {
@@ -117,7 +119,7 @@ public class LookupContext {
     }
 
     /** Starts over in the next file. */
-    public void nextFile(SortedFile file) {
+    public void nextFile(OpenFile file) {
         loaded.clear();
         releaseScratch();
     }

@@ -31,19 +31,19 @@ final class PageDictionaries {
 
     private static final int KEYS = 1;
 
-    private final PageLoader loader;
+    private final InFlightReads reads;
     private final FileMetadata meta;
     @Nullable private final MetadataCache cache;
     private final ColumnDescriptor[] leaves;
     private final FileErrors errors;
 
     PageDictionaries(
-            PageLoader loader,
+            InFlightReads reads,
             FileMetadata meta,
             @Nullable MetadataCache cache,
             ColumnDescriptor[] leaves,
             FileErrors errors) {
-        this.loader = loader;
+        this.reads = reads;
         this.meta = meta;
         this.cache = cache;
         this.leaves = leaves;
@@ -82,9 +82,7 @@ final class PageDictionaries {
         }
         // The key search of this lookup may have read the page already (key columns projected).
         byte[] bytes =
-                page.dictionaryBytes != null
-                        ? page.dictionaryBytes
-                        : ctx.read(loader, range(chunk));
+                page.dictionaryBytes != null ? page.dictionaryBytes : ctx.read(reads, range(chunk));
         Dictionary dictionary;
         long weight;
         try {
@@ -142,7 +140,7 @@ final class PageDictionaries {
             if (!chunk.hasDictionaryPage()) {
                 throw errors.missingDictionary(rg, leaf);
             }
-            byte[] bytes = ctx.read(loader, range(chunk));
+            byte[] bytes = ctx.read(reads, range(chunk));
             page.dictionaryBytes = bytes;
             try {
                 PageDecoder.Header header = PageDecoder.header(bytes, 0, bytes.length);

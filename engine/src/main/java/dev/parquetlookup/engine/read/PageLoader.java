@@ -27,7 +27,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Owns getting the pages of one file into memory: from this lookup's pages, the {@link PageCache},
@@ -73,14 +72,14 @@ public final class PageLoader {
         this.leaves = leaves;
         this.errors = errors;
         this.inFlight = new InFlightReads(source);
-        this.dictionaries = new PageDictionaries(this, meta, chunkCache, leaves, errors);
-        this.walker = new ChunkWalker(this, leaves, errors);
+        this.dictionaries = new PageDictionaries(inFlight, meta, chunkCache, leaves, errors);
+        this.walker = new ChunkWalker(inFlight, leaves, errors);
         this.verifiedKeys = new VerifiedKeyPages(meta.rowGroups().size(), meta.keyLeaves()[0]);
     }
 
-    /** Which leading-key pages of this file were checked sorted in full (see KeyStop). */
-    public VerifiedKeyPages verifiedKeys() {
-        return verifiedKeys;
+    /** Leading-key pages of this file checked sorted in full so far (see KeyStop). */
+    public int verifiedKeyPages() {
+        return verifiedKeys.count();
     }
 
     public RangeSource source() {
@@ -240,7 +239,7 @@ public final class PageLoader {
             }
             return;
         }
-        byte[][] bytes = ctx.read(this, batch.ranges, batch.missing);
+        byte[][] bytes = ctx.read(inFlight, batch.ranges, batch.missing);
         for (int i = 0; i < bytes.length; i++) {
             ByteBuffer page = ByteBuffer.wrap(bytes[i]);
             decodeMissing(
@@ -354,21 +353,64 @@ public final class PageLoader {
         return dictionaries.dictionaryFor(page, leaf, ctx);
     }
 
-    /** A key page's dictionary in comparable form, or null when it is not dictionary-encoded. */
-    @Nullable
-    public KeyDictionary keyDictionaryFor(
-            LoadedPage page, int leaf, KeyType type, LookupContext ctx) throws IOException {
-        return dictionaries.keyDictionaryFor(page, leaf, type, ctx);
+    /**
+     * The keys of the key page {@code loaded} of key column {@code keyIndex} (leaf {@code leaf}) as
+     * a lookup searches them ({@link KeyPage#read}), its dictionary in the form the search needs.
+     * The leading key's order is checked while the page is read unless this open file checked the
+     * page in full before ({@link VerifiedKeyPages}); a cached page keeps its checked keys.
+     */
+    public KeyPage keyPage(
+            LoadedPage loaded, int leaf, int keyIndex, RowGroupInfo rg, LookupContext ctx)
+            throws IOException {
+        DataPage page = loaded.page;
+        KeyType type = meta.keyTypes().get(keyIndex);
+        KeyPage kept = page.keys(type);
+        if (kept != null) {
+            return kept; // a cached page's keys, checked and made searchable by an earlier lookup
+        }
+        int pageNumber = loaded.pageNumber;
+        boolean ordered = page.keysOrdered();
+        // Checked in full by an earlier lookup of this open file (the same bytes).
+        boolean verifiedBefore = !ordered && keyIndex == 0 && verifiedKeys.verified(rg, pageNumber);
+        KeyPage.Order order =
+                new KeyPage.Order(
+                        keyIndex,
+                        ordered || verifiedBefore,
+                        (before, after) ->
+                                errors.unsortedPage(rg, keyIndex, pageNumber, before, after));
+        KeyPage keys =
+                KeyPage.read(
+                        page,
+                        leaves[leaf],
+                        type,
+                        order,
+                        ctx,
+                        new KeyPage.Dictionaries() {
+                            @Override
+                            public KeyDictionary keys() throws IOException {
+                                return dictionaries.keyDictionaryFor(loaded, leaf, type, ctx);
+                            }
+
+                            @Override
+                            public Dictionary values() throws IOException {
+                                return dictionaries.dictionaryFor(loaded, leaf, ctx);
+                            }
+                        });
+        if (order.checked() && page.whole()) {
+            // Checked in full: later lookups may decode it only as far as their key needs.
+            verifiedKeys.verify(rg, pageNumber);
+        }
+        if (order.checked() || verifiedBefore) {
+            page.keysChecked(type, keys); // a cached page: later lookups only search it
+        }
+        return keys;
     }
 
     // ---------------------------------------------------------------- asynchronous reads
 
-    /**
-     * Starts (or joins) one request per range (see {@link InFlightReads}). Local sources complete
-     * the futures before this returns.
-     */
-    public List<CompletableFuture<byte[]>> fetch(List<FileRange> ranges, RequestLimiter limiter) {
-        return inFlight.fetch(ranges, limiter);
+    /** This file's reads: asynchronous ones single flight (see {@link InFlightReads}). */
+    public InFlightReads reads() {
+        return inFlight;
     }
 
     /**

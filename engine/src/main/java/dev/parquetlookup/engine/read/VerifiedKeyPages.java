@@ -1,6 +1,5 @@
 package dev.parquetlookup.engine.read;
 
-import dev.parquetlookup.engine.page.KeyPage;
 import dev.parquetlookup.engine.page.KeyStop;
 import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupInfo;
@@ -11,10 +10,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * Owns which pages of one open file's leading sort-key column were found sorted in full: one bit
  * per page (pages as its OffsetIndex numbers them), per row group, set the first time a lookup of
- * this process decodes the whole page and checks its order ({@link KeyPage#decode}). A set bit lets
- * later lookups decompress that page only as far as their key needs ({@link KeyStop}); an unset bit
- * means the page is decoded whole and checked, as on first use. Bits live as long as the open file
- * (its {@link PageLoader}): a replaced file is a new file id, opened anew, with no bits set.
+ * this process decodes the whole page and checks its order ({@link PageLoader#keyPage}). A set bit
+ * lets later lookups decompress that page only as far as their key needs ({@link KeyStop}); an
+ * unset bit means the page is decoded whole and checked, as on first use. Bits live as long as the
+ * open file (its {@link PageLoader}): a replaced file is a new file id, opened anew, with no bits
+ * set.
  *
  * <p>Bounded: a row group's bits are allocated on its first verified page, {@code pages / 64} longs
  * (a 10M-row file of 1,024-row pages: about 1.2 KB). Thread-safe: bits are only ever set, by
@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>Example: row group 3 of 128 key pages, page 70 checked: {@code words[3]} is a 2-long array
  * with bit 6 of its second long set; page 70 of row group 3 is then verified, page 71 not.
  */
-public final class VerifiedKeyPages {
+final class VerifiedKeyPages {
 
     private final AtomicReferenceArray<AtomicLongArray> words;
 
@@ -39,7 +39,7 @@ public final class VerifiedKeyPages {
      * Whether leading-key page {@code page} of {@code rg} was checked sorted in full (never for a
      * chunk without an OffsetIndex).
      */
-    public boolean verified(RowGroupInfo rg, int page) {
+    boolean verified(RowGroupInfo rg, int page) {
         if (rg.columns()[keyLeaf].pages() == null) {
             return false;
         }
@@ -49,7 +49,7 @@ public final class VerifiedKeyPages {
     }
 
     /** Records that leading-key page {@code page} of {@code rg} was checked sorted in full. */
-    public void verify(RowGroupInfo rg, int page) {
+    void verify(RowGroupInfo rg, int page) {
         PageLocations locations = rg.columns()[keyLeaf].pages();
         if (locations == null || page < 0 || page >= locations.pageCount()) {
             return;
@@ -73,7 +73,7 @@ public final class VerifiedKeyPages {
     }
 
     /** Pages marked verified, for tests and diagnostics. */
-    public int count() {
+    int count() {
         int n = 0;
         for (int r = 0; r < words.length(); r++) {
             AtomicLongArray bits = words.get(r);

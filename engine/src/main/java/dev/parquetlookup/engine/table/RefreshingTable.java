@@ -3,6 +3,7 @@ package dev.parquetlookup.engine.table;
 import dev.parquetlookup.engine.lookup.ColumnSchema;
 import dev.parquetlookup.engine.lookup.DimensionTable;
 import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.lookup.RowConsumer;
 import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.engine.source.RefreshOptions;
 import dev.parquetlookup.engine.source.SnapshotSource;
@@ -182,7 +183,7 @@ public final class RefreshingTable implements Closeable {
     }
 
     /** {@link DimensionTable#scan} of the current snapshot. */
-    public void scan(LookupPlan plan, DimensionTable.RowConsumer consumer) throws IOException {
+    public void scan(LookupPlan plan, RowConsumer consumer) throws IOException {
         try (Lease lease = acquire()) {
             lease.table().scan(plan, consumer);
         }

@@ -1,7 +1,5 @@
 package dev.parquetlookup.engine.lookup;
 
-import dev.parquetlookup.engine.page.KeyStop;
-import dev.parquetlookup.engine.read.VerifiedKeyPages;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.testing.ColumnSpec;
@@ -32,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Key pages are checked sorted in full the first time a lookup decodes them; later lookups decode a
- * verified page only as far as their key ({@link VerifiedKeyPages}, {@link KeyStop}). Checked here
+ * verified page only as far as their key ({@code VerifiedKeyPages}, {@code KeyStop}). Checked here
  * through whole tables, page cache off: an unsorted page is an error at every lookup into it (it is
  * never marked verified, so never read as a prefix), and lookups served by verified pages give the
  * rows the first, checking lookups gave, for single and composite keys, null keys, keys at page

@@ -123,7 +123,7 @@ class DictionaryKeysTest {
                             available,
                             false);
             Dictionary dict = dictionary(column, dictionary);
-            KeyPage.Order order = new KeyPage.Order(null, null, 0, 0);
+            KeyPage.Order order = new KeyPage.Order(0, null);
             LookupContext ctx = new LookupContext();
             KeyPage fast =
                     DictionaryKeys.read(page, column, KeyDictionary.of(dict, type), order, ctx);

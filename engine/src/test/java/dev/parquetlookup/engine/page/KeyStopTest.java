@@ -215,8 +215,7 @@ class KeyStopTest {
     private static long[] rows(
             DataPage page, ColumnDescriptor column, KeyType type, Object key, LookupContext ctx)
             throws IOException {
-        KeyPage keys =
-                PlainKeys.read(page, column, type, new KeyPage.Order(null, null, 0, 0, true), ctx);
+        KeyPage keys = PlainKeys.read(page, column, type, new KeyPage.Order(0, true, null), ctx);
         int lo = keys.lowerBound(key);
         int hi = keys.upperBound(key);
         return lo < hi ? new long[] {keys.row(lo), keys.row(hi - 1) + 1} : new long[] {-1, -1};

@@ -154,7 +154,7 @@ class KeyPageSearchTest {
         PageLoader loader = new PageLoader(meta, source, cache, null, leaves, errors);
         for (int g = 0; g < meta.rowGroups().size(); g++) {
             LookupContext ctx = new LookupContext();
-            RowGroupInfo rg = ctx.rowGroup(meta, loader, g);
+            RowGroupInfo rg = ctx.rowGroup(meta, source, g);
             for (int k = 0; k < meta.keyLeaves().length; k++) {
                 int leaf = meta.keyLeaves()[k];
                 ColumnChunkInfo chunk = rg.columns()[leaf];
@@ -226,7 +226,7 @@ class KeyPageSearchTest {
             throws IOException {
         ColumnDescriptor column = meta.schema().getColumns().get(leaf);
         KeyType type = meta.keyTypes().get(k);
-        KeyPage fast = KeyPage.decode(loaded, column, type, loader, leaf, errors, rg, k, ctx);
+        KeyPage fast = loader.keyPage(loaded, leaf, k, rg, ctx);
         Dictionary dictionary = loader.dictionaryFor(loaded, leaf, ctx);
         KeyPage reference =
                 KeyPage.Decoded.read(
@@ -234,7 +234,11 @@ class KeyPageSearchTest {
                         column,
                         type,
                         dictionary,
-                        new KeyPage.Order(errors, rg, k, loaded.pageNumber));
+                        new KeyPage.Order(
+                                k,
+                                (before, after) ->
+                                        errors.unsortedPage(
+                                                rg, k, loaded.pageNumber, before, after)));
         String form =
                 fast.getClass().getSimpleName()
                         + " "
