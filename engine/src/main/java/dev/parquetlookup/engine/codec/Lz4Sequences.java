@@ -18,7 +18,7 @@ import java.io.IOException;
  * <p>Example: the block {@code [0x50 'h' 'e' 'l' 'l' 'o']} is one sequence of 5 literals; decoded
  * with target 3 it still writes the whole sequence, {@code "hello"}.
  */
-public final class Lz4Sequences {
+final class Lz4Sequences {
 
     /** Input bytes that must lie after a sequence's literals for the word-copy path. */
     private static final int IN_MARGIN = 24;

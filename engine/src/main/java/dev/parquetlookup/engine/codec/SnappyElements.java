@@ -11,7 +11,7 @@ import java.io.IOException;
  * <p>Example: the elements {@code [0x08 'a' 'b' 'c'][0x15 0x03]} are a 3-byte literal and a copy of
  * 9 bytes from 3 back: {@code "abcabcabcabc"}.
  */
-public final class SnappyElements {
+final class SnappyElements {
 
     private SnappyElements() {}
 

@@ -29,7 +29,7 @@ import java.util.concurrent.CompletionException;
  * one round trip), returns the thread, and replays the lookup when they arrive. No thread waits on
  * a request.
  */
-public final class AsyncLookup extends LookupContext {
+final class AsyncLookup extends LookupContext {
 
     /** Waves of requests one lookup may take before it is considered stuck. */
     private static final int MAX_WAVES = 64;
@@ -179,7 +179,7 @@ public final class AsyncLookup extends LookupContext {
     }
 
     @Override
-    public byte[][] read(InFlightReads reads, List<FileRange> ranges, List<LoadedPage> pages)
+    protected byte[][] read(InFlightReads reads, List<FileRange> ranges, List<LoadedPage> pages)
             throws IOException {
         RangeSource source = reads.source();
         if (source.readsInline()) {
@@ -260,7 +260,7 @@ public final class AsyncLookup extends LookupContext {
     }
 
     @Override
-    public byte[] read(InFlightReads reads, FileRange range) throws IOException {
+    protected byte[] read(InFlightReads reads, FileRange range) throws IOException {
         if (reads.source().readsInline()) {
             return super.read(reads, range);
         }

@@ -23,7 +23,7 @@ import java.util.List;
  * list {optional binary element;}}} has definition levels 0 (tags null), 1 (tags empty), 2 (a null
  * element), 3 (an element); the record {@code ["a", null]} is the entries (r0, d3, "a"), (r1, d2).
  */
-public final class NestedRecord {
+final class NestedRecord {
 
     private static final byte REQUIRED = 0;
     private static final byte OPTIONAL = 1;

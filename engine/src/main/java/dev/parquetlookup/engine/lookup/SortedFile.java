@@ -47,7 +47,7 @@ import java.util.Map;
  * read and searched, then for each projected column the OffsetIndex gives the page holding those
  * rows, fetched together in one batch and decoded only up to the last wanted row.
  */
-public final class SortedFile implements OpenFile, Closeable {
+final class SortedFile implements OpenFile, Closeable {
 
     /** Rows {@code [from, to)} of one row group (row-group relative). */
     record RowSpan(int rowGroup, long from, long to) {}

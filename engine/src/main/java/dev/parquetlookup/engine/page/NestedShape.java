@@ -1,6 +1,5 @@
 package dev.parquetlookup.engine.page;
 
-import dev.parquetlookup.engine.lookup.NestedRecord;
 import dev.parquetlookup.types.ValueType;
 
 import org.apache.parquet.schema.GroupType;
@@ -16,7 +15,7 @@ import java.util.Map;
 
 /**
  * Owns the meaning of a nested column's Parquet structure: its engine {@link ValueType} (ARRAY,
- * MAP, ROW) and the conversion of a record as {@link NestedRecord} assembles it (groups as {@code
+ * MAP, ROW) and the conversion of a record as {@code NestedRecord} assembles it (groups as {@code
  * Object[]}, repeated fields as {@code ArrayList}) into the engine's values (see {@link
  * ValueType}). Immutable, built once per file at open.
  *

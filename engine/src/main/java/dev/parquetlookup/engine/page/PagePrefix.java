@@ -1,8 +1,6 @@
 package dev.parquetlookup.engine.page;
 
-import dev.parquetlookup.engine.codec.Lz4Sequences;
 import dev.parquetlookup.engine.codec.PrefixDecompressor;
-import dev.parquetlookup.engine.codec.SnappyElements;
 
 import org.apache.parquet.bytes.BytesUtils;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -38,14 +36,14 @@ public final class PagePrefix {
     public static final double MAX_PREFIX_SHARE = 0.45;
 
     /**
-     * LZ4_RAW prefixes up to this share: on the seed layout's pages {@link Lz4Sequences} takes
+     * LZ4_RAW prefixes up to this share: on the seed layout's pages {@code Lz4Sequences} takes
      * about 0.66-0.72x the CPU time of aircompressor's whole-page decoder for 45% of a page and
      * 1.0-1.25x for 75% ({@code ReaderProbe lz4}), so the whole page wins only beyond about 70%.
      */
     public static final double MAX_LZ4_RAW_PREFIX_SHARE = 0.7;
 
     /**
-     * SNAPPY prefixes up to this share: {@link SnappyElements} decodes a whole page in 0.4-0.9x the
+     * SNAPPY prefixes up to this share: {@code SnappyElements} decodes a whole page in 0.4-0.9x the
      * time of aircompressor's Snappy decoder (seed-like key and value pages, measured with the
      * prefix loop at 0.25-1.0 of a page), so a prefix wins almost up to the whole page.
      */

@@ -83,13 +83,13 @@ public class LookupContext implements Scratch {
      * The bytes of {@code ranges} of the file {@code reads} reads, one array per range; {@code
      * pages} are the data pages they hold (placeholders, for read-ahead decisions), or empty.
      */
-    public byte[][] read(InFlightReads reads, List<FileRange> ranges, List<LoadedPage> pages)
+    protected byte[][] read(InFlightReads reads, List<FileRange> ranges, List<LoadedPage> pages)
             throws IOException {
         return reads.source().readAll(ranges);
     }
 
     /** The bytes of one range (a dictionary page, a whole chunk). */
-    public byte[] read(InFlightReads reads, FileRange range) throws IOException {
+    protected byte[] read(InFlightReads reads, FileRange range) throws IOException {
         return reads.source().read(range);
     }
 

@@ -1,10 +1,8 @@
 package dev.parquetlookup.engine.read;
 
-import dev.parquetlookup.engine.lookup.AsyncLookup;
-
 /**
  * Thrown through the synchronous lookup code when an asynchronous lookup needs bytes that are still
- * on their way: the lookup stops, waits for the requests its {@link AsyncLookup} recorded, and
+ * on their way: the lookup stops, waits for the requests its {@code AsyncLookup} recorded, and
  * replays from the start with those bytes at hand. A control signal, never seen by callers; one
  * shared instance without a stack trace, so signalling costs no allocation.
  */

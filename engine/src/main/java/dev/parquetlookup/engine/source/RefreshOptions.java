@@ -1,6 +1,5 @@
 package dev.parquetlookup.engine.source;
 
-import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.io.RetryPolicy;
 
 import javax.annotation.Nullable;
@@ -10,7 +9,7 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * How a {@link RefreshingTable} follows changes of its path.
+ * How a {@link dev.parquetlookup.engine.table.RefreshingTable} follows changes of its path.
  *
  * <p>Example: {@code new RefreshOptions(Duration.ofMinutes(5), SnapshotMode.LATEST_SUCCESS,
  * RetryPolicy.defaults())} checks every five minutes for a newer complete snapshot directory.

@@ -3,7 +3,6 @@ package dev.parquetlookup.engine.source;
 import dev.parquetlookup.engine.lookup.ColumnBinding;
 import dev.parquetlookup.engine.lookup.DeletedRows;
 import dev.parquetlookup.engine.source.RefreshOptions.SnapshotMode;
-import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.metadata.LookupFileException;
@@ -17,8 +16,8 @@ import java.util.Objects;
 
 /**
  * Where a table's versions come from: each {@link #list} names the files of the newest version.
- * {@link RefreshingTable} opens a snapshot on what it lists and swaps it in when the listing
- * changed; it never looks at how the versions are laid out.
+ * {@link dev.parquetlookup.engine.table.RefreshingTable} opens a snapshot on what it lists and
+ * swaps it in when the listing changed; it never looks at how the versions are laid out.
  *
  * <p>Today's source is a directory ({@link #directory}): all its files, or its newest complete
  * snapshot subdirectory. A table format (an Iceberg snapshot, see {@link TableFormat}) is another

@@ -2,7 +2,6 @@ package dev.parquetlookup.engine.source;
 
 import dev.parquetlookup.engine.lookup.ColumnBinding;
 import dev.parquetlookup.engine.lookup.DeletedRows;
-import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.metadata.LookupFileException;
 
@@ -16,11 +15,11 @@ import java.util.ServiceLoader;
 import java.util.Set;
 
 /**
- * A table format whose versions a {@link RefreshingTable} can serve (option {@code format}): it
- * turns a table root into a {@link SnapshotSource} that lists the data files of the table's current
- * version. Implementations live outside the engine (module {@code parquet-lookup-formats}) and are
- * found with {@link ServiceLoader}, so the engine never depends on a format's library and users who
- * serve plain directories never carry one.
+ * A table format whose versions a {@link dev.parquetlookup.engine.table.RefreshingTable} can serve
+ * (option {@code format}): it turns a table root into a {@link SnapshotSource} that lists the data
+ * files of the table's current version. Implementations live outside the engine (module {@code
+ * parquet-lookup-formats}) and are found with {@link ServiceLoader}, so the engine never depends on
+ * a format's library and users who serve plain directories never carry one.
  *
  * <p>A format lists only versions the engine can serve exactly: rows a version deleted without
  * rewriting their files go with the listing ({@link DeletedRows}), and so does how each file
