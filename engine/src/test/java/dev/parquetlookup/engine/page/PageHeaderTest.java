@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The hand-written header parser against parquet-java's Thrift serialisation of the same. */
-class PageHeaderParserTest {
+class PageHeaderTest {
 
     private static final long SEED = 20261130L;
 
@@ -36,7 +36,7 @@ class PageHeaderParserTest {
             byte[] bytes = concat(prefix, serialize(expected), payload);
 
             PageDecoder.Header parsed =
-                    PageHeaderParser.parse(bytes, prefix.length, bytes.length - prefix.length);
+                    PageDecoder.header(bytes, prefix.length, bytes.length - prefix.length);
 
             String seed = "header " + i + " (seed " + SEED + "): " + expected;
             assertThat(parsed.type().getValue()).as(seed).isEqualTo(expected.getType().getValue());
@@ -91,7 +91,7 @@ class PageHeaderParserTest {
             for (int cut = 0; cut < bytes.length; cut++) {
                 byte[] truncated = Arrays.copyOf(bytes, cut);
                 String seed = "header " + i + " cut at " + cut + " (seed " + SEED + ")";
-                assertThatThrownBy(() -> PageHeaderParser.parse(truncated, 0, truncated.length))
+                assertThatThrownBy(() -> PageDecoder.header(truncated, 0, truncated.length))
                         .as(seed)
                         .isInstanceOf(IOException.class);
             }
@@ -107,7 +107,7 @@ class PageHeaderParserTest {
                 bytes[j] = (byte) random.nextInt(256);
             }
             try {
-                PageDecoder.Header header = PageHeaderParser.parse(bytes, 0, bytes.length);
+                PageDecoder.Header header = PageDecoder.header(bytes, 0, bytes.length);
                 assertThat(header.payloadOffset() + header.compressedSize())
                         .isLessThanOrEqualTo(bytes.length);
             } catch (IOException expected) {
@@ -121,7 +121,7 @@ class PageHeaderParserTest {
         PageHeader header = dataPage(1_000);
         byte[] bytes = concat(serialize(header), new byte[999]);
 
-        assertThatThrownBy(() -> PageHeaderParser.parse(bytes, 0, bytes.length))
+        assertThatThrownBy(() -> PageDecoder.header(bytes, 0, bytes.length))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("1000 bytes follow but only 999 are there");
     }
@@ -131,7 +131,7 @@ class PageHeaderParserTest {
         PageHeader header = dataPage(-5);
         byte[] bytes = serialize(header);
 
-        assertThatThrownBy(() -> PageHeaderParser.parse(bytes, 0, bytes.length))
+        assertThatThrownBy(() -> PageDecoder.header(bytes, 0, bytes.length))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("invalid sizes");
     }
