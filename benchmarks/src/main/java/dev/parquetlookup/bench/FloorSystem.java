@@ -1,7 +1,7 @@
 package dev.parquetlookup.bench;
 
-import dev.parquetlookup.engine.PagePrefix;
-import dev.parquetlookup.engine.PrefixDecompressor;
+import dev.parquetlookup.engine.codec.PrefixDecompressor;
+import dev.parquetlookup.engine.page.PagePrefix;
 
 import org.apache.parquet.format.DataPageHeaderV2;
 import org.apache.parquet.format.PageHeader;

@@ -1,9 +1,9 @@
 package dev.parquetlookup.bench;
 
-import dev.parquetlookup.engine.DimensionTable;
-import dev.parquetlookup.engine.KeyPageBounds;
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.lookup.DimensionTable;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.page.KeyPageBounds;
 import dev.parquetlookup.io.CountingRangeSource;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.bench;
 
-import dev.parquetlookup.engine.PrefixDecompressor;
+import dev.parquetlookup.engine.codec.PrefixDecompressor;
 
 import org.apache.parquet.format.PageHeader;
 import org.apache.parquet.format.Util;

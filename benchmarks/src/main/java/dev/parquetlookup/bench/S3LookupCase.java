@@ -1,8 +1,8 @@
 package dev.parquetlookup.bench;
 
-import dev.parquetlookup.engine.DimensionTable;
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.lookup.DimensionTable;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.s3proxy.S3ProxyServer;

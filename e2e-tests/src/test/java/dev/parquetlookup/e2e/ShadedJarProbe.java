@@ -1,8 +1,8 @@
 package dev.parquetlookup.e2e;
 
-import dev.parquetlookup.engine.DimensionTable;
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.lookup.DimensionTable;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.lookup.TableConfig;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.Decompression;
+import dev.parquetlookup.engine.codec.Decompression;
 
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.bytes.BytesInput;

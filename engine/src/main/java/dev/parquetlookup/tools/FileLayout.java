@@ -1,6 +1,6 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.ColumnBinding;
+import dev.parquetlookup.engine.lookup.ColumnBinding;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;

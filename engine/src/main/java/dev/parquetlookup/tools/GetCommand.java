@@ -1,11 +1,11 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.ColumnSchema;
-import dev.parquetlookup.engine.DimensionTable;
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.RefreshOptions;
-import dev.parquetlookup.engine.RefreshingTable;
-import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.lookup.ColumnSchema;
+import dev.parquetlookup.engine.lookup.DimensionTable;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.source.RefreshOptions;
+import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.ReadStatistics;

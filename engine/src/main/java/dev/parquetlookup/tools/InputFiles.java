@@ -1,6 +1,6 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.TableRoots;
+import dev.parquetlookup.engine.source.TableRoots;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 

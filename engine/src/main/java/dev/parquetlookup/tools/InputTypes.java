@@ -1,6 +1,6 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.TableSchema;
+import dev.parquetlookup.engine.lookup.TableSchema;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;

@@ -1,9 +1,9 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.ColumnBinding;
-import dev.parquetlookup.engine.DeletedRows;
-import dev.parquetlookup.engine.KeyPageBounds;
-import dev.parquetlookup.engine.SnapshotSource.Listing;
+import dev.parquetlookup.engine.lookup.ColumnBinding;
+import dev.parquetlookup.engine.lookup.DeletedRows;
+import dev.parquetlookup.engine.page.KeyPageBounds;
+import dev.parquetlookup.engine.source.SnapshotSource.Listing;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.TableSchema;
+import dev.parquetlookup.engine.lookup.TableSchema;
 import dev.parquetlookup.tools.FileLayout.SortVerdict;
 import dev.parquetlookup.tools.LayoutReport.ColumnStats;
 

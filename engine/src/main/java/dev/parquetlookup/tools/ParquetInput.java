@@ -1,6 +1,6 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.TableSchema;
+import dev.parquetlookup.engine.lookup.TableSchema;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;

@@ -1,8 +1,8 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.SnapshotSource;
-import dev.parquetlookup.engine.SnapshotSource.Listing;
-import dev.parquetlookup.engine.TableFormat;
+import dev.parquetlookup.engine.source.SnapshotSource;
+import dev.parquetlookup.engine.source.SnapshotSource.Listing;
+import dev.parquetlookup.engine.source.TableFormat;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.metadata.LookupFileException;
 

@@ -1,6 +1,6 @@
 package dev.parquetlookup.testing;
 
-import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.lookup.TableConfig;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,10 +1,10 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.ColumnSchema;
-import dev.parquetlookup.engine.DimensionTable;
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.TableConfig;
-import dev.parquetlookup.engine.TableSchema;
+import dev.parquetlookup.engine.lookup.ColumnSchema;
+import dev.parquetlookup.engine.lookup.DimensionTable;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.lookup.TableSchema;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.tools;
 
-import dev.parquetlookup.engine.TableRootsTest;
+import dev.parquetlookup.engine.source.TableRootsTest;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.ColumnBinding;
+import dev.parquetlookup.engine.lookup.ColumnBinding;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.types.TimestampValue;
 

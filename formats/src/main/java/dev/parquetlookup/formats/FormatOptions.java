@@ -1,6 +1,6 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.TableFormat;
+import dev.parquetlookup.engine.source.TableFormat;
 import dev.parquetlookup.metadata.LookupFileException;
 
 import org.apache.hadoop.conf.Configuration;

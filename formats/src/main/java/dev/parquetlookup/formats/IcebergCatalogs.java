@@ -1,6 +1,6 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.SnapshotSource;
+import dev.parquetlookup.engine.source.SnapshotSource;
 import dev.parquetlookup.metadata.LookupFileException;
 
 import org.apache.hadoop.conf.Configuration;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.DeletedRows;
+import dev.parquetlookup.engine.lookup.DeletedRows;
 import dev.parquetlookup.metadata.LookupFileException;
 
 import org.apache.parquet.example.data.Group;

@@ -1,8 +1,8 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.ColumnBinding;
-import dev.parquetlookup.engine.DeletedRows;
-import dev.parquetlookup.engine.SnapshotSource;
+import dev.parquetlookup.engine.lookup.ColumnBinding;
+import dev.parquetlookup.engine.lookup.DeletedRows;
+import dev.parquetlookup.engine.source.SnapshotSource;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.metadata.LookupFileException;
 

@@ -1,7 +1,7 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.RefreshResult;
-import dev.parquetlookup.engine.RefreshingTable;
+import dev.parquetlookup.engine.table.RefreshResult;
+import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.metadata.LookupFileException;
 
 import io.delta.kernel.data.Row;

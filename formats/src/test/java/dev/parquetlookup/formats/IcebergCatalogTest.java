@@ -1,8 +1,8 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.RefreshResult;
-import dev.parquetlookup.engine.RefreshingTable;
-import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.table.RefreshResult;
+import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.metadata.LookupFileException;
 
 import org.apache.hadoop.conf.Configuration;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.TableFormat;
+import dev.parquetlookup.engine.source.TableFormat;
 
 import java.io.IOException;
 import java.nio.file.Path;

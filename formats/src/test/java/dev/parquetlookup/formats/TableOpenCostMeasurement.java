@@ -1,11 +1,11 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.RefreshOptions;
-import dev.parquetlookup.engine.RefreshResult;
-import dev.parquetlookup.engine.RefreshingTable;
-import dev.parquetlookup.engine.SnapshotSource;
-import dev.parquetlookup.engine.TableConfig;
-import dev.parquetlookup.engine.TableFormat;
+import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.source.RefreshOptions;
+import dev.parquetlookup.engine.source.SnapshotSource;
+import dev.parquetlookup.engine.source.TableFormat;
+import dev.parquetlookup.engine.table.RefreshResult;
+import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.metadata.MetadataCache;

@@ -1,9 +1,9 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.RefreshOptions;
-import dev.parquetlookup.engine.RefreshingTable;
-import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.source.RefreshOptions;
+import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.metadata.MetadataCache;
 
 import org.junit.jupiter.api.AfterEach;

@@ -1,9 +1,9 @@
 package dev.parquetlookup.formats;
 
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.RefreshResult;
-import dev.parquetlookup.engine.RefreshingTable;
-import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.table.RefreshResult;
+import dev.parquetlookup.engine.table.RefreshingTable;
 
 import org.junit.jupiter.api.Test;
 

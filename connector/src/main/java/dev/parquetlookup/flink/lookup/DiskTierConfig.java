@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.TableWarmup;
+import dev.parquetlookup.engine.table.TableWarmup;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ConfigurationUtils;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.TableWarmup;
+import dev.parquetlookup.engine.table.TableWarmup;
 import dev.parquetlookup.io.disk.DiskTier;
 
 import org.apache.flink.metrics.Gauge;

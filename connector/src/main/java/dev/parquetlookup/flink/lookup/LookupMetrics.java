@@ -1,7 +1,7 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.PageCache;
-import dev.parquetlookup.engine.RefreshStatus;
+import dev.parquetlookup.engine.read.PageCache;
+import dev.parquetlookup.engine.table.RefreshStatus;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.MetadataCache;
 

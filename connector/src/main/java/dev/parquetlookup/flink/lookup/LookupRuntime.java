@@ -1,8 +1,8 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.RefreshingTable;
-import dev.parquetlookup.engine.TableWarmup;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.table.RefreshingTable;
+import dev.parquetlookup.engine.table.TableWarmup;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.io.disk.TieredFileStore;

@@ -1,10 +1,10 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.PageCache;
-import dev.parquetlookup.engine.RefreshOptions;
-import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
-import dev.parquetlookup.engine.TableConfig;
-import dev.parquetlookup.engine.TableFormat;
+import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.read.PageCache;
+import dev.parquetlookup.engine.source.RefreshOptions;
+import dev.parquetlookup.engine.source.RefreshOptions.SnapshotMode;
+import dev.parquetlookup.engine.source.TableFormat;
 import dev.parquetlookup.io.RetryPolicy;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;

@@ -1,8 +1,8 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
-import dev.parquetlookup.engine.TableFormat;
-import dev.parquetlookup.engine.TableWarmup;
+import dev.parquetlookup.engine.source.RefreshOptions.SnapshotMode;
+import dev.parquetlookup.engine.source.TableFormat;
+import dev.parquetlookup.engine.table.TableWarmup;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;

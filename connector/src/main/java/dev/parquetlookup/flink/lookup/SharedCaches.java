@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.PageCache;
+import dev.parquetlookup.engine.read.PageCache;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;

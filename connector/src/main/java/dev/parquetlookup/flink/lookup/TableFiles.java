@@ -1,8 +1,8 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.ColumnSchema;
-import dev.parquetlookup.engine.RefreshOptions;
-import dev.parquetlookup.engine.RefreshingTable;
+import dev.parquetlookup.engine.lookup.ColumnSchema;
+import dev.parquetlookup.engine.source.RefreshOptions;
+import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.RetryingFileStore;
 import dev.parquetlookup.io.disk.TieredFileStore;

@@ -1,8 +1,8 @@
 package dev.parquetlookup.flink.table;
 
-import dev.parquetlookup.engine.DimensionTable;
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.RefreshingTable;
+import dev.parquetlookup.engine.lookup.DimensionTable;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 import dev.parquetlookup.flink.lookup.RowDataConverter;
 import dev.parquetlookup.flink.lookup.SharedCaches;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.table;
 
-import dev.parquetlookup.engine.ColumnSchema;
+import dev.parquetlookup.engine.lookup.ColumnSchema;
 
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.types.logical.LogicalType;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.PageCache;
+import dev.parquetlookup.engine.read.PageCache;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.MetadataCache;
 

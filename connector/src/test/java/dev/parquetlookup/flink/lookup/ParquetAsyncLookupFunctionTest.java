@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
-import dev.parquetlookup.engine.RefreshingTable;
+import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.flink.table.TestDimension;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.table;
 
-import dev.parquetlookup.engine.TableWarmup;
+import dev.parquetlookup.engine.table.TableWarmup;
 import dev.parquetlookup.flink.lookup.DiskTierConfig;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 

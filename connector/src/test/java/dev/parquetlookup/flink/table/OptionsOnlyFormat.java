@@ -1,7 +1,7 @@
 package dev.parquetlookup.flink.table;
 
-import dev.parquetlookup.engine.SnapshotSource;
-import dev.parquetlookup.engine.TableFormat;
+import dev.parquetlookup.engine.source.SnapshotSource;
+import dev.parquetlookup.engine.source.TableFormat;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.metadata.LookupFileException;
 

@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.table;
 
-import dev.parquetlookup.engine.RefreshOptions.SnapshotMode;
+import dev.parquetlookup.engine.source.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 import dev.parquetlookup.flink.lookup.ParquetLookupOptions;
 import dev.parquetlookup.flink.lookup.TableFiles;

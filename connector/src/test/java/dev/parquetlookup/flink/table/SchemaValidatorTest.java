@@ -1,6 +1,6 @@
 package dev.parquetlookup.flink.table;
 
-import dev.parquetlookup.engine.ColumnSchema;
+import dev.parquetlookup.engine.lookup.ColumnSchema;
 import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;

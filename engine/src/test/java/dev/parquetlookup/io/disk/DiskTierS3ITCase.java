@@ -1,11 +1,11 @@
 package dev.parquetlookup.io.disk;
 
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.RefreshOptions;
-import dev.parquetlookup.engine.RefreshingTable;
-import dev.parquetlookup.engine.TableConfig;
-import dev.parquetlookup.engine.TableWarmup;
-import dev.parquetlookup.engine.TableWarmup.Mode;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.source.RefreshOptions;
+import dev.parquetlookup.engine.table.RefreshingTable;
+import dev.parquetlookup.engine.table.TableWarmup;
+import dev.parquetlookup.engine.table.TableWarmup.Mode;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RetryPolicy;

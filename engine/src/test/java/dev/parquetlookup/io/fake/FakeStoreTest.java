@@ -1,8 +1,8 @@
 package dev.parquetlookup.io.fake;
 
-import dev.parquetlookup.engine.DimensionTable;
-import dev.parquetlookup.engine.LookupPlan;
-import dev.parquetlookup.engine.TableConfig;
+import dev.parquetlookup.engine.lookup.DimensionTable;
+import dev.parquetlookup.engine.lookup.LookupPlan;
+import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.io.FileChangedException;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RequestLimiter;

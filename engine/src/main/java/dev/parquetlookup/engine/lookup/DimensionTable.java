@@ -1,0 +1,367 @@
+package dev.parquetlookup.engine.lookup;
+
+import dev.parquetlookup.engine.read.LookupContext;
+import dev.parquetlookup.engine.read.PagesPending;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.io.RequestLimiter;
+import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.LookupFileException;
+import dev.parquetlookup.types.ValueType;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An immutable snapshot of a set of sorted Parquet files that answers point lookups: "every row
+ * whose sort key (or a leading prefix of it) equals K".
+ *
+ * <p>Thread-safe: any number of threads may call {@link #lookup} at once; no lock is held while
+ * reading. Example:
+ *
+ * <pre>{@code
+ * try (DimensionTable table = DimensionTable.open(TableConfig.builder("/data/customers").build())) {
+ *     LookupPlan plan = table.plan(List.of("id"), List.of("name", "country"));
+ *     List<Object[]> rows = table.lookup(plan, new Object[] {42L});
+ * }
+ * }</pre>
+ */
+public final class DimensionTable implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DimensionTable.class);
+
+    /** Files opened at once by {@link #open}: see {@link FileOpener#PARALLELISM}. */
+    static final int OPEN_PARALLELISM = FileOpener.PARALLELISM;
+
+    private final TableConfig config;
+    private final FileStore store;
+    private final ReadStatistics statistics;
+    private final TableColumns schema;
+
+    /** Files with keys, ordered by their smallest leading key. */
+    private final SortedFile[] files;
+
+    /** {@code maxUpTo[i]}: the largest leading key among files 0..i, for overlapping files. */
+    private final Object[] maxUpTo;
+
+    private final List<SortedFile> allFiles;
+
+    private DimensionTable(
+            TableConfig config,
+            FileStore store,
+            ReadStatistics statistics,
+            TableColumns schema,
+            List<SortedFile> allFiles) {
+        this.config = config;
+        this.store = store;
+        this.statistics = statistics;
+        this.schema = schema;
+        this.allFiles = allFiles;
+        List<SortedFile> withKeys = new ArrayList<>();
+        for (SortedFile f : allFiles) {
+            if (f.minKey() != null) {
+                withKeys.add(f);
+            }
+        }
+        KeyType lead = schema.keyTypes().get(0);
+        withKeys.sort((a, b) -> lead.compare(a.minKey(), b.minKey()));
+        this.files = withKeys.toArray(new SortedFile[0]);
+        this.maxUpTo = new Object[files.length];
+        for (int i = 0; i < files.length; i++) {
+            Object max = files[i].maxKey();
+            maxUpTo[i] = i == 0 || lead.compare(max, maxUpTo[i - 1]) > 0 ? max : maxUpTo[i - 1];
+        }
+    }
+
+    /**
+     * Lists the files at the configured path, reads (or takes from the metadata cache) their
+     * footers and page indexes, and checks that they are sorted by the sort key.
+     *
+     * @throws LookupFileException if a file is not usable for lookups; the message says why
+     * @throws IOException if the path cannot be listed or read
+     */
+    public static DimensionTable open(TableConfig config) throws IOException {
+        return open(config, HadoopFileStore.create(config.hadoopOptions(), config.mapLocalFiles()));
+    }
+
+    /** Like {@link #open(TableConfig)} over a given store, which the table closes. */
+    public static DimensionTable open(TableConfig config, FileStore store) throws IOException {
+        return open(config, store, new ReadStatistics());
+    }
+
+    /**
+     * Like {@link #open(TableConfig, FileStore)}, counting every read into {@code statistics} (a
+     * refreshing table's snapshots count into one).
+     */
+    public static DimensionTable open(
+            TableConfig config, FileStore store, ReadStatistics statistics) throws IOException {
+        return open(config, store, statistics, Map.of());
+    }
+
+    /**
+     * Like {@link #open(TableConfig, FileStore, ReadStatistics)} for a table version that deleted
+     * rows of its files without rewriting them: the rows in {@code deletedRows} (by file; files
+     * absent have none) are never returned by lookups or scans.
+     */
+    public static DimensionTable open(
+            TableConfig config,
+            FileStore store,
+            ReadStatistics statistics,
+            Map<FileId, DeletedRows> deletedRows)
+            throws IOException {
+        return open(config, store, statistics, deletedRows, Map.of());
+    }
+
+    /**
+     * Like {@link #open(TableConfig, FileStore, ReadStatistics, Map)} for a table version whose
+     * files supply its columns as {@code bindings} says (by file; files absent are read {@link
+     * ColumnBinding#BY_NAME}): columns found by field id or physical name, absent ones read as
+     * NULL, partition values as constants.
+     */
+    public static DimensionTable open(
+            TableConfig config,
+            FileStore store,
+            ReadStatistics statistics,
+            Map<FileId, DeletedRows> deletedRows,
+            Map<FileId, ColumnBinding> bindings)
+            throws IOException {
+        List<SortedFile> opened = new ArrayList<>();
+        try {
+            List<FileId> ids = FileOpener.list(config, store);
+            opened.addAll(
+                    FileOpener.openAll(config, store, statistics, ids, deletedRows, bindings));
+            TableColumns schema = TableColumns.of(config.path(), opened);
+            LOG.info(
+                    "Opened {} file(s) at {} sorted by {}",
+                    opened.size(),
+                    config.path(),
+                    schema.sortKey());
+            return new DimensionTable(config, store, statistics, schema, List.copyOf(opened));
+        } catch (IOException | RuntimeException e) {
+            for (SortedFile f : opened) {
+                try {
+                    f.close();
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            store.close();
+            throw e;
+        }
+    }
+
+    /** The configured path. */
+    public String path() {
+        return config.path();
+    }
+
+    /** Top-level columns of the files, in file order. */
+    public List<ColumnSchema> columns() {
+        return schema.columns();
+    }
+
+    /** The sort key the files are verified to be sorted by. */
+    public List<String> sortKey() {
+        return schema.sortKey();
+    }
+
+    /** The files of this snapshot, ordered by their key range. */
+    public List<FileId> files() {
+        List<FileId> ids = new ArrayList<>();
+        for (SortedFile f : files) {
+            ids.add(f.file());
+        }
+        for (SortedFile f : allFiles) {
+            if (f.minKey() == null) {
+                ids.add(f.file());
+            }
+        }
+        return ids;
+    }
+
+    /** Leading-key pages checked sorted in full so far, over all files (tests, diagnostics). */
+    int verifiedKeyPages() {
+        int n = 0;
+        for (SortedFile f : allFiles) {
+            n += f.loader().verifiedKeyPages();
+        }
+        return n;
+    }
+
+    /** Metadata of each file, for tools that explain the layout. */
+    public List<FileMetadata> fileMetadata() {
+        List<FileMetadata> result = new ArrayList<>();
+        for (SortedFile f : allFiles) {
+            result.add(f.metadata());
+        }
+        return result;
+    }
+
+    /**
+     * Lower bounds of the leading sort-key column, one per page (per row group for files without a
+     * page index), in ascending order per file and in the engine's value representation: a free
+     * sample of the key distribution from metadata already in memory, e.g. for range partitioning.
+     * String bounds may be truncated prefixes of real keys. Sends no request: a remote row group
+     * whose page index is not loaded yet is sampled from its footer statistics ({@link
+     * KeySamples}).
+     */
+    public List<Object> leadingKeySamples() {
+        return KeySamples.of(
+                files, schema.keyTypes().get(0), schema.column(schema.sortKey().get(0)).type());
+    }
+
+    /**
+     * Prepares lookups on {@code keyColumns} returning {@code projectedColumns}.
+     *
+     * @throws LookupFileException if the key is not a leading prefix of the sort key, or a
+     *     projected column is missing or nested
+     */
+    public LookupPlan plan(List<String> keyColumns, List<String> projectedColumns) {
+        return schema.plan(keyColumns, projectedColumns);
+    }
+
+    /**
+     * Every row whose key columns equal {@code key} (values in the plan's key order; see {@link
+     * ValueType} for their representation), in file order, as arrays of the projected values. A
+     * null key component matches nothing. Returns an empty list on a miss.
+     */
+    public List<Object[]> lookup(LookupPlan plan, Object[] key) throws IOException {
+        Object[] comparable = schema.comparableKey(plan, key);
+        return comparable == null ? List.of() : lookup(plan, comparable, new LookupContext());
+    }
+
+    /**
+     * Like {@link #lookup(LookupPlan, Object[])} without holding a thread while requests are out:
+     * pages of local or cached files are read in the calling thread and the future is complete on
+     * return; pages of remote files are requested (at most {@code limiter}'s bound in flight, one
+     * request per page shared by concurrent lookups, the key page and the value pages its rows need
+     * in one wave) and the lookup continues in the thread that completes them.
+     */
+    public CompletableFuture<List<Object[]>> lookupAsync(
+            LookupPlan plan, Object[] key, RequestLimiter limiter) {
+        Object[] comparable;
+        try {
+            comparable = schema.comparableKey(plan, key);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (comparable == null) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        return new AsyncLookup(
+                        config.path(),
+                        ctx -> lookup(plan, comparable, ctx),
+                        plan.projectedColumns(),
+                        limiter)
+                .run();
+    }
+
+    /** The lookup of a comparable key, reading pages through {@code ctx}. */
+    private List<Object[]> lookup(LookupPlan plan, Object[] comparable, LookupContext ctx)
+            throws IOException {
+        KeyType lead = schema.keyTypes().get(0);
+        Object k0 = comparable[0];
+        // First file whose running maximum reaches the key, then every file starting at or below
+        // it.
+        int lo = 0;
+        int hi = files.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (lead.compare(maxUpTo[mid], k0) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        List<Object[]> result = null;
+        List<SortedFile.RowSpan> spans = new ArrayList<>(2);
+        boolean pending = false;
+        for (int i = lo; i < files.length && lead.compare(files[i].minKey(), k0) <= 0; i++) {
+            SortedFile file = files[i];
+            if (lead.compare(file.maxKey(), k0) < 0) {
+                continue;
+            }
+            spans.clear();
+            ctx.nextFile(file);
+            try {
+                file.findRows(comparable, spans, ctx);
+                if (!spans.isEmpty()) {
+                    if (result == null) {
+                        result = new ArrayList<>();
+                    }
+                    file.readRows(spans, plan.projectedColumns(), ctx, result);
+                }
+            } catch (PagesPending p) {
+                // An asynchronous lookup asks for the pages of every file in the same wave.
+                pending = true;
+            } finally {
+                ctx.releaseScratch(); // the rows are copied out: the pages are no longer read
+            }
+        }
+        if (pending) {
+            throw PagesPending.INSTANCE;
+        }
+        return result == null ? List.of() : result;
+    }
+
+    /**
+     * Every row of every file (rows with null keys included), file by file in path order, each in
+     * file order, projected like {@code plan}'s results.
+     */
+    public void scan(LookupPlan plan, RowConsumer consumer) throws IOException {
+        for (SortedFile file : allFiles) {
+            file.scan(plan.projectedColumns(), consumer);
+        }
+    }
+
+    /** Bytes and read requests of data (and metadata) reads made by this table. */
+    public ReadStatistics readStatistics() {
+        return statistics;
+    }
+
+    /** The configuration this table was opened with. */
+    public TableConfig config() {
+        return config;
+    }
+
+    @Override
+    public void close() throws IOException {
+        IOException failure = null;
+        for (SortedFile f : allFiles) {
+            try {
+                f.close();
+            } catch (IOException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        try {
+            store.close();
+        } catch (IOException e) {
+            failure = failure == null ? e : failure;
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DimensionTable{"
+                + config.path()
+                + ", "
+                + allFiles.size()
+                + " files, sort key "
+                + schema.sortKey()
+                + "}";
+    }
+}

@@ -1,0 +1,439 @@
+package dev.parquetlookup.engine.lookup;
+
+import dev.parquetlookup.engine.codec.Decompression;
+import dev.parquetlookup.engine.page.ColumnTypes;
+import dev.parquetlookup.engine.page.PageCursor;
+import dev.parquetlookup.engine.read.FileErrors;
+import dev.parquetlookup.engine.read.InFlightReads;
+import dev.parquetlookup.engine.read.LoadedPage;
+import dev.parquetlookup.engine.read.LookupContext;
+import dev.parquetlookup.engine.read.OpenFile;
+import dev.parquetlookup.engine.read.PageCache;
+import dev.parquetlookup.engine.read.PageLoader;
+import dev.parquetlookup.engine.read.PagesPending;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.KeyRanges;
+import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.LookupFileException;
+import dev.parquetlookup.metadata.MetadataCache;
+import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.Widening;
+
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
+
+import javax.annotation.Nullable;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Owns one sorted Parquet file of a snapshot: its cached metadata, its shared {@link RangeSource},
+ * and reading projected columns of found rows. Finding the rows is the {@link PageLocator}'s job,
+ * getting pages into memory the {@link PageLoader}'s. Thread-safe and lock-free: all state is
+ * immutable (the loader's requests in flight are a concurrent map); reads are positioned.
+ *
+ * <p>One lookup: row groups by the leading key's min/max, pages by the ColumnIndex, the key page is
+ * read and searched, then for each projected column the OffsetIndex gives the page holding those
+ * rows, fetched together in one batch and decoded only up to the last wanted row.
+ */
+final class SortedFile implements OpenFile, Closeable {
+
+    /** Rows {@code [from, to)} of one row group (row-group relative). */
+    record RowSpan(int rowGroup, long from, long to) {}
+
+    private final FileMetadata meta;
+    private final RangeSource source;
+    private final ColumnDescriptor[] leaves;
+    private final Map<String, Integer> leafOfColumn;
+    private final Map<String, ColumnTypes.ValueReader> readers;
+    // ARRAY, MAP and ROW columns, read from all their leaves (usually empty).
+    private final Map<String, NestedColumn> nested;
+    private final FileErrors errors;
+    private final PageLoader loader;
+    private final PageLocator locator;
+    private final DeletedRows deleted;
+    // The table's columns in this file: their fields, constants and the key over the file.
+    private final FileColumns columns;
+    // Columns this file stores narrower than the table serves them (INT32 in a BIGINT column):
+    // set once at open, before the table is shared; usually empty.
+    private Map<String, ValueType> conversions = Map.of();
+    // Boxed once: every lookup compares against them.
+    @Nullable private final Object minKey;
+    @Nullable private final Object maxKey;
+
+    SortedFile(FileMetadata meta, RangeSource source, @Nullable PageCache pageCache) {
+        this(meta, source, pageCache, null, DeletedRows.NONE);
+    }
+
+    /** A file of a table version that deleted {@code deleted} of its rows (never returned). */
+    SortedFile(
+            FileMetadata meta,
+            RangeSource source,
+            @Nullable PageCache pageCache,
+            @Nullable MetadataCache chunkCache,
+            DeletedRows deleted) {
+        this(
+                meta,
+                source,
+                pageCache,
+                chunkCache,
+                deleted,
+                FileColumns.of(
+                        meta,
+                        ColumnBinding.BY_NAME.resolve(meta.file(), meta.schema()),
+                        List.of()));
+    }
+
+    /**
+     * A file whose columns the table names and supplies as {@code columns} says; decoded
+     * dictionaries are kept in {@code chunkCache} (the table's metadata cache; null: per lookup).
+     */
+    SortedFile(
+            FileMetadata meta,
+            RangeSource source,
+            @Nullable PageCache pageCache,
+            @Nullable MetadataCache chunkCache,
+            DeletedRows deleted,
+            FileColumns columns) {
+        this.meta = meta;
+        this.deleted = deleted;
+        this.columns = columns;
+        this.source = source;
+        MessageType schema = meta.schema();
+        this.leaves = schema.getColumns().toArray(new ColumnDescriptor[0]);
+        this.leafOfColumn = new HashMap<>();
+        this.readers = new HashMap<>();
+        this.nested = new HashMap<>();
+        int leaf = 0;
+        for (Type field : schema.getFields()) {
+            String name = columns.tableName(field.getName());
+            if (name != null) {
+                leafOfColumn.put(name, leaf);
+                NestedColumn column =
+                        NestedColumn.of(schema, field, leaves, leaf, countLeaves(field));
+                if (column != null) {
+                    nested.put(name, column);
+                    for (int l : column.leaves()) {
+                        checkCodecs(name, l);
+                    }
+                }
+                if (field.isPrimitive() && !field.isRepetition(Type.Repetition.REPEATED)) {
+                    ValueType type = ColumnTypes.valueType(field);
+                    if (type.kind() != ValueType.Kind.UNSUPPORTED) {
+                        readers.put(name, ColumnTypes.reader(field.asPrimitiveType()));
+                        checkCodecs(name, leaf);
+                    }
+                }
+            }
+            leaf += countLeaves(field);
+        }
+        this.errors = new FileErrors(meta, leaves);
+        this.loader = new PageLoader(meta, source, pageCache, chunkCache, leaves, errors);
+        this.locator = new PageLocator(meta, leaves, loader, errors);
+        KeyRanges rg = meta.rowGroupKeys();
+        if (columns.leadingIsConstant()) {
+            // Every row has the constant: the file's range of the table's leading key is one value.
+            this.minKey = meta.rowCount() == 0 ? null : columns.leadingConstant();
+        } else {
+            this.minKey = rg.size() == 0 ? null : rg.min(0);
+        }
+        this.maxKey =
+                columns.leadingIsConstant()
+                        ? minKey
+                        : rg.size() == 0 ? null : rg.max(rg.size() - 1);
+    }
+
+    /** Refuses at open a readable column whose pages use a codec we cannot decompress. */
+    private void checkCodecs(String column, int leaf) {
+        for (int r = 0; r < meta.rowGroups().size(); r++) {
+            CompressionCodecName codec = meta.footerRowGroup(r).columns()[leaf].codec();
+            if (!Decompression.supports(codec)) {
+                throw new LookupFileException(
+                        "File "
+                                + file()
+                                + ": column '"
+                                + column
+                                + "' is compressed with "
+                                + codec
+                                + ", which parquet-lookup cannot read. Rewrite the file with"
+                                + " 'prepare' (LZ4_RAW, ZSTD, SNAPPY, GZIP or UNCOMPRESSED).");
+            }
+        }
+    }
+
+    FileMetadata metadata() {
+        return meta;
+    }
+
+    /** The table's columns in this file (names, constants, the table's key over the file). */
+    FileColumns columns() {
+        return columns;
+    }
+
+    /** Serves this file's values as the table's column types (see {@link TableSchema}). */
+    void serveAs(List<ColumnSchema> tableColumns) {
+        this.conversions = TableSchema.conversions(columns.view(), tableColumns);
+    }
+
+    FileId file() {
+        return meta.file();
+    }
+
+    PageLoader loader() {
+        return loader;
+    }
+
+    @Override
+    public InFlightReads reads() {
+        return loader.reads();
+    }
+
+    @Override
+    public List<FileRange> readAhead(List<LoadedPage> missing, List<String> columns) {
+        return loader.readAhead(missing, leaves(columns));
+    }
+
+    /** The leading key's smallest value in this file, or null for a file without keys. */
+    @Nullable
+    Object minKey() {
+        return minKey;
+    }
+
+    /** The leading key's largest value (the max of all row-group maxima). */
+    @Nullable
+    Object maxKey() {
+        return maxKey;
+    }
+
+    int leaf(String column) {
+        Integer leaf = leafOfColumn.get(column);
+        if (leaf == null) {
+            throw new LookupFileException("File " + file() + " has no column '" + column + "'.");
+        }
+        return leaf;
+    }
+
+    /** The leaves of {@code columns} the file stores, for read-ahead. */
+    int[] leaves(List<String> columns) {
+        int[] result = new int[columns.size()];
+        int n = 0;
+        for (String column : columns) {
+            if (!this.columns.constants().containsKey(column)) {
+                result[n++] = leaf(column);
+            }
+        }
+        return n == result.length ? result : java.util.Arrays.copyOf(result, n);
+    }
+
+    /**
+     * Adds the spans of rows whose first {@code key.length} sort-key columns equal {@code key}
+     * (comparable forms, see {@link KeyType}).
+     */
+    void findRows(Object[] key, List<RowSpan> out, LookupContext ctx) throws IOException {
+        int before = out.size();
+        Object[] stored = columns.storedKey(key);
+        if (stored == null) {
+            return; // a constant of the file differs from the key: nothing read
+        }
+        if (stored.length == 0) {
+            // The key fixes only constants of the file: every row matches.
+            for (int r = 0; r < meta.rowGroups().size(); r++) {
+                long rows = meta.footerRowGroup(r).rowCount();
+                if (rows > 0) {
+                    out.add(new RowSpan(r, 0, rows));
+                }
+            }
+        } else {
+            locator.findRows(stored, out, ctx);
+        }
+        // Deleted rows leave the spans before any value is read (the one place rows are chosen).
+        deleted.removeFrom(out, before, meta.rowGroups());
+    }
+
+    /**
+     * Reads {@code columns} of the rows of {@code spans}, appending one {@code Object[]} per row
+     * (values in {@link ValueType}'s representation, in column order) to {@code out}.
+     */
+    void readRows(List<RowSpan> spans, List<String> columns, LookupContext ctx, List<Object[]> out)
+            throws IOException {
+        int total = 0;
+        for (RowSpan span : spans) {
+            total += (int) (span.to() - span.from());
+        }
+        if (total == 0) {
+            return;
+        }
+        Object[][] rows = new Object[total][];
+        for (int i = 0; i < total; i++) {
+            rows[i] = new Object[columns.size()];
+        }
+        // Fetch every page of every column in one request batch where the page index allows.
+        List<PageLoader.PageRequest> requests = new ArrayList<>();
+        Map<String, Object> constants = this.columns.constants();
+        for (int c = 0; c < columns.size(); c++) {
+            if (!constants.isEmpty() && constants.containsKey(columns.get(c))) {
+                continue;
+            }
+            NestedColumn nestedColumn = nested.isEmpty() ? null : nested.get(columns.get(c));
+            if (nestedColumn != null) {
+                nestedColumn.addRequests(spans, meta, loader, ctx, requests);
+                continue;
+            }
+            int leaf = leaf(columns.get(c));
+            for (RowSpan span : spans) {
+                requests.add(
+                        new PageLoader.PageRequest(
+                                ctx.rowGroup(meta, loader.source(), span.rowGroup()),
+                                leaf,
+                                span.from(),
+                                span.to()));
+            }
+        }
+        List<List<LoadedPage>> pages = loader.loadPages(requests, ctx);
+        int request = 0;
+        boolean pending = false;
+        for (int c = 0; c < columns.size(); c++) {
+            if (!constants.isEmpty() && constants.containsKey(columns.get(c))) {
+                Object value = constants.get(columns.get(c));
+                for (Object[] r : rows) {
+                    r[c] = value;
+                }
+                continue;
+            }
+            NestedColumn nestedColumn = nested.isEmpty() ? null : nested.get(columns.get(c));
+            if (nestedColumn != null) {
+                pending |=
+                        nestedColumn.read(
+                                pages, request, spans, c, rows, loader, errors, meta, ctx);
+                request += nestedColumn.leaves().length * spans.size();
+                continue;
+            }
+            ColumnTypes.ValueReader reader = readers.get(columns.get(c));
+            int leaf = leaf(columns.get(c));
+            int row = 0;
+            boolean columnPending = false;
+            for (RowSpan span : spans) {
+                for (LoadedPage page : pages.get(request++)) {
+                    try {
+                        if (columnPending) {
+                            // Only ask for this page's dictionary too, in the same wave.
+                            loader.dictionaryFor(page, leaf, ctx);
+                        } else {
+                            row = readPage(page, leaf, span, reader, c, rows, row, ctx);
+                        }
+                    } catch (PagesPending p) {
+                        // A dictionary still to come: the lookup replays when it is here.
+                        pending = true;
+                        columnPending = true;
+                    }
+                }
+            }
+        }
+        if (pending) {
+            throw PagesPending.INSTANCE;
+        }
+        if (!conversions.isEmpty()) {
+            widen(columns, rows);
+        }
+        for (Object[] r : rows) {
+            out.add(r);
+        }
+    }
+
+    /** Converts the values of narrower columns to the table's types (Integer to Long, ...). */
+    private void widen(List<String> columns, Object[][] rows) {
+        for (int c = 0; c < columns.size(); c++) {
+            ValueType to = conversions.get(columns.get(c));
+            if (to != null) {
+                for (Object[] row : rows) {
+                    row[c] = Widening.widen(row[c], to);
+                }
+            }
+        }
+    }
+
+    /** Reads the rows of {@code span} that {@code page} holds into column {@code c}. */
+    private int readPage(
+            LoadedPage page,
+            int leaf,
+            RowSpan span,
+            ColumnTypes.ValueReader reader,
+            int c,
+            Object[][] rows,
+            int row,
+            LookupContext ctx) {
+        try {
+            PageCursor cursor =
+                    new PageCursor(page.page, leaves[leaf], loader.dictionaryFor(page, leaf, ctx));
+            long pageEnd = page.firstRow + cursor.rows();
+            long start = Math.max(span.from(), page.firstRow);
+            long end = Math.min(span.to(), pageEnd);
+            cursor.skipRows((int) (start - page.firstRow));
+            for (long r = start; r < end; r++) {
+                if (!cursor.isNextNull()) {
+                    rows[row][c] = cursor.read(reader);
+                }
+                row++;
+            }
+            return row;
+        } catch (IOException | RuntimeException e) {
+            RowGroupInfo rg;
+            try {
+                rg = ctx.rowGroup(meta, loader.source(), page.rowGroup);
+            } catch (IOException | RuntimeException unreadable) {
+                rg = meta.footerRowGroup(page.rowGroup);
+            }
+            throw errors.pageError(rg, leaf, page.pageNumber, e);
+        }
+    }
+
+    /** Every row of every row group, {@code columns} projected, in file order. */
+    void scan(List<String> columns, RowConsumer consumer) throws IOException {
+        for (int r = 0; r < meta.rowGroups().size(); r++) {
+            RowGroupInfo rg = meta.footerRowGroup(r);
+            if (rg.rowCount() == 0) {
+                continue;
+            }
+            List<Object[]> rows = new ArrayList<>((int) rg.rowCount());
+            List<RowSpan> spans = new ArrayList<>();
+            spans.add(new RowSpan(rg.ordinal(), 0, rg.rowCount()));
+            deleted.removeFrom(spans, 0, meta.rowGroups());
+            LookupContext ctx = new LookupContext();
+            try {
+                readRows(spans, columns, ctx, rows);
+            } finally {
+                ctx.releaseScratch();
+            }
+            for (Object[] row : rows) {
+                consumer.accept(row);
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        source.close();
+    }
+
+    private static int countLeaves(Type type) {
+        if (type.isPrimitive()) {
+            return 1;
+        }
+        int n = 0;
+        for (Type child : type.asGroupType().getFields()) {
+            n += countLeaves(child);
+        }
+        return n;
+    }
+}

@@ -1,0 +1,130 @@
+package dev.parquetlookup.engine.lookup;
+
+import dev.parquetlookup.engine.read.PageCache;
+import dev.parquetlookup.metadata.MetadataCache;
+
+import javax.annotation.Nullable;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a {@link DimensionTable} is opened with.
+ *
+ * <p>Example: {@code TableConfig.builder("file:///data/customers/").sortKey(List.of("id"))
+ * .build()}.
+ *
+ * @param path a Parquet file or a directory of them, as a Hadoop URI or a plain local path
+ * @param sortKey the columns the files are sorted by, or empty to take the files' {@code
+ *     sorting_columns}; when both exist they must agree
+ * @param hadoopOptions Hadoop configuration entries (e.g. {@code fs.s3a.endpoint})
+ * @param metadataCache where parsed footers and page indexes are kept (share one per JVM)
+ * @param pageCache decompressed hot pages, or {@code null} for none
+ * @param mapLocalFiles whether local files are read through a memory mapping (the default) rather
+ *     than with positioned reads; mapped files must not be rewritten in place
+ * @param synthesizePageIndex whether a file without a page index (DuckDB, pyarrow by default) gets
+ *     one built from its page headers on the first lookup into each row group (the default), so
+ *     lookups read single pages; when off such files are read a whole key column chunk per lookup
+ */
+public record TableConfig(
+        String path,
+        List<String> sortKey,
+        Map<String, String> hadoopOptions,
+        MetadataCache metadataCache,
+        @Nullable PageCache pageCache,
+        boolean mapLocalFiles,
+        boolean synthesizePageIndex) {
+
+    /** Constructor without {@code synthesizePageIndex}: synthesis on, the default. */
+    public TableConfig(
+            String path,
+            List<String> sortKey,
+            Map<String, String> hadoopOptions,
+            MetadataCache metadataCache,
+            @Nullable PageCache pageCache,
+            boolean mapLocalFiles) {
+        this(path, sortKey, hadoopOptions, metadataCache, pageCache, mapLocalFiles, true);
+    }
+
+    public TableConfig {
+        Objects.requireNonNull(path, "path");
+        sortKey = List.copyOf(sortKey);
+        hadoopOptions = Map.copyOf(hadoopOptions);
+        Objects.requireNonNull(metadataCache, "metadataCache");
+    }
+
+    /** This configuration for another path (a snapshot directory of the configured one). */
+    public TableConfig withPath(String newPath) {
+        return newPath.equals(path)
+                ? this
+                : new TableConfig(
+                        newPath,
+                        sortKey,
+                        hadoopOptions,
+                        metadataCache,
+                        pageCache,
+                        mapLocalFiles,
+                        synthesizePageIndex);
+    }
+
+    public static Builder builder(String path) {
+        return new Builder(path);
+    }
+
+    /** Builder with defaults: sort key from the files, no Hadoop options, JVM-wide cache. */
+    public static final class Builder {
+        private final String path;
+        private List<String> sortKey = List.of();
+        private Map<String, String> hadoopOptions = Map.of();
+        private MetadataCache metadataCache;
+        private PageCache pageCache;
+        private boolean mapLocalFiles = true;
+        private boolean synthesizePageIndex = true;
+
+        private Builder(String path) {
+            this.path = path;
+        }
+
+        public Builder sortKey(List<String> sortKey) {
+            this.sortKey = sortKey;
+            return this;
+        }
+
+        public Builder hadoopOptions(Map<String, String> hadoopOptions) {
+            this.hadoopOptions = hadoopOptions;
+            return this;
+        }
+
+        public Builder metadataCache(MetadataCache metadataCache) {
+            this.metadataCache = metadataCache;
+            return this;
+        }
+
+        public Builder pageCache(@Nullable PageCache pageCache) {
+            this.pageCache = pageCache;
+            return this;
+        }
+
+        public Builder mapLocalFiles(boolean mapLocalFiles) {
+            this.mapLocalFiles = mapLocalFiles;
+            return this;
+        }
+
+        public Builder synthesizePageIndex(boolean synthesizePageIndex) {
+            this.synthesizePageIndex = synthesizePageIndex;
+            return this;
+        }
+
+        public TableConfig build() {
+            return new TableConfig(
+                    path,
+                    sortKey,
+                    hadoopOptions,
+                    metadataCache != null ? metadataCache : MetadataCache.defaultShared(),
+                    pageCache,
+                    mapLocalFiles,
+                    synthesizePageIndex);
+        }
+    }
+}

@@ -1,0 +1,440 @@
+package dev.parquetlookup.engine.page;
+
+import dev.parquetlookup.engine.codec.PrefixDecompressor;
+
+import org.apache.parquet.bytes.BytesUtils;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
+import org.apache.parquet.format.PageType;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.schema.PrimitiveType;
+
+import javax.annotation.Nullable;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Decodes a data page only as far as its first rows need: it walks the decompressed bytes
+ * (definition levels, then PLAIN values or the runs of dictionary ids) and asks the {@link
+ * PrefixDecompressor} for just the bytes the walk reaches. Encodings whose readers need the whole
+ * page (delta encodings, booleans, v1 bit-packed levels) are decompressed whole.
+ *
+ * <p>Example: a PLAIN BINARY page of 1,024 strings read for row 10: the levels, then 11 length
+ * prefixes and strings are decompressed, the rest of the page is not. {@link
+ * DataPage#rowsAvailable} says how many rows the result holds, and {@link PageCursor} refuses to
+ * read past them.
+ */
+public final class PagePrefix {
+
+    /**
+     * A prefix of an uncompressed or Hadoop-framed LZ4 page is decoded when it needs at most this
+     * share of the rows.
+     */
+    public static final double MAX_PREFIX_SHARE = 0.45;
+
+    /**
+     * LZ4_RAW prefixes up to this share: on the seed layout's pages {@code Lz4Sequences} takes
+     * about 0.66-0.72x the CPU time of aircompressor's whole-page decoder for 45% of a page and
+     * 1.0-1.25x for 75% ({@code ReaderProbe lz4}), so the whole page wins only beyond about 70%.
+     */
+    public static final double MAX_LZ4_RAW_PREFIX_SHARE = 0.7;
+
+    /**
+     * SNAPPY prefixes up to this share: {@code SnappyElements} decodes a whole page in 0.4-0.9x the
+     * time of aircompressor's Snappy decoder (seed-like key and value pages, measured with the
+     * prefix loop at 0.25-1.0 of a page), so a prefix wins almost up to the whole page.
+     */
+    public static final double MAX_SNAPPY_PREFIX_SHARE = 0.9;
+
+    /** The largest share of a page's rows worth decoding as a prefix for {@code codec}. */
+    public static double maxPrefixShare(CompressionCodecName codec) {
+        return switch (codec) {
+            case SNAPPY -> MAX_SNAPPY_PREFIX_SHARE;
+            case LZ4_RAW -> MAX_LZ4_RAW_PREFIX_SHARE;
+            default -> MAX_PREFIX_SHARE;
+        };
+    }
+
+    /** Bytes decompressed ahead of a walk over PLAIN BINARY values. */
+    private static final int WALK_STEP = 1024;
+
+    private static final java.lang.invoke.VarHandle INT_LE =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+                    int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    private PagePrefix() {}
+
+    /** Bytes the decoded page needs in its buffer. */
+    public static int decodedSize(PageDecoder.Header header, CompressionCodecName codec) {
+        if (header.type() == PageType.DATA_PAGE_V2
+                && !(header.compressed() && codec != CompressionCodecName.UNCOMPRESSED)) {
+            return header.compressedSize();
+        }
+        return header.uncompressedSize();
+    }
+
+    /**
+     * Decodes the page whose header was parsed from {@code in} (absolute indexes) into {@code out},
+     * at least its first {@code rows} rows ({@code rows >= valueCount} for the whole page).
+     */
+    public static DataPage decode(
+            ByteBuffer in,
+            PageDecoder.Header header,
+            CompressionCodecName codec,
+            ColumnDescriptor column,
+            int rows,
+            byte[] out,
+            boolean scratch)
+            throws IOException {
+        return decode(in, header, codec, column, rows, out, scratch, null);
+    }
+
+    /**
+     * As above; with a {@code stop} (a verified key page searched for one key), a PLAIN page is
+     * decoded only until its first value above the key, whatever share of the page that is, and at
+     * most {@code rows} rows.
+     */
+    public static DataPage decode(
+            ByteBuffer in,
+            PageDecoder.Header header,
+            CompressionCodecName codec,
+            ColumnDescriptor column,
+            int rows,
+            byte[] out,
+            boolean scratch,
+            @Nullable KeyStop stop)
+            throws IOException {
+        int offset = header.payloadOffset();
+        int compressed = header.compressedSize();
+        int valueCount = header.valueCount();
+        int wanted = Math.min(Math.max(rows, 0), valueCount);
+        int maxDefinition = column.getMaxDefinitionLevel();
+        if (header.type() == PageType.DATA_PAGE) {
+            int size = header.uncompressedSize();
+            PrefixDecompressor d =
+                    PrefixDecompressor.start(codec, in, offset, compressed, out, 0, size);
+            try {
+                return v1(d, header, column, wanted, out, scratch, stop);
+            } finally {
+                d.release();
+            }
+        }
+        if (header.type() == PageType.DATA_PAGE_V2) {
+            return v2(in, header, codec, column, wanted, out, scratch, stop);
+        }
+        throw new IOException("expected a data page, found a " + header.type() + " page");
+    }
+
+    private static DataPage v1(
+            PrefixDecompressor d,
+            PageDecoder.Header header,
+            ColumnDescriptor column,
+            int wanted,
+            byte[] out,
+            boolean scratch,
+            @Nullable KeyStop stop)
+            throws IOException {
+        int size = header.uncompressedSize();
+        int valueCount = header.valueCount();
+        int maxDefinition = column.getMaxDefinitionLevel();
+        {
+            int valuesStart = 0;
+            int nonNull = wanted;
+            int levels = 0;
+            boolean stopping =
+                    stop != null
+                            && KeyStop.applies(header.encoding())
+                            && stop.worthIt(d.codec(), size);
+            boolean prefix = stopping || worthAPrefix(wanted, valueCount, d.codec());
+            if (prefix && maxDefinition > 0) {
+                if (header.definitionEncoding() != Encoding.RLE) {
+                    prefix = false;
+                } else {
+                    d.ensure(4);
+                    levels = BytesUtils.readIntLittleEndian(out, 0);
+                    if (levels < 0 || levels > size - 4) {
+                        throw new IOException(
+                                "definition levels of " + levels + " bytes exceed the page");
+                    }
+                    d.ensure(4 + levels);
+                    valuesStart = 4 + levels;
+                    nonNull = nonNullCount(out, 4, levels, maxDefinition, wanted);
+                }
+            }
+            int end;
+            long walked = -1;
+            if (prefix && stopping) {
+                wanted = stop.rows(d, out, valuesStart, nonNull, wanted, 4, levels, maxDefinition);
+                end = wanted < valueCount ? d.available() : -1; // all of it: whole
+            } else {
+                walked = prefix ? valuesEnd(d, out, valuesStart, nonNull, header, column) : -1;
+                end = (int) walked;
+            }
+            if (end < 0) {
+                d.ensure(size);
+                wanted = valueCount;
+            } else if (d.complete()) {
+                wanted = valueCount;
+            }
+            return lastValue(
+                    new DataPage(
+                            valueCount,
+                            false,
+                            header.encoding(),
+                            header.definitionEncoding(),
+                            out,
+                            0,
+                            0,
+                            0,
+                            d.available(),
+                            wanted,
+                            scratch),
+                    nonNull,
+                    walked);
+        }
+    }
+
+    private static DataPage v2(
+            ByteBuffer in,
+            PageDecoder.Header header,
+            CompressionCodecName codec,
+            ColumnDescriptor column,
+            int wanted,
+            byte[] out,
+            boolean scratch,
+            @Nullable KeyStop stop)
+            throws IOException {
+        int offset = header.payloadOffset();
+        int compressed = header.compressedSize();
+        int valueCount = header.valueCount();
+        int maxDefinition = column.getMaxDefinitionLevel();
+        {
+            int levels = header.repetitionLength() + header.definitionLength();
+            if (header.repetitionLength() < 0
+                    || header.definitionLength() < 0
+                    || levels > compressed) {
+                throw new IOException(
+                        "level lengths " + levels + " exceed the page of " + compressed + " bytes");
+            }
+            if (offset + compressed > in.limit()) {
+                throw new IOException("page runs past the bytes read");
+            }
+            in.get(offset, out, 0, levels);
+            boolean decompress = header.compressed() && codec != CompressionCodecName.UNCOMPRESSED;
+            int valuesSize = decompress ? header.uncompressedSize() - levels : compressed - levels;
+            PrefixDecompressor d =
+                    PrefixDecompressor.start(
+                            decompress ? codec : CompressionCodecName.UNCOMPRESSED,
+                            in,
+                            offset + levels,
+                            compressed - levels,
+                            out,
+                            levels,
+                            valuesSize);
+            try {
+                return v2Values(d, header, column, wanted, out, scratch, levels, valuesSize, stop);
+            } finally {
+                d.release();
+            }
+        }
+    }
+
+    private static DataPage v2Values(
+            PrefixDecompressor d,
+            PageDecoder.Header header,
+            ColumnDescriptor column,
+            int wanted,
+            byte[] out,
+            boolean scratch,
+            int levels,
+            int valuesSize,
+            @Nullable KeyStop stop)
+            throws IOException {
+        int valueCount = header.valueCount();
+        int maxDefinition = column.getMaxDefinitionLevel();
+        {
+            int nonNull =
+                    maxDefinition == 0
+                            ? wanted
+                            : nonNullCount(
+                                    out,
+                                    header.repetitionLength(),
+                                    header.definitionLength(),
+                                    maxDefinition,
+                                    wanted);
+            int end;
+            long walked = -1;
+            if (stop != null
+                    && KeyStop.applies(header.encoding())
+                    && stop.worthIt(d.codec(), valuesSize)) {
+                wanted =
+                        stop.rows(
+                                d,
+                                out,
+                                levels,
+                                nonNull,
+                                wanted,
+                                header.repetitionLength(),
+                                header.definitionLength(),
+                                maxDefinition);
+                end = wanted < valueCount ? d.available() : -1; // all of it: whole
+            } else {
+                walked =
+                        worthAPrefix(wanted, valueCount, d.codec())
+                                ? valuesEnd(d, out, levels, nonNull, header, column)
+                                : -1;
+                end = (int) walked;
+            }
+            if (end < 0) {
+                d.ensure(levels + valuesSize);
+                wanted = valueCount;
+            } else if (d.complete()) {
+                wanted = valueCount;
+            }
+            return lastValue(
+                    new DataPage(
+                            valueCount,
+                            true,
+                            header.encoding(),
+                            Encoding.RLE,
+                            out,
+                            header.repetitionLength(),
+                            header.definitionLength(),
+                            levels,
+                            d.available(),
+                            wanted,
+                            scratch),
+                    nonNull,
+                    walked);
+        }
+    }
+
+    /** Whether decoding only {@code wanted} of {@code valueCount} rows beats the whole page. */
+    static boolean worthAPrefix(int wanted, int valueCount, CompressionCodecName codec) {
+        return wanted < valueCount && wanted <= maxPrefixShare(codec) * valueCount;
+    }
+
+    /** Non-null values among the first {@code rows} rows (RLE/bit-packed hybrid levels). */
+    private static int nonNullCount(
+            byte[] data, int offset, int length, int maxDefinition, int rows) throws IOException {
+        RunLengthBitPackingHybridDecoder levels =
+                new RunLengthBitPackingHybridDecoder(
+                        BytesUtils.getWidthFromMaxInt(maxDefinition),
+                        new ByteArrayInputStream(data, offset, length));
+        int nonNull = 0;
+        for (int i = 0; i < rows; i++) {
+            if (levels.readInt() == maxDefinition) {
+                nonNull++;
+            }
+        }
+        return nonNull;
+    }
+
+    /** Keeps where the walk of {@link #valuesEnd} found the last PLAIN byte string starting. */
+    private static DataPage lastValue(DataPage page, int nonNull, long walked) {
+        int lastStart = walked < 0 ? -1 : (int) (walked >>> 32) - 1;
+        if (lastStart >= 0 && nonNull > 0) {
+            page.lastValue(nonNull - 1, lastStart);
+        }
+        return page;
+    }
+
+    /**
+     * Decompresses the first {@code nonNull} values starting at {@code start} and returns where
+     * they end, or -1 when the encoding must be read whole. For PLAIN byte strings the high 32 bits
+     * hold 1 + where the last of them starts (0 otherwise), so a cursor need not walk their lengths
+     * again ({@link DataPage#lastValueStart}).
+     */
+    private static long valuesEnd(
+            PrefixDecompressor d,
+            byte[] out,
+            int start,
+            int nonNull,
+            PageDecoder.Header header,
+            ColumnDescriptor column)
+            throws IOException {
+        Encoding encoding = header.encoding();
+        if (encoding == Encoding.PLAIN) {
+            PrimitiveType type = column.getPrimitiveType();
+            int width =
+                    switch (type.getPrimitiveTypeName()) {
+                        case INT32, FLOAT -> 4;
+                        case INT64, DOUBLE -> 8;
+                        case INT96 -> 12;
+                        case FIXED_LEN_BYTE_ARRAY -> type.getTypeLength();
+                        case BINARY -> 0;
+                        default -> -1; // BOOLEAN: bit-packed, read whole
+                    };
+            if (width < 0) {
+                return -1;
+            }
+            if (width > 0) {
+                int end = start + nonNull * width;
+                d.ensure(end);
+                return end;
+            }
+            int p = start;
+            int last = -1;
+            int available = d.available();
+            for (int i = 0; i < nonNull; i++) {
+                if (p + 4 > available) {
+                    // Ahead in steps, so the decompressor runs in a few calls, not one per value.
+                    available = d.ensure(p + 4 + WALK_STEP);
+                    if (p + 4 > available) {
+                        throw new IOException("PLAIN value " + i + " runs past the page");
+                    }
+                }
+                int length = (int) INT_LE.get(out, p);
+                if (length < 0) {
+                    throw new IOException("PLAIN value " + i + " has length " + length);
+                }
+                last = p;
+                p += 4 + length;
+            }
+            d.ensure(p);
+            return ((long) (last + 1) << 32) | p;
+        }
+        if (encoding == Encoding.RLE_DICTIONARY || encoding == Encoding.PLAIN_DICTIONARY) {
+            return idsEnd(d, out, start, nonNull);
+        }
+        return -1;
+    }
+
+    /** Where the runs holding the first {@code nonNull} dictionary ids end (decompressed). */
+    private static int idsEnd(PrefixDecompressor d, byte[] out, int start, int nonNull)
+            throws IOException {
+        // [bit width][runs]: an RLE run is a varint header and one value, a bit-packed run a
+        // header and groups of 8 values.
+        d.ensure(start + 1);
+        int bitWidth = out[start] & 0xff;
+        int p = start + 1;
+        int count = 0;
+        while (count < nonNull) {
+            d.ensure(p + 5);
+            int runHeader = 0;
+            int shift = 0;
+            int b;
+            do {
+                if (p >= d.available() || shift > 28) {
+                    throw new IOException("dictionary ids run past the page");
+                }
+                b = out[p++] & 0xff;
+                runHeader |= (b & 0x7f) << shift;
+                shift += 7;
+            } while ((b & 0x80) != 0);
+            if ((runHeader & 1) == 0) {
+                count += runHeader >>> 1;
+                p += (bitWidth + 7) / 8;
+            } else {
+                int groups = runHeader >>> 1;
+                count += groups * 8;
+                p += groups * bitWidth;
+            }
+            d.ensure(p);
+        }
+        return p;
+    }
+}

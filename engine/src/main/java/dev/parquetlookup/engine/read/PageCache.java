@@ -1,0 +1,155 @@
+package dev.parquetlookup.engine.read;
+
+import dev.parquetlookup.engine.page.DataPage;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.metadata.FileUses;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.stats.CacheStats;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Cache of decompressed data pages of hot columns, bounded in bytes. Keyed by file version, row
+ * group, column and page, so rewritten files never hit stale pages. Share one instance per JVM like
+ * the metadata cache. (Decoded dictionaries live in the metadata cache, see {@link
+ * PageDictionaries}: a table without a page cache keeps them too.)
+ *
+ * <p>Admission: a data page is cached on its second touch within a window (a doorkeeper bit set,
+ * cleared after about as many touches as the cache holds pages), then Caffeine's W-TinyLFU decides
+ * whom it evicts. Under uniform keys over a table much larger than the cache most pages are touched
+ * once per window, so a miss costs a partial decode into a scratch buffer instead of a whole-page
+ * decode, an allocation and an eviction; hot pages and every page of a small table get in on their
+ * second use.
+ *
+ * <p>Example: {@code new PageCache(64L << 20)} keeps up to 64 MiB of pages.
+ */
+public final class PageCache {
+
+    private final long maxBytes;
+    private final FileUses uses = new FileUses();
+    private final Cache<Key, DataPage> cache;
+
+    /** Pages touched once in the current window (one bit per hash). */
+    private final AtomicLongArray seen;
+
+    /** First touches recorded in the current window; at {@link #window} the bits are cleared. */
+    private final AtomicInteger touches = new AtomicInteger();
+
+    private final int window;
+
+    public PageCache(long maxBytes) {
+        if (maxBytes <= 0) {
+            throw new IllegalArgumentException("page cache size must be positive: " + maxBytes);
+        }
+        this.maxBytes = maxBytes;
+        this.cache =
+                Caffeine.newBuilder()
+                        .maximumWeight(maxBytes)
+                        .weigher((Key k, DataPage v) -> weight(v))
+                        .recordStats()
+                        .build();
+        // About as many first touches per window as the cache holds 32 KiB pages, 8 bits each.
+        this.window = (int) Math.max(1024, Math.min(1 << 24, maxBytes >> 15));
+        this.seen = new AtomicLongArray(Math.max(16, Integer.highestOneBit(window * 8 - 1) >> 5));
+    }
+
+    /**
+     * Whether a data page that missed should be decoded whole and cached: true on its second touch
+     * in the current window.
+     */
+    boolean admit(FileId file, int rowGroup, int leaf, int page) {
+        int h = file.hashCode() * 31 + rowGroup;
+        h = (h * 31 + leaf) * 0x9E3779B9 + page * 0x85EBCA6B;
+        h ^= h >>> 15;
+        int bit = h & (seen.length() * 64 - 1);
+        long mask = 1L << (bit & 63);
+        int word = bit >>> 6;
+        if ((seen.get(word) & mask) != 0) {
+            return true;
+        }
+        seen.getAndUpdate(word, w -> w | mask);
+        if (touches.incrementAndGet() >= window) {
+            touches.set(0);
+            for (int i = 0; i < seen.length(); i++) {
+                seen.set(i, 0);
+            }
+        }
+        return false;
+    }
+
+    /** The open snapshots using each file with this cache: its entries leave at the last one. */
+    public FileUses uses() {
+        return uses;
+    }
+
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    /** Hits, misses, evictions, entries and weighed bytes so far. */
+    public Stats stats() {
+        cache.cleanUp(); // sizes are settled by Caffeine's asynchronous maintenance
+        CacheStats s = cache.stats();
+        long bytes = cache.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
+        return new Stats(
+                s.hitCount(), s.missCount(), s.evictionCount(), cache.estimatedSize(), bytes);
+    }
+
+    /** Counters of a {@link PageCache}. */
+    public record Stats(long hits, long misses, long evictions, long entries, long bytes) {}
+
+    DataPage page(FileId file, int rowGroup, int leaf, int page) {
+        return cache.getIfPresent(new Key(file, rowGroup, leaf, page));
+    }
+
+    void putPage(FileId file, int rowGroup, int leaf, int page, DataPage data) {
+        cache.put(new Key(file, rowGroup, leaf, page), data);
+    }
+
+    /** Drops every page of a file version. */
+    public void invalidate(FileId file) {
+        cache.asMap().keySet().removeIf(k -> k.file.equals(file));
+    }
+
+    private static int weight(DataPage page) {
+        return page.retainedBytes();
+    }
+
+    /**
+     * A page's place. Written out rather than a record: a record's {@code equals} goes through an
+     * {@code ObjectMethods} bootstrap that profiles showed at ~10% of a cached lookup's CPU; here
+     * the ints are compared first and the file id by identity before its fields.
+     */
+    private static final class Key {
+        private final FileId file;
+        private final int rowGroup;
+        private final int leaf;
+        private final int page;
+        private final int hash;
+
+        Key(FileId file, int rowGroup, int leaf, int page) {
+            this.file = file;
+            this.rowGroup = rowGroup;
+            this.leaf = leaf;
+            this.page = page;
+            this.hash = ((file.hashCode() * 31 + rowGroup) * 31 + leaf) * 31 + page;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k
+                    && page == k.page
+                    && leaf == k.leaf
+                    && rowGroup == k.rowGroup
+                    && file.equals(k.file);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+}

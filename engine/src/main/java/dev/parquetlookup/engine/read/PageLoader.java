@@ -1,0 +1,462 @@
+package dev.parquetlookup.engine.read;
+
+import dev.parquetlookup.engine.page.DataPage;
+import dev.parquetlookup.engine.page.KeyDictionary;
+import dev.parquetlookup.engine.page.KeyPage;
+import dev.parquetlookup.engine.page.KeyStop;
+import dev.parquetlookup.engine.page.PageDecoder;
+import dev.parquetlookup.engine.page.PagePrefix;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RequestLimiter;
+import dev.parquetlookup.metadata.ColumnChunkInfo;
+import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.MetadataCache;
+import dev.parquetlookup.metadata.PageLocations;
+import dev.parquetlookup.metadata.RowGroupInfo;
+
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Owns getting the pages of one file into memory: from this lookup's pages, the {@link PageCache},
+ * or the file's {@link RangeSource} (located by the OffsetIndex; chunks without a page index are
+ * read whole and walked by the {@link ChunkWalker}), decompressed only as far as the rows asked for
+ * ({@link PagePrefix}) and cached when the cache admits them. Dictionaries come from {@link
+ * PageDictionaries} (kept decoded in the metadata cache, page cache or not); asynchronous reads go
+ * through {@link #fetch} ({@link InFlightReads}: single flight, within the caller's {@link
+ * RequestLimiter}). A local disk tier plugs in below, as a decorator of the source.
+ */
+public final class PageLoader {
+
+    /** Dictionary pages larger than this are not read ahead (they are fetched when needed). */
+    private static final int MAX_PREFETCHED_DICTIONARY = 1 << 20;
+
+    /** Value pages per column read ahead with a key page; more are fetched when needed. */
+    private static final int MAX_PREFETCHED_PAGES = 2;
+
+    /** Rows {@code [from, to)} of one leaf column in one row group. */
+    public record PageRequest(RowGroupInfo rowGroup, int leaf, long from, long to) {}
+
+    private final FileMetadata meta;
+    private final RangeSource source;
+    @Nullable private final PageCache pageCache;
+    private final ColumnDescriptor[] leaves;
+    private final FileErrors errors;
+
+    private final InFlightReads inFlight;
+    private final PageDictionaries dictionaries;
+    private final ChunkWalker walker;
+    private final VerifiedKeyPages verifiedKeys;
+
+    public PageLoader(
+            FileMetadata meta,
+            RangeSource source,
+            @Nullable PageCache pageCache,
+            @Nullable MetadataCache chunkCache,
+            ColumnDescriptor[] leaves,
+            FileErrors errors) {
+        this.meta = meta;
+        this.source = source;
+        this.pageCache = pageCache;
+        this.leaves = leaves;
+        this.errors = errors;
+        this.inFlight = new InFlightReads(source);
+        this.dictionaries = new PageDictionaries(inFlight, meta, chunkCache, leaves, errors);
+        this.walker = new ChunkWalker(inFlight, leaves, errors);
+        this.verifiedKeys = new VerifiedKeyPages(meta.rowGroups().size(), meta.keyLeaves()[0]);
+    }
+
+    /** Leading-key pages of this file checked sorted in full so far (see KeyStop). */
+    public int verifiedKeyPages() {
+        return verifiedKeys.count();
+    }
+
+    public RangeSource source() {
+        return source;
+    }
+
+    private FileId file() {
+        return meta.file();
+    }
+
+    /** The pages covering one request's rows; they join the lookup's pages. */
+    public List<LoadedPage> loadPages(
+            RowGroupInfo rg, int leaf, long from, long to, LookupContext ctx) throws IOException {
+        return loadPages(rg, leaf, from, to, null, ctx);
+    }
+
+    /**
+     * As above, for the leading key's pages searched for one key: pages verified sorted by an
+     * earlier lookup are decoded only until {@code stop} says the key's rows are behind (the page's
+     * rows after them are not decoded, {@link DataPage#rowsAvailable}).
+     */
+    public List<LoadedPage> loadPages(
+            RowGroupInfo rg,
+            int leaf,
+            long from,
+            long to,
+            @Nullable KeyStop stop,
+            LookupContext ctx)
+            throws IOException {
+        List<LoadedPage> pages =
+                loadPages(List.of(new PageRequest(rg, leaf, from, to)), stop, ctx).get(0);
+        for (LoadedPage page : pages) {
+            if (!ctx.loaded.contains(page)) {
+                // A page decoded again for more rows replaces the earlier prefix.
+                ctx.loaded.removeIf(
+                        p ->
+                                p.rowGroup == page.rowGroup
+                                        && p.leaf == page.leaf
+                                        && p.pageNumber == page.pageNumber);
+                ctx.loaded.add(page);
+            }
+        }
+        return pages;
+    }
+
+    /**
+     * The pages covering each request's rows. Pages this lookup already decoded or the page cache
+     * holds are reused; the others are read in one batch, each page once even when several requests
+     * need it.
+     */
+    public List<List<LoadedPage>> loadPages(List<PageRequest> requests, LookupContext ctx)
+            throws IOException {
+        return loadPages(requests, null, ctx);
+    }
+
+    private List<List<LoadedPage>> loadPages(
+            List<PageRequest> requests, @Nullable KeyStop stop, LookupContext ctx)
+            throws IOException {
+        List<List<LoadedPage>> result = new ArrayList<>(requests.size());
+        Batch batch = new Batch();
+        List<LoadedPage> walkedHere = new ArrayList<>();
+        for (PageRequest request : requests) {
+            if (request.rowGroup().columns()[request.leaf()].pages() != null) {
+                result.add(indexedPages(request, batch, stop, ctx));
+                continue;
+            }
+            List<LoadedPage> walked = ChunkWalker.alreadyWalked(ctx.loaded, request);
+            if (walked == null) {
+                walked = ChunkWalker.alreadyWalked(walkedHere, request);
+            }
+            if (walked == null) {
+                walked = walker.walk(request, ctx);
+                walkedHere.addAll(walked);
+            }
+            result.add(walked);
+        }
+        if (!batch.ranges.isEmpty()) {
+            read(batch, ctx);
+        }
+        return result;
+    }
+
+    /** The pages still to read in one batch, each once, with the leading rows asked of each. */
+    private static final class Batch {
+        final List<FileRange> ranges = new ArrayList<>();
+        final List<LoadedPage> missing = new ArrayList<>(); // placeholders, one per range
+        final List<KeyStop> stops = new ArrayList<>(); // per range: where a key page may stop
+        int[] rowsNeeded = new int[4];
+
+        void add(LoadedPage page, FileRange range, int rows, @Nullable KeyStop stop) {
+            if (missing.size() == rowsNeeded.length) {
+                rowsNeeded = java.util.Arrays.copyOf(rowsNeeded, 2 * missing.size());
+            }
+            rowsNeeded[missing.size()] = rows;
+            stops.add(stop);
+            ranges.add(range);
+            missing.add(page);
+        }
+    }
+
+    /**
+     * The pages of a request located by the OffsetIndex: this lookup's own when they hold enough
+     * rows, else the page cache's, else placeholders added to {@code batch}.
+     */
+    private List<LoadedPage> indexedPages(
+            PageRequest request, Batch batch, @Nullable KeyStop stop, LookupContext ctx) {
+        RowGroupInfo rg = request.rowGroup();
+        PageLocations locations = rg.columns()[request.leaf()].pages();
+        int firstPage = locations.pageOfRow(request.from());
+        int lastPage = locations.pageOfRow(request.to() - 1);
+        List<LoadedPage> pages = new ArrayList<>(lastPage - firstPage + 1);
+        for (int p = firstPage; p <= lastPage; p++) {
+            long firstRow = locations.firstRows()[p];
+            int rows =
+                    (int) (Math.min(request.to(), locations.endRow(p, rg.rowCount())) - firstRow);
+            LoadedPage page = find(ctx.loaded, rg.ordinal(), request.leaf(), p);
+            if (page != null && page.page != null && page.page.rowsAvailable() < rows) {
+                page = null; // decoded for fewer rows by an earlier step: decode again
+            }
+            if (page == null) {
+                page = find(batch.missing, rg.ordinal(), request.leaf(), p);
+                if (page != null) {
+                    int i = batch.missing.indexOf(page);
+                    batch.rowsNeeded[i] = Math.max(batch.rowsNeeded[i], rows);
+                    if (batch.stops.get(i) != stop) {
+                        batch.stops.set(i, null); // asked for by two requests: no early stop
+                    }
+                }
+            }
+            if (page == null) {
+                DataPage cached =
+                        pageCache == null
+                                ? null
+                                : pageCache.page(file(), rg.ordinal(), request.leaf(), p);
+                page = new LoadedPage(rg.ordinal(), request.leaf(), p, firstRow, cached, null);
+                if (cached == null) {
+                    boolean verified = stop != null && verifiedKeys.verified(rg, p);
+                    batch.add(page, locations.range(p), rows, verified ? stop : null);
+                }
+            }
+            pages.add(page);
+        }
+        return pages;
+    }
+
+    /** Reads and decodes a batch: local bytes lent in place, remote ones through the context. */
+    private void read(Batch batch, LookupContext ctx) throws IOException {
+        if (source.readsInline()) {
+            for (int i = 0; i < batch.ranges.size(); i++) {
+                FileRange range = batch.ranges.get(i);
+                decodeMissing(
+                        batch.missing.get(i),
+                        batch.rowsNeeded[i],
+                        batch.stops.get(i),
+                        ctx,
+                        reader -> source.readWith(range.offset(), range.length(), reader));
+            }
+            return;
+        }
+        byte[][] bytes = ctx.read(inFlight, batch.ranges, batch.missing);
+        for (int i = 0; i < bytes.length; i++) {
+            ByteBuffer page = ByteBuffer.wrap(bytes[i]);
+            decodeMissing(
+                    batch.missing.get(i),
+                    batch.rowsNeeded[i],
+                    batch.stops.get(i),
+                    ctx,
+                    r -> r.read(page));
+        }
+    }
+
+    /** Runs a page decode over the bytes of one range, wherever they lie. */
+    @FunctionalInterface
+    private interface PageBytes {
+        DataPage decode(RangeSource.RangeReader<DataPage> reader) throws IOException;
+    }
+
+    /**
+     * Decodes one missing page from its bytes (a local file's, lent in place, or a remote read's)
+     * only as far as the {@code rows} asked for, into the lookup's scratch arrays. A page the cache
+     * admits is decoded whole into its own array and cached instead.
+     */
+    private void decodeMissing(
+            LoadedPage page, int rows, @Nullable KeyStop stop, LookupContext ctx, PageBytes bytes) {
+        RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
+        boolean cache =
+                pageCache != null
+                        && pageCache.admit(file(), page.rowGroup, page.leaf, page.pageNumber);
+        // Pages of repeated leaves are decoded whole: their rows are not their values.
+        boolean whole = cache || leaves[page.leaf].getMaxRepetitionLevel() > 0;
+        int wanted = whole ? Integer.MAX_VALUE : rows;
+        KeyStop stopAt = whole ? null : stop;
+        try {
+            page.page = bytes.decode(b -> decodePage(b, rg, page.leaf, wanted, cache, stopAt, ctx));
+        } catch (IOException | RuntimeException e) {
+            throw errors.pageError(rg, page.leaf, page.pageNumber, e);
+        }
+        if (cache) {
+            if (page.leaf == meta.keyLeaves()[0]) {
+                // Its searchable keys are kept with it: weighed here.
+                page.page.reserveKeys(
+                        KeyPage.keptBytesPerValue(
+                                page.page, leaves[page.leaf], meta.keyTypes().get(0)));
+            }
+            if (leaves[page.leaf].getPrimitiveType().getPrimitiveTypeName()
+                    == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BINARY) {
+                // Lookups skip to their row by the starts it keeps: weighed here.
+                page.page.reserveStarts();
+            }
+            pageCache.putPage(file(), page.rowGroup, page.leaf, page.pageNumber, page.page);
+        }
+    }
+
+    /** Header bytes copied out of a page for parsing; larger headers are copied whole. */
+    private static final int HEADER_PROBE = 256;
+
+    private DataPage decodePage(
+            ByteBuffer bytes,
+            RowGroupInfo rg,
+            int leaf,
+            int rows,
+            boolean whole,
+            @Nullable KeyStop stop,
+            LookupContext ctx)
+            throws IOException {
+        PageDecoder.Header header = header(bytes);
+        CompressionCodecName codec = rg.columns()[leaf].codec();
+        int size = PagePrefix.decodedSize(header, codec);
+        if (size < 0) {
+            throw new IOException("page size " + size + " is negative");
+        }
+        // Scratch arrays get slack for the decompressor's 8-byte copies.
+        byte[] out = whole ? new byte[size] : ctx.scratch(size + 16);
+        return PagePrefix.decode(bytes, header, codec, leaves[leaf], rows, out, !whole, stop);
+    }
+
+    /** The header of the page in {@code bytes}: parsed in place from a heap array, else a copy. */
+    private static PageDecoder.Header header(ByteBuffer bytes) throws IOException {
+        int length = bytes.limit();
+        if (bytes.hasArray() && bytes.arrayOffset() == 0) {
+            return PageDecoder.header(bytes.array(), 0, length);
+        }
+        byte[] head = new byte[Math.min(length, HEADER_PROBE)];
+        bytes.get(0, head, 0, head.length);
+        try {
+            return PageDecoder.header(head, 0, head.length, length);
+        } catch (IOException e) {
+            if (head.length == length) {
+                throw e;
+            }
+            head = new byte[length];
+            bytes.get(0, head, 0, length);
+            return PageDecoder.header(head, 0, length);
+        }
+    }
+
+    @Nullable
+    private static LoadedPage find(List<LoadedPage> pages, int rowGroup, int leaf, int page) {
+        for (LoadedPage p : pages) {
+            if (p.rowGroup == rowGroup && p.leaf == leaf && p.pageNumber == page) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** The dictionary of a dictionary-encoded page (read once per lookup, or from the cache). */
+    @Nullable
+    public Dictionary dictionaryFor(LoadedPage page, int leaf, LookupContext ctx)
+            throws IOException {
+        return dictionaries.dictionaryFor(page, leaf, ctx);
+    }
+
+    /**
+     * The keys of the key page {@code loaded} of key column {@code keyIndex} (leaf {@code leaf}) as
+     * a lookup searches them ({@link KeyPage#read}), its dictionary in the form the search needs.
+     * The leading key's order is checked while the page is read unless this open file checked the
+     * page in full before ({@link VerifiedKeyPages}); a cached page keeps its checked keys.
+     */
+    public KeyPage keyPage(
+            LoadedPage loaded, int leaf, int keyIndex, RowGroupInfo rg, LookupContext ctx)
+            throws IOException {
+        DataPage page = loaded.page;
+        KeyType type = meta.keyTypes().get(keyIndex);
+        KeyPage kept = page.keys(type);
+        if (kept != null) {
+            return kept; // a cached page's keys, checked and made searchable by an earlier lookup
+        }
+        int pageNumber = loaded.pageNumber;
+        boolean ordered = page.keysOrdered();
+        // Checked in full by an earlier lookup of this open file (the same bytes).
+        boolean verifiedBefore = !ordered && keyIndex == 0 && verifiedKeys.verified(rg, pageNumber);
+        KeyPage.Order order =
+                new KeyPage.Order(
+                        keyIndex,
+                        ordered || verifiedBefore,
+                        (before, after) ->
+                                errors.unsortedPage(rg, keyIndex, pageNumber, before, after));
+        KeyPage keys =
+                KeyPage.read(
+                        page,
+                        leaves[leaf],
+                        type,
+                        order,
+                        ctx,
+                        new KeyPage.Dictionaries() {
+                            @Override
+                            public KeyDictionary keys() throws IOException {
+                                return dictionaries.keyDictionaryFor(loaded, leaf, type, ctx);
+                            }
+
+                            @Override
+                            public Dictionary values() throws IOException {
+                                return dictionaries.dictionaryFor(loaded, leaf, ctx);
+                            }
+                        });
+        if (order.checked() && page.whole()) {
+            // Checked in full: later lookups may decode it only as far as their key needs.
+            verifiedKeys.verify(rg, pageNumber);
+        }
+        if (order.checked() || verifiedBefore) {
+            page.keysChecked(type, keys); // a cached page: later lookups only search it
+        }
+        return keys;
+    }
+
+    // ---------------------------------------------------------------- asynchronous reads
+
+    /** This file's reads: asynchronous ones single flight (see {@link InFlightReads}). */
+    public InFlightReads reads() {
+        return inFlight;
+    }
+
+    /**
+     * Ranges worth reading together with the given missing pages: for a page of the leading key,
+     * the pages of {@code projected} leaves that overlap its rows (the rows a hit will read) and
+     * their dictionary pages, unless cached. This turns a cold lookup into one round trip.
+     */
+    public List<FileRange> readAhead(List<LoadedPage> missing, int[] projected) {
+        int keyLeaf = meta.keyLeaves()[0];
+        List<FileRange> ranges = null;
+        for (LoadedPage page : missing) {
+            if (page.leaf != keyLeaf) {
+                continue;
+            }
+            RowGroupInfo rg = meta.rowGroups().get(page.rowGroup);
+            PageLocations keyPages = rg.columns()[keyLeaf].pages();
+            long from = keyPages.firstRows()[page.pageNumber];
+            long to = keyPages.endRow(page.pageNumber, rg.rowCount());
+            for (int leaf : projected) {
+                if (leaf == keyLeaf) {
+                    continue;
+                }
+                ColumnChunkInfo chunk = rg.columns()[leaf];
+                PageLocations locations = chunk.pages();
+                if (locations == null || to <= from) {
+                    continue;
+                }
+                if (ranges == null) {
+                    ranges = new ArrayList<>(4);
+                }
+                int first = locations.pageOfRow(from);
+                int last = Math.min(locations.pageOfRow(to - 1), first + MAX_PREFETCHED_PAGES - 1);
+                for (int p = first; p <= last; p++) {
+                    if (pageCache == null
+                            || pageCache.page(file(), rg.ordinal(), leaf, p) == null) {
+                        ranges.add(locations.range(p));
+                    }
+                }
+                if (chunk.hasDictionaryPage()
+                        && chunk.firstDataPageOffset() - chunk.startOffset()
+                                <= MAX_PREFETCHED_DICTIONARY
+                        && !dictionaries.cached(rg.ordinal(), leaf)) {
+                    ranges.add(PageDictionaries.range(chunk));
+                }
+            }
+        }
+        return ranges == null ? List.of() : ranges;
+    }
+}
