@@ -51,7 +51,7 @@ public final class SortKeyResolver {
         List<String> declared = declaredSortKey(file, thrift, schema);
         List<String> sortKey = configured.isEmpty() ? declared : configured;
         if (sortKey.isEmpty()) {
-            throw new LookupFileException(
+            throw new LookupFileException.BadSortKey(
                     "File "
                             + file
                             + " does not declare its sort order (no sorting_columns and no '"
@@ -69,7 +69,7 @@ public final class SortKeyResolver {
             leaves[i] = leafIndex(schema, name);
         }
         if (!declared.isEmpty() && !configured.isEmpty() && !isPrefix(configured, declared)) {
-            throw new LookupFileException(
+            throw new LookupFileException.BadSortKey(
                     "File "
                             + file
                             + " declares sort key "
@@ -86,7 +86,7 @@ public final class SortKeyResolver {
     private static KeyType keyType(
             FileId file, MessageType schema, List<String> sortKey, String name) {
         if (!schema.containsField(name)) {
-            throw new LookupFileException(
+            throw new LookupFileException.BadSortKey(
                     "File "
                             + file
                             + " has no column '"
@@ -99,7 +99,7 @@ public final class SortKeyResolver {
         }
         Type field = schema.getType(name);
         if (!field.isPrimitive()) {
-            throw new LookupFileException(
+            throw new LookupFileException.BadSortKey(
                     "Sort-key column '"
                             + name
                             + "' of file "
@@ -110,7 +110,7 @@ public final class SortKeyResolver {
         }
         KeyType keyType = KeyType.of(field.asPrimitiveType());
         if (keyType == null) {
-            throw new LookupFileException(
+            throw new LookupFileException.BadSortKey(
                     "Sort-key column '"
                             + name
                             + "' of file "
@@ -139,7 +139,7 @@ public final class SortKeyResolver {
                 String[] path = schema.getColumns().get(sc.getColumn_idx()).getPath();
                 String name = String.join(".", path);
                 if (path.length > 1) {
-                    throw new LookupFileException(
+                    throw new LookupFileException.BadSortKey(
                             "File "
                                     + file
                                     + " is sorted by the nested column '"

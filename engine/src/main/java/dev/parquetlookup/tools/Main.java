@@ -8,6 +8,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import javax.annotation.Nullable;
+
 import java.io.FileNotFoundException;
 import java.io.PrintWriter;
 
@@ -74,6 +76,13 @@ public final class Main implements Runnable {
                         err.flush();
                         return ExitCode.USAGE;
                     }
+                    LookupFileException.BadSortKey badKey = badSortKey(e);
+                    if (badKey != null) {
+                        // The fix is a flag (--key): a usage error, whichever command met it.
+                        err.println("Error: " + inFlagTerms(badKey.getMessage()));
+                        err.flush();
+                        return ExitCode.USAGE;
+                    }
                     String message = e.getMessage() != null ? e.getMessage() : e.toString();
                     if (e instanceof LookupFileException || e instanceof IllegalArgumentException) {
                         err.println("Error: " + inFlagTerms(message));
@@ -88,6 +97,17 @@ public final class Main implements Runnable {
                     return ExitCode.FAILED;
                 });
         return cl;
+    }
+
+    /** The sort-key problem behind {@code e}, if any (files are opened on threads). */
+    @Nullable
+    private static LookupFileException.BadSortKey badSortKey(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof LookupFileException.BadSortKey bad) {
+                return bad;
+            }
+        }
+        return null;
     }
 
     private static int badArguments(ParameterException e, String[] args) {
@@ -125,10 +145,17 @@ public final class Main implements Runnable {
         /** {@code get}: no row for the key; {@code inspect}: the files are not sorted. */
         static final int NOT_FOUND_OR_NOT_SORTED = 1;
 
-        /** Bad arguments, or a path that does not exist or holds no files. */
+        /**
+         * Bad arguments: a flag's value, a path that does not exist, holds no files or is a table
+         * read with the wrong --format, a --key that does not fit the files (or none where the
+         * files declare no order).
+         */
         static final int USAGE = 2;
 
-        /** The input cannot be read or the work failed: bad file, bad value, I/O error. */
+        /**
+         * The input cannot be read or the work failed: a file that is not (whole) Parquet or is
+         * damaged, a value that cannot be converted, an I/O error, a full disk.
+         */
         static final int FAILED = 3;
 
         private ExitCode() {}

@@ -195,9 +195,20 @@ final class PrepareCommand implements Callable<Integer> {
             checkColumns(specs.stream().map(ColumnSpec::name).toList());
 
             StagedOutput staged = StagedOutput.into(output, outputExisted, hadoop.options);
-            LookupDatasetWriter writer =
-                    LookupDatasetWriter.open(
-                            staged.stagingDirectory(), specs, keys, writerOptions(memory), target);
+            LookupDatasetWriter writer;
+            try {
+                writer =
+                        LookupDatasetWriter.open(
+                                staged.stagingDirectory(),
+                                specs,
+                                keys,
+                                writerOptions(memory),
+                                target);
+            } catch (IllegalArgumentException e) {
+                // The layout refuses the key (a nested column, a type that cannot be a key):
+                // fixed by --key, so a usage error like a key that names no column.
+                throw new ParameterException(spec.commandLine(), "--key: " + e.getMessage(), e);
+            }
             List<String> published;
             try {
                 writer.onProgress(rows -> progress.updateRows("writing", rows, writer.rowCount()));
