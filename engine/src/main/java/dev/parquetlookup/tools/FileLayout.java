@@ -45,6 +45,20 @@ record FileLayout(
         long metadataBytes,
         SortVerdict verdict) {
 
+    /** This layout with another verdict (after {@link RowOrderCheck} read its rows). */
+    FileLayout withVerdict(SortVerdict newVerdict) {
+        return new FileLayout(
+                file,
+                createdBy,
+                schema,
+                sortKey,
+                declaredSortKey,
+                rowGroups,
+                leadKeyBounds,
+                metadataBytes,
+                newVerdict);
+    }
+
     /** One row group. */
     record RowGroupLayout(long rows, List<ChunkLayout> chunks, boolean leadKeyColumnIndex) {}
 
@@ -75,6 +89,13 @@ record FileLayout(
 
         static SortVerdict sorted() {
             return new SortVerdict(Status.SORTED, "");
+        }
+
+        /** Sorted, statistics and every row's leading key checked ({@link RowOrderCheck}). */
+        static final String ROWS_CHECKED = "every row checked";
+
+        boolean rowsChecked() {
+            return status == Status.SORTED && detail.equals(ROWS_CHECKED);
         }
     }
 

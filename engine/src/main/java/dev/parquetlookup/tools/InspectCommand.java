@@ -97,7 +97,19 @@ final class InspectCommand implements Callable<Integer> {
             List<FileId> files = listing.files();
             for (FileId file : files) {
                 ColumnBinding binding = listing.columns().get(file);
-                layouts.add(binding == null ? read(store, file) : read(store, file, binding));
+                FileLayout layout =
+                        binding == null ? read(store, file) : read(store, file, binding);
+                if (binding == null && tableFormat.isFiles(spec)) {
+                    // The order inside pages, as the engine checks it on a page's first use.
+                    layout =
+                            layout.withVerdict(
+                                    RowOrderCheck.check(
+                                            file,
+                                            layout.sortKey(),
+                                            hadoop.options,
+                                            layout.verdict()));
+                }
+                layouts.add(layout);
             }
             pageIndexOrigins = pageIndexOrigins(store, files);
         }

@@ -104,10 +104,16 @@ final class LayoutPrinter {
             out.printf("Sort key: (%s), declared%n", String.join(", ", report.sortKey));
         }
         if (report.sorted()) {
+            boolean rows =
+                    report.withStatus(SortVerdict.Status.SORTED).stream()
+                            .allMatch(f -> f.verdict().rowsChecked());
             out.printf(
                     "Sort order: verified by the engine from statistics: the minimums of row groups"
-                            + " and pages of '%s' do not decrease%n",
-                    report.sortKey.get(0));
+                            + " and pages of '%s' do not decrease%s%n",
+                    report.sortKey.get(0),
+                    rows
+                            ? "; and every row's value of it, read in file order, does not decrease"
+                            : "");
         }
         for (FileLayout f : report.withStatus(SortVerdict.Status.NOT_SORTED)) {
             out.printf("Sort order: NOT sorted: %s%n", Main.inFlagTerms(f.verdict().detail()));
