@@ -76,6 +76,9 @@ final class InspectCommand implements Callable<Integer> {
                             + " files that do not declare their sort order.")
     List<String> keys = new ArrayList<>();
 
+    /** Whether {@link #keys} came from the table format's sort order, not from --key. */
+    private boolean keyFromTable;
+
     @Option(
             names = "--columns",
             paramLabel = "A,B",
@@ -94,6 +97,12 @@ final class InspectCommand implements Callable<Integer> {
         Listing listing;
         try (FileStore store = HadoopFileStore.create(hadoop.options)) {
             listing = tableFormat.current(spec, store, "PATH", path, hadoop.options);
+            // Without --key, a table format's declared sort key (an Iceberg sort order) is the
+            // key, as in get and SQL.
+            if (keys.isEmpty()) {
+                keys = new ArrayList<>(listing.sortKey());
+                keyFromTable = !keys.isEmpty();
+            }
             List<FileId> files = listing.files();
             for (FileId file : files) {
                 ColumnBinding binding = listing.columns().get(file);
@@ -132,7 +141,7 @@ final class InspectCommand implements Callable<Integer> {
         new LayoutPrinter(spec.commandLine().getOut())
                 .print(
                         report,
-                        keys,
+                        keyFromTable ? List.of() : keys,
                         projected,
                         cost,
                         LookupCost.recommendations(report, keyColumn));
