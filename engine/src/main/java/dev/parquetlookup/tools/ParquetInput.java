@@ -6,6 +6,7 @@ import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSourceInputFile;
 import dev.parquetlookup.metadata.FooterReader;
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.types.Widening;
@@ -16,6 +17,7 @@ import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.MessageColumnIO;
+import org.apache.parquet.io.ParquetDecodingException;
 import org.apache.parquet.io.RecordReader;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.Converter;
@@ -221,14 +223,20 @@ final class ParquetInput {
                             ParquetFileReader.open(
                                     new RangeSourceInputFile(source), EngineCodecs.readOptions())) {
                 reader.setRequestedSchema(projection);
-                for (PageReadStore pages = reader.readNextRowGroup();
+                int rowGroup = 0;
+                for (PageReadStore pages = nextRowGroup(reader, file, rowGroup);
                         pages != null;
-                        pages = reader.readNextRowGroup()) {
+                        pages = nextRowGroup(reader, file, ++rowGroup)) {
                     RecordReader<Object[]> records =
                             columnIO.getRecordReader(
                                     pages, new Materializer(projection, own, physical));
                     for (long i = 0; i < pages.getRowCount(); i++) {
-                        Object[] row = records.read();
+                        Object[] row;
+                        try {
+                            row = records.read();
+                        } catch (ParquetDecodingException e) {
+                            throw damaged(file, rowGroup, e);
+                        }
                         for (int c : widened) {
                             row[c] = Widening.widen(row[c], columns.get(c).type());
                         }
@@ -237,6 +245,32 @@ final class ParquetInput {
                 }
             }
         }
+    }
+
+    /** The next row group's pages; a page that cannot be read names the file and row group. */
+    private static PageReadStore nextRowGroup(ParquetFileReader reader, FileId file, int rowGroup)
+            throws IOException {
+        try {
+            return reader.readNextRowGroup();
+        } catch (IOException | RuntimeException e) {
+            throw damaged(file, rowGroup, e);
+        }
+    }
+
+    /**
+     * A page of the input that parquet-java cannot read (a corrupt page header or body): its own
+     * message names no file.
+     */
+    private static LookupFileException damaged(FileId file, int rowGroup, Exception e) {
+        return new LookupFileException(
+                "File "
+                        + file
+                        + ", row group "
+                        + rowGroup
+                        + ": a page cannot be read ("
+                        + e
+                        + "). The file is damaged: remove it from IN, or write it again.",
+                e);
     }
 
     /**

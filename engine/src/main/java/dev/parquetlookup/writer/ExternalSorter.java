@@ -80,17 +80,34 @@ final class ExternalSorter implements Closeable {
             return;
         }
         buffer.reorder(buffer.sortedOrder());
-        if (tempDir == null) {
-            Files.createDirectories(tempParent);
-            tempDir = Files.createTempDirectory(tempParent, "parquet-lookup-sort-");
-        }
-        Path run = tempDir.resolve("run-" + runs.size() + "-" + spills);
-        try (DataOutputStream out =
-                new DataOutputStream(
-                        new BufferedOutputStream(Files.newOutputStream(run), STREAM_BUFFER))) {
-            for (int i = 0; i < buffer.size(); i++) {
-                writeRow(out, buffer.row(i));
+        Path run = null;
+        try {
+            if (tempDir == null) {
+                Files.createDirectories(tempParent);
+                tempDir = Files.createTempDirectory(tempParent, "parquet-lookup-sort-");
             }
+            run = tempDir.resolve("run-" + runs.size() + "-" + spills);
+            try (DataOutputStream out =
+                    new DataOutputStream(
+                            new BufferedOutputStream(Files.newOutputStream(run), STREAM_BUFFER))) {
+                for (int i = 0; i < buffer.size(); i++) {
+                    writeRow(out, buffer.row(i));
+                }
+            }
+        } catch (IOException e) {
+            // A full disk says only "No space left on device": name the directory and the fix.
+            throw new IOException(
+                    "The sort could not spill "
+                            + buffer.size()
+                            + " rows to "
+                            + (run != null ? run : tempParent)
+                            + " ("
+                            + e
+                            + "). Sorted runs need room for about the input's size in the sort's"
+                            + " temporary directory: give one with room (prepare: --temp-dir DIR;"
+                            + " the writer: WriterOptions.sortTempDir), or more memory to spill"
+                            + " less (prepare: --sort-memory).",
+                    e);
         }
         LOG.debug("Spilled a sorted run of {} rows to {}", buffer.size(), run);
         runs.add(run);
