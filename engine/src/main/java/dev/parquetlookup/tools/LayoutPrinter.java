@@ -54,7 +54,7 @@ final class LayoutPrinter {
             out.printf(
                     Locale.ROOT,
                     "  %s: %s rows, %d row group(s)%s, %s, written by %s%n",
-                    f.file().fileName(),
+                    report.label(f),
                     Formats.count(f.rows()),
                     f.rowGroups().size(),
                     f.rowGroups().isEmpty()
@@ -62,6 +62,17 @@ final class LayoutPrinter {
                             : " of up to " + Formats.count(f.maxRowGroupRows()) + " rows",
                     Formats.bytes(f.file().length()),
                     f.createdBy());
+        }
+        List<String> partitions = report.partitionDirectoryKeys();
+        if (!partitions.isEmpty()) {
+            out.printf(
+                    "  The files sit in Hive-style key=value directories (%s): plain files are"
+                            + " read for the columns inside them only, so %s %s no column here."
+                            + " Write the values into the files, or serve a Delta or Iceberg table,"
+                            + " whose partition values are columns.%n",
+                    String.join(", ", partitions),
+                    String.join(", ", partitions),
+                    partitions.size() == 1 ? "is" : "are");
         }
     }
 
@@ -83,7 +94,7 @@ final class LayoutPrinter {
             for (FileLayout f : report.files) {
                 out.printf(
                         "  %s: %s%n",
-                        f.file().fileName(),
+                        report.label(f),
                         f.sortKey().isEmpty()
                                 ? "none"
                                 : "(" + String.join(", ", f.sortKey()) + ")");

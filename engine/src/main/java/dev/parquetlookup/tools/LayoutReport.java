@@ -55,6 +55,10 @@ final class LayoutReport {
 
     final String path;
     final List<FileLayout> files;
+
+    /** Where the files' paths part: a file's label is its path below this (its name for one). */
+    private final int labelStart;
+
     final List<TableSchema.Difference> schemaDifferences;
     final Map<String, ColumnStats> columns;
 
@@ -70,6 +74,7 @@ final class LayoutReport {
     LayoutReport(String path, List<FileLayout> files) {
         this.path = path;
         this.files = List.copyOf(files);
+        this.labelStart = commonDirectoryLength(this.files);
         long r = 0;
         long g = 0;
         long b = 0;
@@ -169,6 +174,51 @@ final class LayoutReport {
             }
         }
         return overlaps;
+    }
+
+    /**
+     * A file as the report names it: its path below the files' common directory, so that files of
+     * one name in different directories ({@code region=eu/data_0.parquet}) stay apart.
+     */
+    String label(FileLayout file) {
+        String p = file.file().path();
+        return labelStart <= p.length() ? p.substring(labelStart) : file.file().fileName();
+    }
+
+    /**
+     * The names of Hive-style partition directories ({@code key=value}) the files sit in, in order
+     * of appearance: such directories' values are not columns of plain files.
+     */
+    List<String> partitionDirectoryKeys() {
+        java.util.Set<String> keys = new java.util.LinkedHashSet<>();
+        for (FileLayout f : files) {
+            String[] parts = label(f).split("/");
+            for (int i = 0; i < parts.length - 1; i++) {
+                int eq = parts[i].indexOf('=');
+                if (eq > 0) {
+                    keys.add(parts[i].substring(0, eq));
+                }
+            }
+        }
+        return List.copyOf(keys);
+    }
+
+    private static int commonDirectoryLength(List<FileLayout> files) {
+        if (files.isEmpty()) {
+            return 0;
+        }
+        String first = files.get(0).file().path();
+        int end = first.lastIndexOf('/') + 1;
+        for (FileLayout f : files) {
+            String p = f.file().path();
+            int n = Math.min(end, p.length());
+            int i = 0;
+            while (i < n && p.charAt(i) == first.charAt(i)) {
+                i++;
+            }
+            end = first.lastIndexOf('/', i - 1) + 1;
+        }
+        return end;
     }
 
     /**
