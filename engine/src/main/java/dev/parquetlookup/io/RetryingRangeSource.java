@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -234,39 +235,45 @@ public final class RetryingRangeSource extends ForwardingRangeSource {
         long start = System.nanoTime();
         IOException first = null;
         for (int n = 1; ; n++) {
+            IOException e;
             try {
                 return attempt.run();
-            } catch (IOException e) {
-                if (!TransientFailures.isTransient(e)) {
-                    if (first != null) {
-                        e.addSuppressed(first);
-                    }
-                    throw e;
+            } catch (IOException thrown) {
+                e = thrown;
+            } catch (UncheckedIOException thrown) {
+                // Clients wrap I/O failures too: the S3 SDK's listing cut off mid-body comes as
+                // UncheckedIOException(ConnectionClosedException), which S3A passes on.
+                e = thrown.getCause();
+            }
+            if (!TransientFailures.isTransient(e)) {
+                if (first != null) {
+                    e.addSuppressed(first);
                 }
-                if (n >= policy.maxAttempts()) {
-                    throw exhausted(policy, what.get(), n, start, e, first);
-                }
-                if (first == null) {
-                    first = e;
-                }
-                long wait = policy.backoffMillis(n);
-                LOG.debug(
-                        "{} failed (attempt {} of {}), retrying in {} ms: {}",
-                        what.get(),
-                        n,
-                        policy.maxAttempts(),
-                        wait,
-                        e.toString());
-                try {
-                    sleeper.sleep(wait);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    InterruptedIOException io =
-                            new InterruptedIOException(
-                                    "interrupted while waiting to retry " + what.get());
-                    io.initCause(e);
-                    throw io;
-                }
+                throw e;
+            }
+            if (n >= policy.maxAttempts()) {
+                throw exhausted(policy, what.get(), n, start, e, first);
+            }
+            if (first == null) {
+                first = e;
+            }
+            long wait = policy.backoffMillis(n);
+            LOG.debug(
+                    "{} failed (attempt {} of {}), retrying in {} ms: {}",
+                    what.get(),
+                    n,
+                    policy.maxAttempts(),
+                    wait,
+                    e.toString());
+            try {
+                sleeper.sleep(wait);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                InterruptedIOException io =
+                        new InterruptedIOException(
+                                "interrupted while waiting to retry " + what.get());
+                io.initCause(e);
+                throw io;
             }
         }
     }
