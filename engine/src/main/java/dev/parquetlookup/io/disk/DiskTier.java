@@ -295,13 +295,15 @@ public final class DiskTier implements Closeable {
         }
         try {
             int relative = (int) (position - x.fileOffset());
-            if (!FileExtents.verify(x, relative, length)) {
+            // Copy, then check the copy: bytes changed on disk after a check of the mapping would
+            // otherwise be served unchecked.
+            segment.map.get((int) (x.segmentPosition() + relative), buffer, offset, length);
+            if (!FileExtents.verifyCopy(x, relative, length, buffer, offset)) {
                 entry.unindex(x);
                 counters.checksumFailure(x);
                 countMiss(countMiss);
                 return false;
             }
-            segment.map.get((int) (x.segmentPosition() + relative), buffer, offset, length);
             long now = System.nanoTime();
             if (now - segment.lastAccessNanos > 1_000_000) {
                 segment.lastAccessNanos = now;

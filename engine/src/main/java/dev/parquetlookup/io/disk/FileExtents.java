@@ -2,6 +2,7 @@ package dev.parquetlookup.io.disk;
 
 import javax.annotation.Nullable;
 
+import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.zip.CRC32C;
@@ -84,16 +85,30 @@ final class FileExtents {
         return result;
     }
 
-    /** Whether the blocks of {@code x} that {@code [relative, relative + length)} touches match. */
-    static boolean verify(Extent x, int relative, int length) {
+    /**
+     * Whether the blocks of {@code x} that {@code [relative, relative + length)} touches match
+     * their checksums, with the range's own bytes taken from {@code copy} (where they were copied
+     * to from the mapping, at {@code offset}) and only the blocks' bytes outside the range from the
+     * mapping: the bytes returned are the bytes checked, even if the mapping changes meanwhile.
+     */
+    static boolean verifyCopy(Extent x, int relative, int length, byte[] copy, int offset) {
         CRC32C crc = new CRC32C();
-        int first = relative / BLOCK;
-        int last = (relative + length - 1) / BLOCK;
-        for (int b = first; b <= last; b++) {
-            int start = b * BLOCK;
-            int n = Math.min(BLOCK, x.length() - start);
+        ByteBuffer map = x.segment().map;
+        int base = (int) x.segmentPosition();
+        int end = relative + length;
+        for (int b = relative / BLOCK; b <= (end - 1) / BLOCK; b++) {
+            int blockStart = b * BLOCK;
+            int blockEnd = Math.min(blockStart + BLOCK, x.length());
+            int from = Math.max(blockStart, relative);
+            int to = Math.min(blockEnd, end);
             crc.reset();
-            crc.update(x.segment().map.slice((int) (x.segmentPosition() + start), n));
+            if (blockStart < from) {
+                crc.update(map.slice(base + blockStart, from - blockStart));
+            }
+            crc.update(copy, offset + (from - relative), to - from);
+            if (to < blockEnd) {
+                crc.update(map.slice(base + to, blockEnd - to));
+            }
             if ((int) crc.getValue() != x.blockChecksums()[b]) {
                 return false;
             }
