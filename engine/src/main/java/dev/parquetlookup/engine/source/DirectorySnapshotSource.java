@@ -23,6 +23,10 @@ final class DirectorySnapshotSource implements SnapshotSource {
 
     private final String path;
     private final SnapshotMode mode;
+
+    /** Whether the first listing was checked for a Delta or Iceberg table's root. */
+    private volatile boolean rootChecked;
+
     private final FileStore store;
 
     /** Latest-success: the path as the store names it (qualified), without a trailing slash. */
@@ -38,7 +42,6 @@ final class DirectorySnapshotSource implements SnapshotSource {
 
     static DirectorySnapshotSource open(String path, SnapshotMode mode, FileStore store)
             throws IOException {
-        refuseTableRoot(path, TableRoots.deltaLog(path, store));
         String parent = null;
         if (mode == SnapshotMode.LATEST_SUCCESS) {
             try {
@@ -58,7 +61,11 @@ final class DirectorySnapshotSource implements SnapshotSource {
         } catch (FileNotFoundException e) {
             throw missingPath(path, e);
         }
-        refuseTableRoot(path, TableRoots.icebergMetadata(files));
+        if (!rootChecked) {
+            // Once: whether a directory is a table's root does not change between refreshes.
+            refuseTableRoot(path, TableRoots.formatOf(path, store, files));
+            rootChecked = true;
+        }
         if (mode == SnapshotMode.ALL_FILES) {
             if (files.isEmpty()) {
                 throw new LookupFileException(

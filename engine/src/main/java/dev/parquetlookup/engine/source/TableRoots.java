@@ -27,16 +27,29 @@ public final class TableRoots {
     /**
      * The format of the table rooted at {@code path}, or null for plain files: {@code delta} when
      * {@code path} holds a {@code _delta_log}, {@code iceberg} when the listing has a {@code
-     * metadata/*.metadata.json}. The log's name starts with '_', so listings never show it: this
-     * costs one status request.
+     * metadata/*.metadata.json}. The log's name starts with '_', so listings never show it: for a
+     * directory this costs one status request (none for a single file).
      *
      * @param files {@code path}'s listing (hidden and '_' names skipped)
      */
     @Nullable
     public static String formatOf(String path, FileStore store, List<FileId> files)
             throws IOException {
-        String delta = deltaLog(path, store);
-        return delta != null ? delta : icebergMetadata(files);
+        String iceberg = icebergMetadata(files);
+        if (iceberg != null || isSingleFile(path, files)) {
+            return iceberg; // a file has no _delta_log below it: no request for it
+        }
+        return deltaLog(path, store);
+    }
+
+    /** Whether {@code path} names one file (its listing is that file), not a directory. */
+    private static boolean isSingleFile(String path, List<FileId> files) {
+        if (files.size() != 1) {
+            return false;
+        }
+        String name = trimSlash(path);
+        name = name.substring(name.lastIndexOf('/') + 1);
+        return files.get(0).fileName().equals(name);
     }
 
     /** The sentence that says what {@code path} is and why its files are not the table. */
@@ -54,7 +67,7 @@ public final class TableRoots {
     }
 
     @Nullable
-    static String deltaLog(String path, FileStore store) throws IOException {
+    private static String deltaLog(String path, FileStore store) throws IOException {
         try {
             store.stat(trimSlash(path) + "/" + DELTA_LOG);
             return "delta";
@@ -64,7 +77,7 @@ public final class TableRoots {
     }
 
     @Nullable
-    static String icebergMetadata(List<FileId> files) {
+    private static String icebergMetadata(List<FileId> files) {
         for (FileId f : files) {
             String p = f.path();
             int slash = p.lastIndexOf('/');

@@ -3,6 +3,9 @@ package dev.parquetlookup.engine.source;
 import dev.parquetlookup.engine.lookup.LookupPlan;
 import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.engine.table.RefreshingTable;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
@@ -20,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -107,11 +111,43 @@ public class TableRootsTest {
         assertThatThrownBy(
                         () ->
                                 SnapshotSource.directory(
-                                        root.toString(),
-                                        RefreshOptions.SnapshotMode.LATEST_SUCCESS,
-                                        HadoopFileStore.create(Map.of())))
+                                                root.toString(),
+                                                RefreshOptions.SnapshotMode.LATEST_SUCCESS,
+                                                HadoopFileStore.create(Map.of()))
+                                        .list(null))
                 .isInstanceOf(LookupFileException.class)
                 .hasMessageContaining("'format' = 'delta'");
+    }
+
+    /**
+     * A single file has nothing below it: no status request is made for a log (on S3 a request for
+     * a key below an object's key can fail, and every request costs).
+     */
+    @Test
+    void aSingleFileCostsNoStatusRequest() throws IOException {
+        writeFile(dir, "one.parquet");
+        AtomicInteger stats = new AtomicInteger();
+        FileStore counting =
+                new ForwardingFileStore(HadoopFileStore.create(Map.of())) {
+                    @Override
+                    public FileId stat(String path) throws IOException {
+                        stats.incrementAndGet();
+                        return super.stat(path);
+                    }
+                };
+        Path file = dir.resolve("one.parquet");
+        SnapshotSource source =
+                SnapshotSource.directory(
+                        file.toString(), RefreshOptions.SnapshotMode.ALL_FILES, counting);
+        assertThat(source.list(null).files()).hasSize(1);
+        assertThat(stats).hasValue(0);
+        // A directory: one status request, on the first listing only.
+        SnapshotSource directory =
+                SnapshotSource.directory(
+                        dir.toString(), RefreshOptions.SnapshotMode.ALL_FILES, counting);
+        directory.list(null);
+        directory.list(null);
+        assertThat(stats).hasValue(1);
     }
 
     /** Plain files, one in a folder named metadata, beside a '_' folder: served as before. */
