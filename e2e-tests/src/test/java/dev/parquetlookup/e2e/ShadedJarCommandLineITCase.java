@@ -185,6 +185,47 @@ class ShadedJarCommandLineITCase {
         assertThat(run("get", out.toString(), "--value", "7919").exit()).isZero();
     }
 
+    /**
+     * The lakehouse command line of docs/formats.md: {@code java -jar} of the SQL jar alone reads a
+     * Delta table (written by the Delta kernel) and an Iceberg table (Iceberg's writers) with
+     * {@code --format}; the formats, Avro and Jackson come from inside the jar.
+     */
+    @Test
+    @Timeout(300)
+    void readsDeltaAndIcebergTablesWithJavaDashJar() throws Exception {
+        Path delta = dir.resolve("delta/customers");
+        LakehouseTables.writeDelta(delta, 3_000, 2);
+        Path iceberg = dir.resolve("iceberg/customers");
+        LakehouseTables.writeIceberg(iceberg, 3_000, 2);
+        String expected = "4242\tcustomer-4242\t" + (4242 % 7);
+
+        Run deltaGet =
+                run("get", "--format", "delta", delta.toString(), "--key", "id", "--value", "4242");
+        assertThat(deltaGet.exit()).as("%s", deltaGet).isZero();
+        assertThat(deltaGet.out())
+                .contains(expected)
+                .contains("Table version read: delta version 1");
+        Run deltaMiss =
+                run("get", "--format", "delta", delta.toString(), "--key", "id", "--value", "4243");
+        assertThat(deltaMiss.exit()).as("%s", deltaMiss).isEqualTo(1);
+        Run deltaInspect = run("inspect", "--format", "delta", delta.toString(), "--key", "id");
+        assertThat(deltaInspect.exit()).as("%s", deltaInspect).isZero();
+        assertThat(deltaInspect.out()).contains("delta version 1").contains("3,000");
+
+        Run icebergGet = run("get", "--format", "iceberg", iceberg.toString(), "--value", "4242");
+        assertThat(icebergGet.exit()).as("%s", icebergGet).isZero();
+        assertThat(icebergGet.out()).contains(expected).contains("iceberg snapshot");
+        Run icebergInspect =
+                run("inspect", "--format", "iceberg", iceberg.toString(), "--key", "id");
+        assertThat(icebergInspect.exit()).as("%s", icebergInspect).isZero();
+        assertThat(icebergInspect.out()).contains("iceberg snapshot").contains("3,000");
+
+        // The table root without --format is refused with the fix, not read as plain files.
+        Run plain = run("get", delta.toString(), "--key", "id", "--value", "4242");
+        assertThat(plain.exit()).as("%s", plain).isEqualTo(2);
+        assertThat(plain.err()).contains("--format delta");
+    }
+
     private static List<String> listing(Path directory) throws IOException {
         try (Stream<Path> s = Files.walk(directory)) {
             return s.map(p -> directory.relativize(p).toString()).sorted().toList();

@@ -27,9 +27,9 @@ import java.util.stream.Collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The shaded SQL jar on its own: what it contains (merged services, relocations, licenses, no Flink
- * or logging binding) and that it reads sorted Parquet files through Hadoop's local file system in
- * a JVM with nothing else on the class path and no {@code HADOOP_CLASSPATH}.
+ * The shaded SQL jar on its own: what it contains (merged services, relocations, the table formats,
+ * licenses, no Flink or logging binding) and that it reads sorted Parquet files through Hadoop's
+ * local file system in a JVM with nothing else on the class path and no {@code HADOOP_CLASSPATH}.
  */
 class ShadedJarITCase {
 
@@ -42,7 +42,11 @@ class ShadedJarITCase {
                     "org/apache/hadoop/", // Flink loads org.apache.hadoop parent-first
                     "org/xerial/snappy/", // JNI: native method names fix the package
                     "com/github/luben/zstd/", // JNI as well
-                    "org/slf4j/"); // the API only; Flink loads org.slf4j parent-first
+                    "org/slf4j/", // the API only; Flink loads org.slf4j parent-first
+                    // The table formats: catalog and FileIO classes are named in options.
+                    "org/apache/iceberg/",
+                    "io/delta/kernel/",
+                    "io/delta/storage/");
 
     private static Path jar;
 
@@ -82,6 +86,17 @@ class ShadedJarITCase {
                                     "dev/parquetlookup/shaded/com/github/benmanes/caffeine/cache/Caffeine.class"))
                     .as("Caffeine relocated")
                     .isNotNull();
+            for (String library :
+                    List.of(
+                            "org/apache/avro/LogicalTypes",
+                            "com/fasterxml/jackson/databind/ObjectMapper",
+                            "org/apache/hc/client5/http/classic/HttpClient",
+                            "org/roaringbitmap/RoaringBitmap")) {
+                assertThat(file.getEntry(library + ".class")).as("%s relocated", library).isNull();
+                assertThat(file.getEntry("dev/parquetlookup/shaded/" + library + ".class"))
+                        .as("%s bundled", library)
+                        .isNotNull();
+            }
             assertThat(file.getManifest().getMainAttributes().getValue("Main-Class"))
                     .isEqualTo("dev.parquetlookup.tools.Main");
             for (String legal :
@@ -105,6 +120,26 @@ class ShadedJarITCase {
                             "dev.parquetlookup.flink.table.ParquetLookupDynamicTableFactory");
             assertThat(services(file, "org.apache.hadoop.io.compress.CompressionCodec"))
                     .contains("org.apache.hadoop.io.compress.GzipCodec");
+            assertThat(services(file, "dev.parquetlookup.engine.source.TableFormat"))
+                    .as("the table formats, found through ServiceLoader")
+                    .containsExactlyInAnyOrder(
+                            "dev.parquetlookup.formats.DeltaFormat",
+                            "dev.parquetlookup.formats.IcebergFormat");
+            // Relocated with their libraries: the service file's name and its lines.
+            assertThat(
+                            services(
+                                    file,
+                                    "dev.parquetlookup.shaded.com.fasterxml.jackson.core.JsonFactory"))
+                    .containsExactly(
+                            "dev.parquetlookup.shaded.com.fasterxml.jackson.core.JsonFactory");
+            assertThat(file.getEntry("META-INF/services/org.apache.avro.SchemaFormatterFactory"))
+                    .isNull();
+            assertThat(
+                            services(
+                                    file,
+                                    "dev.parquetlookup.shaded.org.apache.avro.SchemaFormatterFactory"))
+                    .isNotEmpty()
+                    .allMatch(l -> l.startsWith("dev.parquetlookup.shaded.org.apache.avro."));
             // Every service our own module declares survives the merge (the Flink table
             // Factory once the SQL connector registers one).
             Path own = Path.of("../connector/src/main/resources/META-INF/services");
