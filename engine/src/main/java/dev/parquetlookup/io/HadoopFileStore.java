@@ -88,14 +88,17 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
      * Which instance of a store's client a read uses. Both are the same client (one HTTP stack, one
      * way errors are mapped); each has its own connections and event loops, so that a warm-up's
      * megabytes and the footers a refresh reads are not queued behind the lookups' thousands of
-     * small GETs and the work that follows their answers, and do not delay them either (measured:
-     * with one instance, the first seconds of a job on S3 served 361 instead of 62k events/s while
-     * warm-up's 2.5 MiB GETs crawled; see docs/objectstore.md).
+     * small GETs and the work that follows their answers, and do not delay them either (measured,
+     * {@code objectstore --quick} at load 15: with one instance a 43 MB table's warm-up did not
+     * finish within a 20 s job; with two it finished in 2-5 s; see docs/objectstore.md).
      */
     enum Traffic {
         /** Asynchronous reads: the lookups' pages and page indexes. */
         LOOKUPS,
-        /** Synchronous reads: footers, page indexes read in the caller's thread, warm-up. */
+        /**
+         * Synchronous reads, the caller's thread waiting: footers, warm-up, the synchronous lookup
+         * function's pages.
+         */
         BULK
     }
 
