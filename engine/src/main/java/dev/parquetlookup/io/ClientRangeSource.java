@@ -11,18 +11,23 @@ import java.util.function.Supplier;
 
 /**
  * {@link RangeSource} of a remote file whose store has an {@link AsyncRangeReader}: every read is a
- * request of that client, the synchronous ones ({@link #readFully}, {@link #readAll}: the footer,
- * the disk tier's warm-up) waiting for its answer, so one table never runs two HTTP stacks. The
- * client is resolved on the first read ({@code reader}), so opening a file starts nothing.
+ * request of that client, so one table never runs two HTTP stacks. Asynchronous reads (lookups) go
+ * to one instance of it ({@code lookups}), synchronous ones ({@link #readFully}, {@link #readAll}:
+ * footers, the disk tier's warm-up) to another ({@code bulk}) and wait for its answer, so neither
+ * kind queues behind the other's connections and event loops. Each instance is resolved on its
+ * first read, so opening a file starts nothing.
  */
 final class ClientRangeSource implements RangeSource {
 
     private final FileId file;
-    private final Supplier<AsyncRangeReader> reader;
+    private final Supplier<AsyncRangeReader> lookups;
+    private final Supplier<AsyncRangeReader> bulk;
 
-    ClientRangeSource(FileId file, Supplier<AsyncRangeReader> reader) {
+    ClientRangeSource(
+            FileId file, Supplier<AsyncRangeReader> lookups, Supplier<AsyncRangeReader> bulk) {
         this.file = file;
-        this.reader = reader;
+        this.lookups = lookups;
+        this.bulk = bulk;
     }
 
     @Override
@@ -38,7 +43,7 @@ final class ClientRangeSource implements RangeSource {
 
     @Override
     public byte[][] readAll(List<FileRange> ranges) throws IOException {
-        CompletableFuture<byte[][]> read = readAllAsync(ranges);
+        CompletableFuture<byte[][]> read = read(bulk, ranges);
         try {
             return read.get();
         } catch (InterruptedException e) {
@@ -56,6 +61,11 @@ final class ClientRangeSource implements RangeSource {
 
     @Override
     public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
+        return read(lookups, ranges);
+    }
+
+    private CompletableFuture<byte[][]> read(
+            Supplier<AsyncRangeReader> reader, List<FileRange> ranges) {
         for (FileRange range : ranges) {
             if (range.end() > file.length()) {
                 return CompletableFuture.failedFuture(

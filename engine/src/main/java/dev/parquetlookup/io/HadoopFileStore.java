@@ -78,8 +78,31 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
     private final Map<FileSystem, Optional<AsyncRangeReaderFactory>> clients =
             new ConcurrentHashMap<>();
 
-    /** Per file system: its store's client, built on the first read of one of its files. */
-    private final Map<FileSystem, AsyncRangeReader> readers = new ConcurrentHashMap<>();
+    /**
+     * Per file system and {@link Traffic}: an instance of its store's client, built on the first
+     * read of that kind of one of its files.
+     */
+    private final Map<ReaderKey, AsyncRangeReader> readers = new ConcurrentHashMap<>();
+
+    /**
+     * Which instance of a store's client a read uses. Both are the same client (one HTTP stack, one
+     * way errors are mapped); each has its own connections and event loops, so that a warm-up's
+     * megabytes and the footers a refresh reads are not queued behind the lookups' thousands of
+     * small GETs and the work that follows their answers, and do not delay them either (measured,
+     * {@code objectstore --quick} at load 15: with one instance a 43 MB table's warm-up did not
+     * finish within a 20 s job; with two it finished in 2-5 s; see docs/objectstore.md).
+     */
+    enum Traffic {
+        /** Asynchronous reads: the lookups' pages and page indexes. */
+        LOOKUPS,
+        /**
+         * Synchronous reads, the caller's thread waiting: footers, warm-up, the synchronous lookup
+         * function's pages.
+         */
+        BULK
+    }
+
+    private record ReaderKey(FileSystem fs, Traffic traffic) {}
 
     private volatile BlockingReads blockingReads;
 
@@ -175,7 +198,10 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
         FileSystem fs = fileSystem(path);
         AsyncRangeReaderFactory client = client(fs);
         if (client != null) {
-            return new ClientRangeSource(file, () -> reader(fs, client));
+            return new ClientRangeSource(
+                    file,
+                    () -> reader(fs, client, Traffic.LOOKUPS),
+                    () -> reader(fs, client, Traffic.BULK));
         }
         if (fs instanceof RawLocalFileSystem local && mapLocalFiles) {
             RangeSource mapped = MappedRangeSource.tryOpen(file, local.pathToFile(path));
@@ -243,11 +269,13 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
         return Optional.of(factory);
     }
 
-    /** {@code fs}'s client, built on the first call. */
-    private AsyncRangeReader reader(FileSystem fs, AsyncRangeReaderFactory factory) {
+    /** {@code fs}'s client for {@code traffic}, built on the first call. */
+    private AsyncRangeReader reader(
+            FileSystem fs, AsyncRangeReaderFactory factory, Traffic traffic) {
         return readers.computeIfAbsent(
-                fs,
-                f -> {
+                new ReaderKey(fs, traffic),
+                key -> {
+                    FileSystem f = key.fs();
                     try {
                         return factory.create(f);
                     } catch (IOException e) {
@@ -309,7 +337,7 @@ public final class HadoopFileStore implements FileStore, IOStatisticsSource {
                                 FileSystem fs = fileSystem(new Path(path));
                                 AsyncRangeReaderFactory client = client(fs);
                                 if (client != null) {
-                                    reader(fs, client);
+                                    reader(fs, client, Traffic.LOOKUPS);
                                 }
                             } catch (IOException | RuntimeException | LinkageError e) {
                                 LOG.debug("Preparing the client of {} failed", path, e);
