@@ -9,8 +9,6 @@ import java.io.EOFException;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.lang.reflect.Method;
-import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
@@ -94,7 +92,7 @@ final class MappedRangeSource implements RangeSource {
             } catch (IOException | OutOfMemoryError e) {
                 for (MappedByteBuffer segment : segments) {
                     if (segment != null) {
-                        Unmapper.unmap(segment);
+                        ReadGuard.unmap(segment);
                     }
                 }
                 LOG.warn("Cannot map {}, reading it with positioned reads: {}", file, e.toString());
@@ -199,44 +197,7 @@ final class MappedRangeSource implements RangeSource {
 
     private void unmap() {
         for (MappedByteBuffer segment : segments) {
-            Unmapper.unmap(segment);
-        }
-    }
-
-    /**
-     * Releases a mapping now through {@code sun.misc.Unsafe#invokeCleaner} (module {@code
-     * jdk.unsupported}, open to every class path); without it the mapping waits for the garbage
-     * collector, which is correct but holds a deleted file's disk space longer.
-     */
-    private static final class Unmapper {
-        private static final Object UNSAFE;
-        private static final Method INVOKE_CLEANER;
-
-        static {
-            Object unsafe = null;
-            Method method = null;
-            try {
-                Class<?> type = Class.forName("sun.misc.Unsafe");
-                java.lang.reflect.Field field = type.getDeclaredField("theUnsafe");
-                field.setAccessible(true);
-                unsafe = field.get(null);
-                method = type.getMethod("invokeCleaner", ByteBuffer.class);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                LOG.info("Mapped files are released by the garbage collector: {}", e.toString());
-            }
-            UNSAFE = unsafe;
-            INVOKE_CLEANER = method;
-        }
-
-        static void unmap(MappedByteBuffer buffer) {
-            if (INVOKE_CLEANER == null) {
-                return;
-            }
-            try {
-                INVOKE_CLEANER.invoke(UNSAFE, buffer);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                LOG.debug("Could not release a mapping; the garbage collector will", e);
-            }
+            ReadGuard.unmap(segment);
         }
     }
 }

@@ -1,5 +1,11 @@
 package dev.parquetlookup.io;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -13,6 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * guard.release(); }}, and {@code guard.close()} when the file leaves.
  */
 public final class ReadGuard {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReadGuard.class);
 
     /** Set in {@link #state} once closed; the low bits count reads in flight. */
     private static final long CLOSED = 1L << 62;
@@ -64,6 +72,51 @@ public final class ReadGuard {
     private void runReleaseOnce() {
         if (released.compareAndSet(false, true)) {
             release.run();
+        }
+    }
+
+    /**
+     * Releases {@code buffer}'s mapping now instead of when the garbage collector finds it (run it
+     * as a guard's release, never under a read). The buffer must not be read afterwards.
+     */
+    public static void unmap(MappedByteBuffer buffer) {
+        Unmapper.unmap(buffer);
+    }
+
+    /**
+     * Releases a mapping now through {@code sun.misc.Unsafe#invokeCleaner} (module {@code
+     * jdk.unsupported}, open to every class path); without it the mapping waits for the garbage
+     * collector, which is correct but holds a deleted file's disk space longer.
+     */
+    private static final class Unmapper {
+        private static final Object UNSAFE;
+        private static final Method INVOKE_CLEANER;
+
+        static {
+            Object unsafe = null;
+            Method method = null;
+            try {
+                Class<?> type = Class.forName("sun.misc.Unsafe");
+                java.lang.reflect.Field field = type.getDeclaredField("theUnsafe");
+                field.setAccessible(true);
+                unsafe = field.get(null);
+                method = type.getMethod("invokeCleaner", ByteBuffer.class);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                LOG.info("Mapped files are released by the garbage collector: {}", e.toString());
+            }
+            UNSAFE = unsafe;
+            INVOKE_CLEANER = method;
+        }
+
+        static void unmap(MappedByteBuffer buffer) {
+            if (INVOKE_CLEANER == null) {
+                return;
+            }
+            try {
+                INVOKE_CLEANER.invoke(UNSAFE, buffer);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                LOG.debug("Could not release a mapping; the garbage collector will", e);
+            }
         }
     }
 }

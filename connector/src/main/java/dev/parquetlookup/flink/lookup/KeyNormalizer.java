@@ -36,6 +36,7 @@ public final class KeyNormalizer implements Serializable {
     private final int[] rowPositions;
 
     private final LogicalType[] types;
+    private final RowData.FieldGetter[] getters;
     private final List<String> keyColumnsInSortOrder;
 
     /**
@@ -55,6 +56,7 @@ public final class KeyNormalizer implements Serializable {
         int n = enginePrefix.size();
         rowPositions = new int[n];
         types = new LogicalType[n];
+        getters = new RowData.FieldGetter[n];
         keyColumnsInSortOrder = new ArrayList<>(enginePrefix);
         for (int i = 0; i < n; i++) {
             int pos = plannerKeyNames.indexOf(enginePrefix.get(i));
@@ -67,6 +69,7 @@ public final class KeyNormalizer implements Serializable {
             }
             rowPositions[i] = pos;
             types[i] = plannerKeyTypes.get(pos);
+            getters[i] = RowData.createFieldGetter(types[i], pos);
         }
     }
 
@@ -84,7 +87,7 @@ public final class KeyNormalizer implements Serializable {
             if (keyRow.isNullAt(pos)) {
                 return null;
             }
-            key[i] = toEngine(keyRow, pos, types[i]);
+            key[i] = toEngine(getters[i].getFieldOrNull(keyRow), types[i]);
         }
         return key;
     }
@@ -127,50 +130,8 @@ public final class KeyNormalizer implements Serializable {
         }
     }
 
-    /** One field of Flink internal data in the engine's representation. */
+    /** One field of Flink internal data (not null) in the engine's representation. */
     static Object toEngine(RowData row, int pos, LogicalType type) {
-        switch (type.getTypeRoot()) {
-            case BOOLEAN:
-                return row.getBoolean(pos);
-            case TINYINT:
-                return (int) row.getByte(pos);
-            case SMALLINT:
-                return (int) row.getShort(pos);
-            case INTEGER:
-            case DATE:
-                return row.getInt(pos);
-            case BIGINT:
-                return row.getLong(pos);
-            case FLOAT:
-                return row.getFloat(pos);
-            case DOUBLE:
-                return row.getDouble(pos);
-            case CHAR:
-            case VARCHAR:
-                StringData s = row.getString(pos);
-                return s.toBytes();
-            case BINARY:
-            case VARBINARY:
-                return row.getBinary(pos);
-            case DECIMAL:
-                {
-                    int precision = RowDataConverter.decimalPrecision(type);
-                    int scale = RowDataConverter.decimalScale(type);
-                    DecimalData d = row.getDecimal(pos, precision, scale);
-                    return d.toBigDecimal();
-                }
-            case TIME_WITHOUT_TIME_ZONE:
-                return row.getInt(pos) * 1_000_000L;
-            case TIMESTAMP_WITHOUT_TIME_ZONE:
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                {
-                    TimestampData t =
-                            row.getTimestamp(pos, RowDataConverter.timestampPrecision(type));
-                    return new TimestampValue(t.getMillisecond(), t.getNanoOfMillisecond());
-                }
-            default:
-                throw new UnsupportedOperationException(
-                        "lookup keys of type " + type + " are not supported");
-        }
+        return toEngine(RowData.createFieldGetter(type, pos).getFieldOrNull(row), type);
     }
 }

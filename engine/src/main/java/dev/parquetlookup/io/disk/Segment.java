@@ -3,7 +3,6 @@ package dev.parquetlookup.io.disk;
 import dev.parquetlookup.io.ReadGuard;
 
 import java.io.IOException;
-import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -89,7 +88,7 @@ final class Segment {
     }
 
     private void unmap() {
-        Unmapper.unmap(map);
+        ReadGuard.unmap(map);
         try {
             channel.close();
         } catch (IOException e) {
@@ -99,39 +98,6 @@ final class Segment {
             Files.deleteIfExists(path);
         } catch (IOException e) {
             // the tier's directory is removed at close and at the next start
-        }
-    }
-
-    /** Releases a mapping at once instead of when the garbage collector finds it. */
-    private static final class Unmapper {
-        private static final Object UNSAFE;
-        private static final Method INVOKE_CLEANER;
-
-        static {
-            Object unsafe = null;
-            Method method = null;
-            try {
-                Class<?> type = Class.forName("sun.misc.Unsafe");
-                java.lang.reflect.Field field = type.getDeclaredField("theUnsafe");
-                field.setAccessible(true);
-                unsafe = field.get(null);
-                method = type.getMethod("invokeCleaner", ByteBuffer.class);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                // the garbage collector releases mappings then
-            }
-            UNSAFE = unsafe;
-            INVOKE_CLEANER = method;
-        }
-
-        static void unmap(MappedByteBuffer buffer) {
-            if (INVOKE_CLEANER == null) {
-                return;
-            }
-            try {
-                INVOKE_CLEANER.invoke(UNSAFE, buffer);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                // the garbage collector will
-            }
         }
     }
 }
