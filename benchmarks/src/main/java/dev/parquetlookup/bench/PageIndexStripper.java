@@ -1,19 +1,15 @@
 package dev.parquetlookup.bench;
 
-import org.apache.parquet.format.ColumnChunk;
-import org.apache.parquet.format.FileMetaData;
-import org.apache.parquet.format.RowGroup;
-import org.apache.parquet.format.Util;
+import dev.parquetlookup.writer.ParquetTail;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
+import org.apache.parquet.format.FileMetaData;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -27,8 +23,6 @@ import java.nio.file.StandardOpenOption;
  */
 final class PageIndexStripper {
 
-    private static final byte[] MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
-
     private PageIndexStripper() {}
 
     static void strip(Path source, Path target) throws IOException {
@@ -38,50 +32,31 @@ final class PageIndexStripper {
             in.read(tail, length - 8);
             int footerLength = tail.getInt(0);
             long footerStart = length - 8 - footerLength;
-            ByteBuffer footer = ByteBuffer.allocate(footerLength);
-            while (footer.hasRemaining()) {
-                in.read(footer, footerStart + footer.position());
+            byte[] footer = new byte[footerLength + 8];
+            ByteBuffer into = ByteBuffer.wrap(footer);
+            while (into.hasRemaining()) {
+                in.read(into, footerStart + into.position());
             }
-            FileMetaData meta = Util.readFileMetaData(new ByteArrayInputStream(footer.array()));
-            long indexStart = footerStart;
-            for (RowGroup rowGroup : meta.getRow_groups()) {
-                for (ColumnChunk chunk : rowGroup.getColumns()) {
-                    if (chunk.isSetColumn_index_offset()) {
-                        indexStart = Math.min(indexStart, chunk.getColumn_index_offset());
-                    }
-                    if (chunk.isSetOffset_index_offset()) {
-                        indexStart = Math.min(indexStart, chunk.getOffset_index_offset());
-                    }
-                    chunk.unsetColumn_index_offset();
-                    chunk.unsetColumn_index_length();
-                    chunk.unsetOffset_index_offset();
-                    chunk.unsetOffset_index_length();
-                }
+            FileMetaData meta = ParquetTail.read(footer, 0, footer.length);
+            long[] index = ParquetTail.dropPageIndex(meta);
+            if (index == null) {
+                throw new IllegalStateException(source + " has no page index to strip");
             }
-            ByteArrayOutputStream newFooter = new ByteArrayOutputStream();
-            Util.writeFileMetaData(meta, newFooter);
+            long indexStart = Math.min(index[0], footerStart);
             try (FileChannel out =
                             FileChannel.open(
                                     target,
                                     StandardOpenOption.CREATE,
                                     StandardOpenOption.TRUNCATE_EXISTING,
                                     StandardOpenOption.WRITE);
-                    OutputStream os = java.nio.channels.Channels.newOutputStream(out)) {
+                    OutputStream os = Channels.newOutputStream(out)) {
                 long copied = 0;
                 while (copied < indexStart) {
                     copied += in.transferTo(copied, indexStart - copied, out);
                 }
                 out.position(indexStart);
-                newFooter.writeTo(os);
-                ByteBuffer len = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-                len.putInt(0, newFooter.size());
-                os.write(len.array());
-                os.write(MAGIC);
+                ParquetTail.write(meta, os);
             }
-        }
-        if (Files.size(target) >= Files.size(source)) {
-            throw new IllegalStateException(
-                    "stripping the page index of " + source + " did not shrink it: no index?");
         }
     }
 }
