@@ -139,7 +139,9 @@ final class GetCommand implements Callable<Integer> {
             out.printf(
                     Locale.ROOT,
                     "Opening %d file(s) took %s: %s bytes of metadata in %d read(s), cached for"
-                            + " later lookups%n",
+                            + " later lookups (this command's time includes starting Hadoop's"
+                            + " file system in a fresh JVM; a running job opens a file in"
+                            + " milliseconds)%n",
                     table.files().size(),
                     Formats.millis(openNanos),
                     Formats.count(openBytes),
