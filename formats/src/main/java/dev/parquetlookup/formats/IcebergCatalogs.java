@@ -46,7 +46,7 @@ final class IcebergCatalogs {
                             + " (iceberg.catalog.* = "
                             + properties.keySet()
                             + "): "
-                            + e
+                            + ErrorClause.of(e)
                             + ". Check 'iceberg.catalog.type' (jdbc, rest, hadoop) or"
                             + " 'iceberg.catalog.catalog-impl', its 'uri', and that its driver is"
                             + " on the class path.",

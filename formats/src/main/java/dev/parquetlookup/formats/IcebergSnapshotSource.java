@@ -157,7 +157,7 @@ final class IcebergSnapshotSource implements SnapshotSource {
                             + " of the Iceberg table at "
                             + path
                             + ": "
-                            + e
+                            + ErrorClause.of(e)
                             + ". A manifest list or manifest of this snapshot is missing or"
                             + " corrupt (were files deleted by hand, or snapshots expired while"
                             + " this version was current?).",
@@ -200,7 +200,7 @@ final class IcebergSnapshotSource implements SnapshotSource {
                     "Cannot read the metadata of the Iceberg table at "
                             + path
                             + ": "
-                            + e
+                            + ErrorClause.of(e)
                             + ". Its newest metadata/v<N>.metadata.json is missing or corrupt;"
                             + " repair it (or roll version-hint.text back to a good version).",
                     e);
