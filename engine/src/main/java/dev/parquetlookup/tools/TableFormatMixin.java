@@ -27,9 +27,8 @@ final class TableFormatMixin {
                     "What PATH is: 'files' (default: a Parquet file or a directory of them),"
                             + " 'delta' or 'iceberg' (the root of a Delta Lake or Iceberg table:"
                             + " its current version is read, deleted rows left out, and the"
-                            + " version is printed). The table formats need the"
-                            + " parquet-lookup-formats jar and its dependencies on the class"
-                            + " path.")
+                            + " version is printed). The SQL jar includes the table formats;"
+                            + " with Maven, add the parquet-lookup-formats artifact.")
     String format = TableFormat.FILES;
 
     /** The format's name in lower case, checked: unknown names are a usage error (2). */

@@ -164,7 +164,9 @@ final class DeltaColumns {
                 return text.getBytes(StandardCharsets.ISO_8859_1);
             }
         } catch (RuntimeException e) {
-            throw refused(field, "its partition value '" + text + "' cannot be parsed: " + e);
+            throw refused(
+                    field,
+                    "its partition value '" + text + "' cannot be parsed: " + ErrorClause.of(e));
         }
         throw refused(field, "it is a partition column of type " + type);
     }

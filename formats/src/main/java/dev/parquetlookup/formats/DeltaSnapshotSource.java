@@ -104,7 +104,7 @@ final class DeltaSnapshotSource implements SnapshotSource {
                                 + " ('scan.version') of the Delta table at "
                                 + path
                                 + ": "
-                                + clause(e)
+                                + ErrorClause.of(e)
                                 + ". The version does not exist (yet), or its log was cleaned up;"
                                 + " give a version the log still holds, or leave 'scan.version'"
                                 + " out to follow the latest version.",
@@ -114,7 +114,7 @@ final class DeltaSnapshotSource implements SnapshotSource {
                     "Cannot read the log of the Delta table at "
                             + path
                             + ": "
-                            + e
+                            + ErrorClause.of(e)
                             + ". A commit (_delta_log/<n>.json) or checkpoint is missing or"
                             + " corrupt, or the table uses a feature the Delta kernel cannot"
                             + " read; repair the log (or restore the missing file).",
@@ -182,7 +182,7 @@ final class DeltaSnapshotSource implements SnapshotSource {
                             + " of the Delta table at "
                             + path
                             + ": "
-                            + clause(e)
+                            + ErrorClause.of(e)
                             + ". A commit or checkpoint of this version is missing or corrupt.",
                     e);
         }
@@ -235,7 +235,7 @@ final class DeltaSnapshotSource implements SnapshotSource {
                             + " ("
                             + (descriptor.isInline() ? "inline" : descriptor.getAbsolutePath(root))
                             + "): "
-                            + e
+                            + ErrorClause.of(e)
                             + ". The version would return deleted rows without it, so it is not"
                             + " served; restore the deletion vector file.",
                     e);
@@ -265,17 +265,5 @@ final class DeltaSnapshotSource implements SnapshotSource {
                         + ". "
                         + fix
                         + ".");
-    }
-
-    /**
-     * The Delta kernel's message as a clause of ours: its own closing period dropped (it said "The
-     * latest available version is 0.." before), the exception's class kept for the unexpected.
-     */
-    static String clause(RuntimeException e) {
-        String m = String.valueOf(e.getMessage()).trim();
-        while (m.endsWith(".")) {
-            m = m.substring(0, m.length() - 1);
-        }
-        return e.getClass().getSimpleName() + ": " + m;
     }
 }

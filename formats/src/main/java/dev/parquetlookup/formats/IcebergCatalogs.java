@@ -27,7 +27,8 @@ import java.util.Map;
  *
  * <p>Example: {@code 'iceberg.catalog.type' = 'jdbc', 'iceberg.catalog.uri' =
  * 'jdbc:postgresql://db/iceberg', 'iceberg.catalog.warehouse' = 's3a://lake/wh', 'path' =
- * 'db.customers'}; the JDBC driver goes on the class path beside the formats jar.
+ * 'db.customers'}; the JDBC driver goes on the class path beside the SQL jar (which includes the
+ * formats; with Maven, beside the {@code parquet-lookup-formats} artifact).
  */
 final class IcebergCatalogs {
 
@@ -46,7 +47,7 @@ final class IcebergCatalogs {
                             + " (iceberg.catalog.* = "
                             + properties.keySet()
                             + "): "
-                            + e
+                            + ErrorClause.of(e)
                             + ". Check 'iceberg.catalog.type' (jdbc, rest, hadoop) or"
                             + " 'iceberg.catalog.catalog-impl', its 'uri', and that its driver is"
                             + " on the class path.",

@@ -92,7 +92,7 @@ final class IcebergDeletes {
                                 + " of "
                                 + file.location()
                                 + ": "
-                                + e
+                                + ErrorClause.of(e)
                                 + ". The version would return deleted rows without it, so it is"
                                 + " not served; restore the file (or compact the table).",
                         e);

@@ -75,7 +75,7 @@ public final class IcebergFormat implements TableFormat {
                     "Cannot read the metadata of the Iceberg table at "
                             + path
                             + ": "
-                            + e
+                            + ErrorClause.of(e)
                             + ". The table's newest metadata/v<N>.metadata.json is missing or"
                             + " corrupt; repair it (or roll version-hint.text back to a good"
                             + " version).",

@@ -20,6 +20,8 @@ import org.apache.iceberg.SortField;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
@@ -61,6 +63,8 @@ import java.util.function.Supplier;
  * never rewrites a data file in place, so the path and size identify its contents).
  */
 final class IcebergSnapshotSource implements SnapshotSource {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IcebergSnapshotSource.class);
 
     private final String path;
     private final Supplier<Table> loader;
@@ -153,7 +157,7 @@ final class IcebergSnapshotSource implements SnapshotSource {
                             + " of the Iceberg table at "
                             + path
                             + ": "
-                            + e
+                            + ErrorClause.of(e)
                             + ". A manifest list or manifest of this snapshot is missing or"
                             + " corrupt (were files deleted by hand, or snapshots expired while"
                             + " this version was current?).",
@@ -168,7 +172,19 @@ final class IcebergSnapshotSource implements SnapshotSource {
         }
         List<FileId> sorted = new ArrayList<>(files.values());
         sorted.sort(Comparator.comparing(FileId::path));
-        last = new Listing(table.location(), sorted, version, deleted, sortKey(table), columns);
+        // The sort order's field ids are named as in the schema the files are read with (a
+        // snapshot written before a sort column was renamed is sorted by its old name).
+        List<String> sortKey =
+                sortKey(
+                        table.sortOrder(),
+                        schema,
+                        version
+                                + " of the Iceberg table at "
+                                + path
+                                + (schema.schemaId() == table.schema().schemaId()
+                                        ? ""
+                                        : " (its schema " + schema.schemaId() + ")"));
+        last = new Listing(table.location(), sorted, version, deleted, sortKey, columns);
         lastSnapshotId = snapshot.snapshotId();
         return last;
     }
@@ -184,7 +200,7 @@ final class IcebergSnapshotSource implements SnapshotSource {
                     "Cannot read the metadata of the Iceberg table at "
                             + path
                             + ": "
-                            + e
+                            + ErrorClause.of(e)
                             + ". Its newest metadata/v<N>.metadata.json is missing or corrupt;"
                             + " repair it (or roll version-hint.text back to a good version).",
                     e);
@@ -220,19 +236,51 @@ final class IcebergSnapshotSource implements SnapshotSource {
      * Empty for an unsorted table, or one whose order starts with a transform or descends.
      */
     static List<String> sortKey(Table table) {
-        SortOrder order = table.sortOrder();
+        return sortKey(table.sortOrder(), table.schema(), "the current schema of " + table.name());
+    }
+
+    /**
+     * The leading identity, ascending fields of {@code order} under their names in {@code schema}:
+     * a sort order names its columns by field id, so a snapshot written before a sort column was
+     * renamed is sorted by that column's name in the snapshot's own schema. A field id {@code
+     * schema} does not have (a column added after the snapshot was written) ends the key there, and
+     * {@link #unresolved} says why.
+     *
+     * @param where names the snapshot and schema, for the log
+     */
+    static List<String> sortKey(SortOrder order, Schema schema, String where) {
         List<String> names = new ArrayList<>();
         for (SortField field : order.fields()) {
             if (!field.transform().isIdentity() || field.direction() != SortDirection.ASC) {
                 break;
             }
-            String name = table.schema().findColumnName(field.sourceId());
-            if (name == null || name.contains(".")) {
+            String name = schema.findColumnName(field.sourceId());
+            if (name == null) {
+                LOG.warn(unresolved(order, field.sourceId(), names, where));
+                break;
+            }
+            if (name.contains(".")) {
                 break;
             }
             names.add(name);
         }
         return names;
+    }
+
+    /** Why the sort order's field {@code fieldId} declares no sort-key column for {@code where}. */
+    static String unresolved(SortOrder order, int fieldId, List<String> resolved, String where) {
+        return "The sort order "
+                + order.orderId()
+                + " of the Iceberg table names field id "
+                + fieldId
+                + ", which is not a column of "
+                + where
+                + " (added after that snapshot was written, or dropped), so "
+                + (resolved.isEmpty()
+                        ? "the table's sort order declares no sort key for it"
+                        : "only " + resolved + " of its sort order declares the sort key")
+                + ". Set 'sort-key' (--key on the command line) to the columns the files of"
+                + " that snapshot are sorted by.";
     }
 
     private void checkServable(String version, DataFile file, List<DeleteFile> deletes) {

@@ -9,6 +9,8 @@ import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -173,6 +175,51 @@ class DeltaTableTest extends TableFormatContract<DeltaTestTable, Row> {
                 .isInstanceOf(LookupFileException.class)
                 .hasMessageContaining("delta version 0")
                 .hasMessageContaining("has no data files");
+    }
+
+    /**
+     * Found by a user (issue 28): an error on a column-mapped table listed the files' physical
+     * names ({@code col-<uuid>}) instead of the table's columns. Every message naming the table's
+     * columns names them as the table does, in both mapping modes.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"name", "id"})
+    void errorsOnAColumnMappedTableNameTheTablesColumns(String mode) throws IOException {
+        DeltaTestTable delta =
+                DeltaTestTable.create(location(), Map.of("delta.columnMapping.mode", mode));
+        delta.appendValues(FormatTestTable.Row.values(rows("a", "eu", range(0, 300, 1))));
+        delta.appendValues(FormatTestTable.Row.values(rows("b", "us", range(200, 500, 1))));
+        assertThat(
+                        delta.schema()
+                                .fields()
+                                .get(0)
+                                .getMetadata()
+                                .getString("delta.columnMapping.physicalName"))
+                .startsWith("col-");
+
+        // 'sort-key' naming a column the table does not have.
+        for (List<String> key : List.of(List.of("nope"), List.of("id", "nope"))) {
+            assertThatThrownBy(() -> open(location(), key, Map.of()))
+                    .isInstanceOf(LookupFileException.BadSortKey.class)
+                    .hasMessageContaining("has no column 'nope' for the sort key " + key)
+                    .hasMessageContaining("its columns are [id, name, region]")
+                    .hasMessageContaining("delta version 2")
+                    .hasMessageNotContaining("col-");
+        }
+
+        // A lookup by, or projecting, a column that does not exist.
+        RefreshingTable table = open();
+        assertThatThrownBy(() -> table.plan(List.of("nope"), List.of("name")))
+                .isInstanceOf(LookupFileException.class)
+                .hasMessageContaining("Lookup key [nope]")
+                .hasMessageContaining("sorted by [id]")
+                .hasMessageNotContaining("col-");
+        assertThatThrownBy(() -> table.plan(List.of("id"), List.of("name", "nope")))
+                .isInstanceOf(LookupFileException.class)
+                .hasMessageContaining("Column 'nope' does not exist")
+                .hasMessageContaining("its columns are [id, name, region]")
+                .hasMessageNotContaining("col-");
+        assertServes(table, delta, 2);
     }
 
     @Test

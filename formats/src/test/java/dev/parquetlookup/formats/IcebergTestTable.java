@@ -101,14 +101,15 @@ final class IcebergTestTable implements FormatTestTable<DataFile> {
 
     /**
      * Writes rows of the table's current schema (column name to value, Iceberg's representation;
-     * absent columns NULL), sorted by {@code id}, into one data file of the partition of the first
-     * row, not yet committed.
+     * absent columns NULL), sorted by {@code id} (field 1, under its current name), into one data
+     * file of the partition of the first row, not yet committed.
      */
     DataFile writeValues(List<Map<String, Object>> rows) throws IOException {
         table.refresh();
-        List<Map<String, Object>> sorted = new ArrayList<>(rows);
-        sorted.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
         Schema schema = table.schema();
+        String id = schema.findColumnName(1); // 'id', or its name after a rename
+        List<Map<String, Object>> sorted = new ArrayList<>(rows);
+        sorted.sort(Comparator.comparingLong(r -> (Long) r.get(id)));
         List<Record> records = new ArrayList<>();
         for (Map<String, Object> values : sorted) {
             GenericRecord record = GenericRecord.create(schema);
@@ -156,7 +157,7 @@ final class IcebergTestTable implements FormatTestTable<DataFile> {
                 for (String c : columns) {
                     values.add(r.getField(c));
                 }
-                byId.computeIfAbsent((Long) r.getField("id"), k -> new ArrayList<>())
+                byId.computeIfAbsent((Long) r.get(0, Long.class), k -> new ArrayList<>())
                         .add(FormatTestTable.joined(values.toArray()));
             }
         }

@@ -75,12 +75,11 @@ public final class ParquetLookupOptions {
                                     + " table); its current snapshot is served and, with"
                                     + " 'refresh.interval', each newer snapshot as one swap."
                                     + " 'delta': the root of a Delta Lake table; its latest"
-                                    + " version is served the same way. Both need the"
-                                    + " parquet-lookup-formats jar and its dependencies beside"
-                                    + " the connector; deleted rows (position deletes, deletion"
-                                    + " vectors) are applied, versions with equality deletes,"
-                                    + " schema changes or (Delta) partitions are refused. See"
-                                    + " docs/formats.md.");
+                                    + " version is served the same way. The SQL jar includes"
+                                    + " both; with Maven, add the parquet-lookup-formats"
+                                    + " artifact. Deleted rows (position deletes, deletion"
+                                    + " vectors) are applied; versions with equality deletes or"
+                                    + " type widening are refused. See docs/formats.md.");
 
     public static final ConfigOption<SnapshotMode> PATH_SNAPSHOT_MODE =
             ConfigOptions.key("path.snapshot-mode")

@@ -91,9 +91,9 @@ public interface TableFormat {
                         + name
                         + "'. Formats on the class path: "
                         + names
-                        + ". The 'iceberg' and 'delta' formats come with the parquet-lookup-formats jar"
-                        + " and its"
-                        + " dependencies (docs/formats.md); add them beside the connector.");
+                        + ". The 'iceberg' and 'delta' formats are included in the SQL jar (and"
+                        + " in java -jar of it); a Maven job adds the parquet-lookup-formats"
+                        + " artifact beside the connector (docs/formats.md).");
     }
 
     /** Every format found on the class path (without the built-in {@link #FILES}). */

@@ -48,6 +48,7 @@ final class SnapshotStore extends ForwardingFileStore {
         // Rows the version deleted without rewriting their files (deletion vectors, position
         // deletes) are never returned; each file supplies the table's columns as its binding
         // says (renamed, added and partition columns).
+        SortKeyColumns.check(snapshotConfig.sortKey(), listing);
         DimensionTable table =
                 DimensionTable.open(
                         snapshotConfig,
