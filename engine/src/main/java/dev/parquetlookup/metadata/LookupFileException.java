@@ -8,6 +8,13 @@ public class LookupFileException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Said wherever a message advises {@code prepare}: it writes new files, which only plain
+     * Parquet files allow (a table format's data files belong to its writers).
+     */
+    public static final String PLAIN_FILES_ONLY =
+            " (plain Parquet files only: never rewrite a Delta or Iceberg table's data files)";
+
     public LookupFileException(String message) {
         super(message);
     }

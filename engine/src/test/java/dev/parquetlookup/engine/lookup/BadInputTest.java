@@ -426,7 +426,9 @@ class BadInputTest {
                                     + file
                                     + " or a leading part of it: the files are sorted by [a, b]."
                                     + " Look up by a (or [a, b] in that order), or rewrite the"
-                                    + " files sorted by your key with 'prepare'.");
+                                    + " files sorted by your key with 'prepare'"
+                                    + LookupFileException.PLAIN_FILES_ONLY
+                                    + ".");
             assertThatThrownBy(() -> table.plan(List.of("a"), List.of("nope")))
                     .isInstanceOf(LookupFileException.class)
                     .hasMessage(
