@@ -361,6 +361,7 @@ class UnsortedFilesTest {
                             duck.prepareStatement(
                                     "SELECT v FROM read_parquet('" + file + "') WHERE k = ?")) {
                 LookupPlan plan = table.plan(List.of("k"), List.of("v"));
+                RequestLimiter limiter = new RequestLimiter(16);
                 Random random = new Random(10);
                 for (int n = 0; n < 300; n++) {
                     long k = random.nextInt(20_100) - 50;
@@ -373,6 +374,10 @@ class UnsortedFilesTest {
                     }
                     assertThat(values(table.lookup(plan, new Object[] {k})))
                             .as("key %d", k)
+                            .isEqualTo(want);
+                    // Asynchronous lookups go through the same twin (its reads, its pages).
+                    assertThat(values(table.lookupAsync(plan, new Object[] {k}, limiter).join()))
+                            .as("async key %d", k)
                             .isEqualTo(want);
                 }
             }
