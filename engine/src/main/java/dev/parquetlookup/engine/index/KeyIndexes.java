@@ -120,14 +120,17 @@ public final class KeyIndexes {
         volatile Attempt attempt;
     }
 
-    /** One build (or load) of an index: run by whichever thread claims it first. */
+    /**
+     * One build (or load) of an index through one table's source: run by whichever thread claims it
+     * first.
+     */
     private final class Attempt implements Runnable {
-        final Entry entry;
+        final Request request;
         final AtomicBoolean claimed = new AtomicBoolean();
         final CompletableFuture<KeyIndex> result = new CompletableFuture<>();
 
-        Attempt(Entry entry) {
-            this.entry = entry;
+        Attempt(Request request) {
+            this.request = request;
         }
 
         @Override
@@ -136,7 +139,7 @@ public final class KeyIndexes {
                 return;
             }
             try {
-                result.complete(loadOrBuild(entry.request));
+                result.complete(loadOrBuild(request));
             } catch (Throwable t) {
                 result.completeExceptionally(t);
             }
@@ -158,10 +161,12 @@ public final class KeyIndexes {
                                 e = new Entry();
                             }
                             e.refs++;
-                            e.request = request; // the newest table's source builds a retry
-                            Attempt a = e.attempt;
-                            if (a == null || a.result.isCompletedExceptionally()) {
-                                e.attempt = start[0] = new Attempt(e);
+                            synchronized (e) {
+                                e.request = request; // the newest table's source builds a retry
+                                Attempt a = e.attempt;
+                                if (a == null || a.result.isCompletedExceptionally()) {
+                                    e.attempt = start[0] = new Attempt(request);
+                                }
                             }
                             return e;
                         });
@@ -193,10 +198,18 @@ public final class KeyIndexes {
          */
         public KeyIndex index() throws IOException {
             Attempt attempt = entry.attempt;
-            CompletableFuture<KeyIndex> result = attempt.result;
-            if (!result.isDone()) {
-                attempt.run(); // no-op when a builder has claimed it
+            attempt.run(); // no-op when a builder has claimed it
+            if (attempt.result.isCompletedExceptionally() && entry.request != attempt.request) {
+                // Built through a table closed since (a refresh): once more through the newest.
+                synchronized (entry) {
+                    if (entry.attempt == attempt) {
+                        entry.attempt = new Attempt(entry.request);
+                    }
+                    attempt = entry.attempt;
+                }
+                attempt.run();
             }
+            CompletableFuture<KeyIndex> result = attempt.result;
             try {
                 return result.get();
             } catch (InterruptedException e) {

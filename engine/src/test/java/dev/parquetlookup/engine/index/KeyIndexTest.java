@@ -154,4 +154,59 @@ class KeyIndexTest {
                 .isNotEqualTo(
                         KeyCodes.code(List.of(string, bigint), new Object[] {"eu".getBytes(), 8L}));
     }
+
+    @Test
+    void aBuildThroughAClosedTableIsRetriedThroughTheNewestOne() throws Exception {
+        // A refresh: the old table's source closes while its build is pending or failed; the new
+        // table's handle gets the index through its own source.
+        Path file = tmp.resolve("refresh.parquet");
+        List<Object[]> rows = new ArrayList<>();
+        for (long i = 0; i < 5000; i++) {
+            rows.add(new Object[] {(i * 7919) % 5000});
+        }
+        var k =
+                new dev.parquetlookup.testing.ColumnSpec(
+                        "k",
+                        dev.parquetlookup.types.ValueType.of(
+                                dev.parquetlookup.types.ValueType.Kind.BIGINT),
+                        dev.parquetlookup.testing.ColumnSpec.Storage.PLAIN,
+                        false);
+        dev.parquetlookup.testing.ParquetJavaFiles.write(
+                file,
+                List.of(k),
+                dev.parquetlookup.testing.WriterOptions.defaults().withRowsPerRowGroup(1000),
+                rows);
+        try (var store = dev.parquetlookup.io.HadoopFileStore.create(java.util.Map.of())) {
+            var id = store.list(file.toString()).get(0);
+            var good = store.open(id);
+            var meta =
+                    dev.parquetlookup.metadata.MetadataReader.readForIndex(
+                            good,
+                            schema -> List.of("k"),
+                            dev.parquetlookup.metadata.PageIndexOptions.OWN);
+            var closed = store.open(id);
+            closed.close();
+            KeyIndexes indexes = new KeyIndexes(1000);
+            java.util.function.Function<dev.parquetlookup.io.RangeSource, KeyIndexes.Request>
+                    request =
+                            source ->
+                                    new KeyIndexes.Request(
+                                            id,
+                                            List.of("k"),
+                                            meta.keyTypes(),
+                                            List.of(meta.schema().getColumns().get(0)),
+                                            meta.rowCount(),
+                                            tmp.resolve("retry"),
+                                            source);
+            try (KeyIndexes.Handle old = indexes.acquire(request.apply(closed));
+                    KeyIndexes.Handle fresh = indexes.acquire(request.apply(good))) {
+                KeyIndex index = fresh.index();
+                assertThat(index.rows(7)).hasSize(1);
+                assertThat(index.entries()).isEqualTo(5000);
+                assertThat(old.index()).isSameAs(index);
+            }
+            assertThat(indexes.statistics().filesIndexed()).isEqualTo(1);
+            good.close();
+        }
+    }
 }
