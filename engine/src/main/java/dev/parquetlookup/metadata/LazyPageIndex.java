@@ -40,6 +40,8 @@ public final class LazyPageIndex implements RowGroupIndexPlan {
     private final int[] keyLeaves;
     private final List<KeyType> keyTypes;
     private final List<String> keyColumns;
+    // False for a file served through a key index: its pages need not be in key order.
+    private final boolean checkOrder;
     private final String[] columnPaths;
     // Per row group: per column, the OffsetIndex reference; per key column, the ColumnIndex one.
     private final long[][] offsetIndexOffsets;
@@ -57,8 +59,10 @@ public final class LazyPageIndex implements RowGroupIndexPlan {
             long[][] offsetIndexOffsets,
             int[][] offsetIndexLengths,
             long[][] columnIndexOffsets,
-            int[][] columnIndexLengths) {
+            int[][] columnIndexLengths,
+            boolean checkOrder) {
         this.file = file;
+        this.checkOrder = checkOrder;
         this.footerRowGroups = footerRowGroups;
         this.keyLeaves = keyLeaves;
         this.keyTypes = keyTypes;
@@ -76,12 +80,14 @@ public final class LazyPageIndex implements RowGroupIndexPlan {
      * file: the eager path decides what to do).
      *
      * @param footerRowGroups the row groups as the footer describes them (no page locations)
+     * @param checkOrder whether each row group's key pages are checked in order when read
      */
     static Optional<LazyPageIndex> of(
             FileId file,
             List<BlockMetaData> blocks,
             List<RowGroupInfo> footerRowGroups,
-            SortKeyResolver.SortKey key) {
+            SortKeyResolver.SortKey key,
+            boolean checkOrder) {
         int groups = blocks.size();
         long length = file.length();
         long[][] oiOffsets = new long[groups][];
@@ -136,7 +142,8 @@ public final class LazyPageIndex implements RowGroupIndexPlan {
                         oiOffsets,
                         oiLengths,
                         ciOffsets,
-                        ciLengths));
+                        ciLengths,
+                        checkOrder));
     }
 
     private static boolean plausible(@Nullable IndexReference ref, long length) {
@@ -255,7 +262,9 @@ public final class LazyPageIndex implements RowGroupIndexPlan {
         RowGroupInfo info =
                 new RowGroupInfo(r, footer.firstRow(), footer.rowCount(), columns, keyPages);
         Optional<SortOrderCheck.Violation> v =
-                SortOrderCheck.pageViolation(file, keyColumns.get(0), info);
+                checkOrder
+                        ? SortOrderCheck.pageViolation(file, keyColumns.get(0), info)
+                        : Optional.empty();
         if (v.isPresent()) {
             throw v.get().toException();
         }

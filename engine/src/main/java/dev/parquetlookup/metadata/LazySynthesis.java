@@ -43,6 +43,8 @@ public final class LazySynthesis implements RowGroupIndexPlan {
     // Per row group, per key column: the footer's chunk bounds (see ChunkToWalk#chunkBounds).
     private final Object[][][] keyChunkBounds;
     private final PageBoundsDecoder decoder;
+    // False for a file served through a key index: its pages need not be in key order.
+    private final boolean checkOrder;
 
     private final AtomicLong rowGroupsBuilt = new AtomicLong();
     private final AtomicLong chunks = new AtomicLong();
@@ -56,8 +58,10 @@ public final class LazySynthesis implements RowGroupIndexPlan {
             List<ColumnDescriptor> leaves,
             SortKeyResolver.SortKey key,
             Object[][][] keyChunkBounds,
-            PageBoundsDecoder decoder) {
+            PageBoundsDecoder decoder,
+            boolean checkOrder) {
         this.file = file;
+        this.checkOrder = checkOrder;
         this.footerRowGroups = footerRowGroups;
         this.leaves = leaves;
         this.key = key;
@@ -77,7 +81,8 @@ public final class LazySynthesis implements RowGroupIndexPlan {
             List<BlockMetaData> blocks,
             FooterRowGroups footer,
             SortKeyResolver.SortKey key,
-            PageBoundsDecoder decoder) {
+            PageBoundsDecoder decoder,
+            boolean checkOrder) {
         if (blocks.isEmpty()) {
             return Optional.empty();
         }
@@ -98,7 +103,8 @@ public final class LazySynthesis implements RowGroupIndexPlan {
             }
         }
         return Optional.of(
-                new LazySynthesis(file, footer.rowGroups(), leaves, key, bounds, decoder));
+                new LazySynthesis(
+                        file, footer.rowGroups(), leaves, key, bounds, decoder, checkOrder));
     }
 
     @Override
@@ -237,6 +243,9 @@ public final class LazySynthesis implements RowGroupIndexPlan {
         pages.addAndGet(spent.pages());
         bytesRead.addAndGet(spent.bytesRead());
         nanos.addAndGet(spent.nanos());
+        if (!checkOrder) {
+            return info;
+        }
         SortOrderCheck.pageViolation(file, key.columns().get(0), info)
                 .ifPresent(
                         v -> {

@@ -8,6 +8,13 @@ public class LookupFileException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Said wherever a message advises {@code prepare}: it writes new files, which only plain
+     * Parquet files allow (a table format's data files belong to its writers).
+     */
+    public static final String PLAIN_FILES_ONLY =
+            " (plain Parquet files only: never rewrite a Delta or Iceberg table's data files)";
+
     public LookupFileException(String message) {
         super(message);
     }
@@ -28,6 +35,34 @@ public class LookupFileException extends RuntimeException {
 
         public BadSortKey(String message) {
             super(message);
+        }
+    }
+
+    /**
+     * A file is not sorted by the lookup key: found at open from its statistics ({@link
+     * SortOrderCheck}) or at a lookup by a key page out of order. The engine serves such a file
+     * through a key index instead (the default); this reaches the user only when unsorted files are
+     * refused. The message names the file, the column and the two keys out of order.
+     */
+    public static final class Unsorted extends LookupFileException {
+
+        private static final long serialVersionUID = 1L;
+
+        public Unsorted(String message) {
+            super(message);
+        }
+
+        /**
+         * The advice every refusal ends with: an index, never a rewrite of a table format's data
+         * files (they belong to the table's writers; rewriting one outside its log breaks the
+         * table).
+         */
+        public static String advice(String column) {
+            return " Set 'unsorted-files' = 'index' (the default) to serve it through a key index"
+                    + " the reader builds from the file; for plain Parquet files you own (never a"
+                    + " Delta or Iceberg table's data files), 'prepare --key "
+                    + column
+                    + "' rewrites them sorted, the fastest layout.";
         }
     }
 }

@@ -76,8 +76,28 @@ public final class MetadataReader {
             Function<MessageType, List<String>> sortKeyOf,
             PageIndexOptions pageIndex)
             throws IOException {
-        FileMetadata metadata = readUnverified(source, sortKeyOf, pageIndex);
+        FileMetadata metadata = readUnverified(source, sortKeyOf, pageIndex, true);
         SortOrderCheck.verify(metadata);
+        logPageIndex(metadata);
+        return metadata;
+    }
+
+    /**
+     * Like {@link #read(RangeSource, Function, PageIndexOptions)} for a file served through a key
+     * index instead of its sort order: nothing is checked sorted, neither at open nor when a row
+     * group's page index is read lazily. The key's statistics still bound the file's keys.
+     */
+    public static FileMetadata readForIndex(
+            RangeSource source,
+            Function<MessageType, List<String>> sortKeyOf,
+            PageIndexOptions pageIndex)
+            throws IOException {
+        FileMetadata metadata = readUnverified(source, sortKeyOf, pageIndex, false);
+        logPageIndex(metadata);
+        return metadata;
+    }
+
+    private static void logPageIndex(FileMetadata metadata) {
         if (metadata.pageIndex().kind() == PageIndexOrigin.Kind.NONE && metadata.rowCount() > 0) {
             // Logged once per parse, and a file version is parsed once while it stays cached.
             LOG.warn(
@@ -100,7 +120,6 @@ public final class MetadataReader {
                     metadata.createdBy(),
                     metadata.pageIndex().describe());
         }
-        return metadata;
     }
 
     /**
@@ -111,13 +130,14 @@ public final class MetadataReader {
     public static FileMetadata readUnverified(
             RangeSource source, List<String> configuredSortKey, PageIndexOptions pageIndex)
             throws IOException {
-        return readUnverified(source, schema -> configuredSortKey, pageIndex);
+        return readUnverified(source, schema -> configuredSortKey, pageIndex, true);
     }
 
     private static FileMetadata readUnverified(
             RangeSource source,
             Function<MessageType, List<String>> sortKeyOf,
-            PageIndexOptions pageIndex)
+            PageIndexOptions pageIndex,
+            boolean checkOrder)
             throws IOException {
         FooterReader.Footer footer = FooterReader.read(source);
         ParquetMetadata parquet = footer.metadata();
@@ -131,7 +151,7 @@ public final class MetadataReader {
         boolean synthesize = pageIndex.synthesize() && keysAreFlat(schema, key);
         RowGroupIndexPlan lazy =
                 pageIndex.lazy()
-                        ? lazyPlan(footer, schema, key, rows, synthesize, pageIndex)
+                        ? lazyPlan(footer, schema, key, rows, synthesize, pageIndex, checkOrder)
                         : null;
         long retained =
                 256L + 64L * schema.getColumns().size() + rows.rowGroupKeys().retainedBytes();
@@ -195,10 +215,11 @@ public final class MetadataReader {
             SortKeyResolver.SortKey key,
             FooterRowGroups rows,
             boolean synthesize,
-            PageIndexOptions pageIndex) {
+            PageIndexOptions pageIndex,
+            boolean checkOrder) {
         List<BlockMetaData> blocks = footer.metadata().getBlocks();
         Optional<LazyPageIndex> own =
-                LazyPageIndex.of(footer.file(), blocks, rows.rowGroups(), key);
+                LazyPageIndex.of(footer.file(), blocks, rows.rowGroups(), key, checkOrder);
         if (own.isPresent()) {
             return own.get();
         }
@@ -206,7 +227,13 @@ public final class MetadataReader {
             return null;
         }
         return LazySynthesis.of(
-                        footer.file(), schema.getColumns(), blocks, rows, key, pageIndex.decoder())
+                        footer.file(),
+                        schema.getColumns(),
+                        blocks,
+                        rows,
+                        key,
+                        pageIndex.decoder(),
+                        checkOrder)
                 .orElse(null);
     }
 

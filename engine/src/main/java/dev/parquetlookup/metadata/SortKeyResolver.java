@@ -59,7 +59,9 @@ public final class SortKeyResolver {
                             + "' entry; written by "
                             + createdBy
                             + "). Name the columns it is sorted by with the 'sort-key' option, or"
-                            + " rewrite it with 'prepare'.");
+                            + " rewrite it with 'prepare'"
+                            + LookupFileException.PLAIN_FILES_ONLY
+                            + ".");
         }
         int[] leaves = new int[sortKey.size()];
         List<KeyType> keyTypes = new ArrayList<>();
@@ -146,7 +148,9 @@ public final class SortKeyResolver {
                                     + name
                                     + "'; only top-level columns can be lookup keys. Set"
                                     + " 'sort-key' to top-level columns the file is sorted by, or"
-                                    + " rewrite it with 'prepare'.");
+                                    + " rewrite it with 'prepare'"
+                                    + LookupFileException.PLAIN_FILES_ONLY
+                                    + ".");
                 }
                 if (sc.isDescending()) {
                     throw new LookupFileException(
@@ -157,7 +161,9 @@ public final class SortKeyResolver {
                                     + "'; lookups need"
                                     + " ascending order. Rewrite it with 'prepare --key "
                                     + name
-                                    + "'.");
+                                    + "'"
+                                    + LookupFileException.PLAIN_FILES_ONLY
+                                    + ".");
                 }
                 names.add(name);
             }

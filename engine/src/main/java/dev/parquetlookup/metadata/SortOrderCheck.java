@@ -56,14 +56,13 @@ public final class SortOrderCheck {
                     + column
                     + "': "
                     + detail
-                    + ". Lookups need files sorted by the key: rewrite it with 'prepare --key "
-                    + column
-                    + "'.";
+                    + "."
+                    + LookupFileException.Unsorted.advice(column);
         }
 
         /** The exception the metadata reader throws for this violation. */
-        public LookupFileException toException() {
-            return new LookupFileException(message());
+        public LookupFileException.Unsorted toException() {
+            return new LookupFileException.Unsorted(message());
         }
     }
 

@@ -108,9 +108,12 @@ record LookupCost(double bytes, long reads, List<String> parts) {
             out.add(
                     "The files are not sorted by '"
                             + report.sortKey.get(0)
-                            + "': lookups would be refused. Run prepare --key "
+                            + "': the engine serves them through a key index it builds per file"
+                            + " ('unsorted-files' = 'index', the default; 'refuse' refuses them)."
+                            + " For plain Parquet files you own (never a Delta or Iceberg table's"
+                            + " data files), prepare --key "
                             + String.join(" --key ", report.sortKey)
-                            + ".");
+                            + " rewrites them sorted, the fastest layout.");
         }
         int overlaps = report.overlappingFilePairs();
         if (overlaps > 0) {

@@ -1,5 +1,6 @@
 package dev.parquetlookup.tools;
 
+import dev.parquetlookup.engine.codec.EngineCodecs;
 import dev.parquetlookup.engine.lookup.TableSchema;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;

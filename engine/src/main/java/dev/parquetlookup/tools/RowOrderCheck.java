@@ -4,6 +4,7 @@ import dev.parquetlookup.engine.lookup.DimensionTable;
 import dev.parquetlookup.engine.lookup.LookupPlan;
 import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.tools.FileLayout.SortVerdict;
 
@@ -67,10 +68,13 @@ final class RowOrderCheck {
                                                 + text(previous[0])
                                                 + ": its row groups and pages are in key order"
                                                 + " (statistics), the rows inside them are not."
-                                                + " The engine refuses such a page at its first"
-                                                + " lookup. Rewrite the file with 'prepare --key "
+                                                + " The engine finds it at the first lookup into"
+                                                + " such a page and serves the file through a key"
+                                                + " index ('unsorted-files' = 'refuse' refuses"
+                                                + " it); 'prepare --key "
                                                 + lead
-                                                + "'";
+                                                + "' rewrites it sorted, the fastest layout"
+                                                + LookupFileException.PLAIN_FILES_ONLY;
                             }
                             previous[0] = key;
                         }

@@ -101,8 +101,11 @@ class InspectCommandTest {
                                 + " \\d+")
                 .contains("Sort key: (k), given with --key")
                 .contains(
-                        "The files are not sorted by 'k': lookups would be refused. Run"
-                                + " prepare --key k.");
+                        "The files are not sorted by 'k': the engine serves them through a key"
+                                + " index it builds per file ('unsorted-files' = 'index', the"
+                                + " default; 'refuse' refuses them). For plain Parquet files you"
+                                + " own (never a Delta or Iceberg table's data files), prepare"
+                                + " --key k rewrites them sorted, the fastest layout.");
 
         ToolRunner.Result badKey = ToolRunner.run("inspect", file.toString(), "--key", "nope");
         assertThat(badKey.exitCode()).isEqualTo(2);

@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
+import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.engine.read.PageCache;
 import dev.parquetlookup.engine.table.RefreshStatus;
 import dev.parquetlookup.io.ReadStatistics;
@@ -34,6 +35,9 @@ import java.util.function.Supplier;
  * pageCacheHits        gauge      hits of the TaskManager-wide page cache (only when enabled)
  * pageCacheMisses      gauge      its misses
  * pageCacheBytes       gauge      bytes it holds
+ * keyIndexFiles        gauge      key indexes the TaskManager built (files not sorted by the key)
+ * keyIndexBytes        gauge      bytes of the key indexes it built
+ * keyIndexBuildMillis  gauge      time spent building them, milliseconds
  * </pre>
  *
  * The cache gauges report the shared caches, so every function of the job in one TaskManager shows
@@ -57,6 +61,9 @@ public final class LookupMetrics {
     static final String PAGE_HITS = "pageCacheHits";
     static final String PAGE_MISSES = "pageCacheMisses";
     static final String PAGE_BYTES = "pageCacheBytes";
+    static final String INDEX_FILES = "keyIndexFiles";
+    static final String INDEX_BYTES = "keyIndexBytes";
+    static final String INDEX_MILLIS = "keyIndexBuildMillis";
 
     private static final int LATENCY_WINDOW = 1024;
 
@@ -87,6 +94,11 @@ public final class LookupMetrics {
             group.gauge(PAGE_MISSES, (Gauge<Long>) () -> pageCache.stats().misses());
             group.gauge(PAGE_BYTES, (Gauge<Long>) () -> pageCache.stats().bytes());
         }
+        KeyIndexes indexes = KeyIndexes.shared();
+        group.gauge(INDEX_FILES, (Gauge<Long>) () -> indexes.statistics().filesIndexed());
+        group.gauge(INDEX_BYTES, (Gauge<Long>) () -> indexes.statistics().indexBytes());
+        group.gauge(
+                INDEX_MILLIS, (Gauge<Long>) () -> indexes.statistics().buildNanos() / 1_000_000);
     }
 
     /** Records one completed lookup. */

@@ -213,7 +213,9 @@ public record LookupSpec(
                                     + " sorted by %s: a lookup join must give the sort key or a"
                                     + " leading prefix of it, i.e. an equality condition on '%s'"
                                     + " at least. Fix: join on %s, or rewrite the files sorted by"
-                                    + " %s (e.g. with the 'prepare' tool); if the files are"
+                                    + " %s (e.g. with the 'prepare' tool; plain Parquet files only:"
+                                    + " never rewrite a Delta or Iceberg table's data files); if"
+                                    + " the files are"
                                     + " already sorted that way but do not declare it, set"
                                     + " 'sort-key' = '%s'.",
                             tableName,

@@ -47,6 +47,7 @@ import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.PATH_SNAPSHOT_
 import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.REFRESH_INTERVAL;
 import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.SCAN_VERSION;
 import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.SORT_KEY;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.UNSORTED_FILES;
 import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.WARMUP;
 
 /**
@@ -358,6 +359,8 @@ public final class ParquetLookupConfig implements Serializable {
                 .pageCache(pageCache)
                 .mapLocalFiles(mapLocalFiles())
                 .synthesizePageIndex(synthesizePageIndex())
+                .unsortedFiles(get(UNSORTED_FILES))
+                .indexDirectory(diskTier().resolveDirectory().resolve("parquet-lookup-index"))
                 .build();
     }
 

@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
+import dev.parquetlookup.engine.lookup.UnsortedFiles;
 import dev.parquetlookup.engine.source.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.engine.source.TableFormat;
 import dev.parquetlookup.engine.table.TableWarmup;
@@ -198,6 +199,16 @@ public final class ParquetLookupOptions {
 
     // ------------------------------------------------------------------ reading
 
+    public static final ConfigOption<UnsortedFiles> UNSORTED_FILES =
+            ConfigOptions.key("unsorted-files")
+                    .enumType(UnsortedFiles.class)
+                    .defaultValue(UnsortedFiles.INDEX)
+                    .withDescription(
+                            "Files not sorted by the key (Delta/Iceberg maintenance, plain writes):"
+                                    + " 'index' (default) serves them through a key index built"
+                                    + " once per file in the background, kept on local disk; 'refuse'"
+                                    + " refuses them. See docs/architecture.md.");
+
     public static final ConfigOption<Boolean> PAGE_INDEX_SYNTHESIZE =
             ConfigOptions.key("page-index.synthesize")
                     .booleanType()
@@ -289,6 +300,7 @@ public final class ParquetLookupOptions {
                     METADATA_CACHE_MAX_BYTES,
                     PAGE_CACHE_MAX_BYTES,
                     PAGE_INDEX_SYNTHESIZE,
+                    UNSORTED_FILES,
                     LOCAL_FILES_MMAP,
                     LOCAL_CACHE_DIR,
                     LOCAL_CACHE_MAX_BYTES,

@@ -66,5 +66,12 @@ class LookupMetricsTest {
                 listener.getMetricGroup(), ReadStatistics::new, new MetadataCache(1 << 20), null);
         assertThat(listener.getGauge(LookupMetrics.GROUP, "pageCacheHits")).isEmpty();
         assertThat(listener.getGauge(LookupMetrics.GROUP, "metadataCacheHits")).isPresent();
+        // The TaskManager's key indexes (files not sorted by the key): gauges of every function.
+        for (String gauge :
+                new String[] {"keyIndexFiles", "keyIndexBytes", "keyIndexBuildMillis"}) {
+            assertThat(listener.<Long>getGauge(LookupMetrics.GROUP, gauge).get().getValue())
+                    .as(gauge)
+                    .isNotNegative();
+        }
     }
 }

@@ -111,9 +111,10 @@ class ParquetLookupValidationITCase {
                         ") are sorted by [g, name]: a lookup join must give the sort key or a"
                                 + " leading prefix of it, i.e. an equality condition on 'g' at"
                                 + " least. Fix: join on [g, name], or rewrite the files sorted by"
-                                + " [name] (e.g. with the 'prepare' tool); if the files are already"
-                                + " sorted that way but do not declare it, set 'sort-key' ="
-                                + " 'name'.");
+                                + " [name] (e.g. with the 'prepare' tool; plain Parquet files"
+                                + " only: never rewrite a Delta or Iceberg table's data files); if"
+                                + " the files are already sorted that way but do not declare it,"
+                                + " set 'sort-key' = 'name'.");
     }
 
     @Test
@@ -179,7 +180,8 @@ class ParquetLookupValidationITCase {
                                 + " 'parquet-lookup.sort-key' entry; written by DuckDB")
                 .hasMessageEndingWith(
                         "Name the columns it is sorted by with the 'sort-key' option, or rewrite"
-                                + " it with 'prepare'.");
+                                + " it with 'prepare' (plain Parquet files only: never rewrite a"
+                                + " Delta or Iceberg table's data files).");
     }
 
     @Test

@@ -128,9 +128,10 @@ class SchemaValidatorTest {
                                 + " (file:/d) are sorted by [g, name]: a lookup join must give"
                                 + " the sort key or a leading prefix of it, i.e. an equality"
                                 + " condition on 'g' at least. Fix: join on [g, name], or rewrite"
-                                + " the files sorted by [name] (e.g. with the 'prepare' tool); if"
-                                + " the files are already sorted that way but do not declare it,"
-                                + " set 'sort-key' = 'name'.");
+                                + " the files sorted by [name] (e.g. with the 'prepare' tool; plain"
+                                + " Parquet files only: never rewrite a Delta or Iceberg table's"
+                                + " data files); if the files are already sorted that way but do"
+                                + " not declare it, set 'sort-key' = 'name'.");
     }
 
     @Test

@@ -141,11 +141,17 @@ public final class DimensionTable implements Closeable {
             opened.addAll(
                     FileOpener.openAll(config, store, statistics, ids, deletedRows, bindings));
             TableColumns schema = TableColumns.of(config.path(), opened);
+            int indexed = 0;
+            for (SortedFile f : opened) {
+                indexed += f.indexed() ? 1 : 0;
+            }
             LOG.info(
-                    "Opened {} file(s) at {} sorted by {}",
+                    "Opened {} file(s) at {} sorted by {} ({} not sorted: served through key"
+                            + " indexes)",
                     opened.size(),
                     config.path(),
-                    schema.sortKey());
+                    schema.sortKey(),
+                    indexed);
             return new DimensionTable(config, store, statistics, schema, List.copyOf(opened));
         } catch (IOException | RuntimeException e) {
             for (SortedFile f : opened) {

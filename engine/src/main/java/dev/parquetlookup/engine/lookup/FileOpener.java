@@ -11,15 +11,22 @@ import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
 
+import org.apache.parquet.schema.MessageType;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 /**
  * Opens the files of a {@link DimensionTable}, many at once: each file's metadata from the shared
@@ -29,6 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * is thrown with the others suppressed.
  */
 final class FileOpener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FileOpener.class);
 
     private FileOpener() {}
 
@@ -229,23 +238,53 @@ final class FileOpener {
             try {
                 ColumnBinding binding = binding(id);
                 List<String> tableKey = config.sortKey();
-                // The file is verified sorted by the table's key in its own names, without the
-                // columns that are constants of the file.
-                FileMetadata meta =
-                        config.metadataCache()
-                                .get(
-                                        id,
-                                        binding.cacheKey(tableKey),
-                                        config.synthesizePageIndex(),
+                Function<MessageType, List<String>> storedKey =
+                        schema -> FileColumns.storedKey(id, binding.resolve(id, schema), tableKey);
+                FileIndexing indexing =
+                        config.unsortedFiles() == UnsortedFiles.INDEX
+                                ? new FileIndexing(
+                                        config.indexDirectoryOrDefault(),
                                         () ->
-                                                MetadataReader.read(
-                                                        footerSource,
-                                                        schema ->
-                                                                FileColumns.storedKey(
-                                                                        id,
-                                                                        binding.resolve(id, schema),
-                                                                        tableKey),
-                                                        pageIndexOptions(config)));
+                                                indexedMetadata(id, binding, footerSource)
+                                                        .bind(source, config.metadataCache()))
+                                : null;
+                // The file is verified sorted by the table's key in its own names, without the
+                // columns that are constants of the file; one found unsorted before is indexed.
+                FileMetadata meta =
+                        indexing == null
+                                ? null
+                                : config.metadataCache()
+                                        .getIfPresent(
+                                                id,
+                                                indexedCacheKey(binding),
+                                                config.synthesizePageIndex());
+                boolean unsorted = meta != null;
+                if (meta == null) {
+                    try {
+                        meta =
+                                config.metadataCache()
+                                        .get(
+                                                id,
+                                                binding.cacheKey(tableKey),
+                                                config.synthesizePageIndex(),
+                                                () ->
+                                                        MetadataReader.read(
+                                                                footerSource,
+                                                                storedKey,
+                                                                pageIndexOptions(config)));
+                    } catch (LookupFileException.Unsorted e) {
+                        if (indexing == null) {
+                            throw e;
+                        }
+                        LOG.info(
+                                "File {} is not sorted by its key ({}); serving it through a key"
+                                        + " index",
+                                id,
+                                e.getMessage());
+                        meta = indexedMetadata(id, binding, footerSource);
+                        unsorted = true;
+                    }
+                }
                 FileColumns columns =
                         FileColumns.of(meta, binding.resolve(id, meta.schema()), tableKey);
                 // The cached metadata is shared; this file reads its lazy page index through its
@@ -256,13 +295,48 @@ final class FileOpener {
                         config.pageCache(),
                         config.metadataCache(),
                         deletedRows.getOrDefault(id, DeletedRows.NONE),
-                        columns);
+                        columns,
+                        indexing,
+                        unsorted);
             } catch (IOException | RuntimeException e) {
                 source.close();
                 throw e;
             }
         }
+
+        /**
+         * The metadata of a file served through a key index: read without order checks, cached
+         * apart from verified metadata.
+         */
+        private FileMetadata indexedMetadata(
+                FileId id, ColumnBinding binding, RangeSource footerSource) throws IOException {
+            List<String> tableKey = config.sortKey();
+            return config.metadataCache()
+                    .get(
+                            id,
+                            indexedCacheKey(binding),
+                            config.synthesizePageIndex(),
+                            () ->
+                                    MetadataReader.readForIndex(
+                                            footerSource,
+                                            schema ->
+                                                    FileColumns.storedKey(
+                                                            id,
+                                                            binding.resolve(id, schema),
+                                                            tableKey),
+                                            pageIndexOptions(config)));
+        }
+
+        /** The metadata cache's key of a file's metadata read for a key index. */
+        private List<String> indexedCacheKey(ColumnBinding binding) {
+            List<String> key = new ArrayList<>(binding.cacheKey(config.sortKey()));
+            key.add(INDEXED_MARKER);
+            return key;
+        }
     }
+
+    /** Marks cached metadata read without order checks (a name no column has). */
+    private static final String INDEXED_MARKER = "\u0000key-index";
 
     /**
      * The page index a file is read with: its own, or one synthesized when it has none (unless

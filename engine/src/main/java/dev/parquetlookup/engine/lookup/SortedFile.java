@@ -1,6 +1,9 @@
 package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.codec.Decompression;
+import dev.parquetlookup.engine.index.KeyCodes;
+import dev.parquetlookup.engine.index.KeyIndex;
+import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.engine.page.ColumnTypes;
 import dev.parquetlookup.engine.page.PageCursor;
 import dev.parquetlookup.engine.read.FileErrors;
@@ -28,6 +31,9 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.annotation.Nullable;
 
 import java.io.Closeable;
@@ -46,8 +52,16 @@ import java.util.Map;
  * <p>One lookup: row groups by the leading key's min/max, pages by the ColumnIndex, the key page is
  * read and searched, then for each projected column the OffsetIndex gives the page holding those
  * rows, fetched together in one batch and decoded only up to the last wanted row.
+ *
+ * <p>A file not sorted by its key is served through a key index instead ({@link KeyIndexes}): found
+ * at open, it is opened that way; found at a lookup (a key page out of order), it switches once to
+ * a twin opened that way. An indexed lookup reads the rows the index names and keeps only those
+ * whose key, read from the row, equals the looked-up key; a row whose key does not match its index
+ * entry is an error naming the file, never a wrong row.
  */
 final class SortedFile implements OpenFile, Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SortedFile.class);
 
     /** Rows {@code [from, to)} of one row group (row-group relative). */
     record RowSpan(int rowGroup, long from, long to) {}
@@ -71,6 +85,16 @@ final class SortedFile implements OpenFile, Closeable {
     // Boxed once: every lookup compares against them.
     @Nullable private final Object minKey;
     @Nullable private final Object maxKey;
+    // How to serve this file through a key index once it is found unsorted; null: refuse.
+    @Nullable private final FileIndexing indexing;
+    // This file's key index when it is served through one (opened unsorted), else null.
+    @Nullable private final KeyIndexes.Handle index;
+    // First row of each row group, for row positions from the index (indexed files only).
+    @Nullable private final long[] firstRows;
+    // The twin serving this file through an index since a lookup found it unsorted.
+    @Nullable private volatile SortedFile indexedTwin;
+    @Nullable private final PageCache pageCache;
+    @Nullable private final MetadataCache chunkCache;
 
     SortedFile(FileMetadata meta, RangeSource source, @Nullable PageCache pageCache) {
         this(meta, source, pageCache, null, DeletedRows.NONE);
@@ -106,7 +130,27 @@ final class SortedFile implements OpenFile, Closeable {
             @Nullable MetadataCache chunkCache,
             DeletedRows deleted,
             FileColumns columns) {
+        this(meta, source, pageCache, chunkCache, deleted, columns, null, false);
+    }
+
+    /**
+     * Like the constructor above; {@code indexing} (null: refuse) serves the file through a key
+     * index when it is found unsorted, from the start when {@code unsorted} (its metadata then read
+     * without order checks) or when a lookup finds a key page out of order.
+     */
+    SortedFile(
+            FileMetadata meta,
+            RangeSource source,
+            @Nullable PageCache pageCache,
+            @Nullable MetadataCache chunkCache,
+            DeletedRows deleted,
+            FileColumns columns,
+            @Nullable FileIndexing indexing,
+            boolean unsorted) {
         this.meta = meta;
+        this.indexing = indexing;
+        this.pageCache = pageCache;
+        this.chunkCache = chunkCache;
         this.deleted = deleted;
         this.columns = columns;
         this.source = source;
@@ -142,16 +186,35 @@ final class SortedFile implements OpenFile, Closeable {
         this.loader = new PageLoader(meta, source, pageCache, chunkCache, leaves, errors);
         this.locator = new PageLocator(meta, leaves, loader, errors);
         KeyRanges rg = meta.rowGroupKeys();
+        if (unsorted && indexing != null) {
+            this.firstRows = new long[meta.rowGroups().size()];
+            for (int r = 0; r < firstRows.length; r++) {
+                firstRows[r] = meta.footerRowGroup(r).firstRow();
+            }
+            // Starts the build in the background: the first lookup into the file waits for it.
+            this.index = indexing.acquire(meta, source, leaves);
+        } else {
+            this.firstRows = null;
+            this.index = null;
+        }
         if (columns.leadingIsConstant()) {
             // Every row has the constant: the file's range of the table's leading key is one value.
             this.minKey = meta.rowCount() == 0 ? null : columns.leadingConstant();
+            this.maxKey = minKey;
+        } else if (index != null) {
+            // Row groups in any order: the file's range is the smallest min and the largest max.
+            Object min = null;
+            Object max = null;
+            for (int i = 0; i < rg.size(); i++) {
+                min = min == null || rg.type().compare(rg.min(i), min) < 0 ? rg.min(i) : min;
+                max = max == null || rg.type().compare(rg.max(i), max) > 0 ? rg.max(i) : max;
+            }
+            this.minKey = min;
+            this.maxKey = max;
         } else {
             this.minKey = rg.size() == 0 ? null : rg.min(0);
+            this.maxKey = rg.size() == 0 ? null : rg.max(rg.size() - 1);
         }
-        this.maxKey =
-                columns.leadingIsConstant()
-                        ? minKey
-                        : rg.size() == 0 ? null : rg.max(rg.size() - 1);
     }
 
     /** Refuses at open a readable column whose pages use a codec we cannot decompress. */
@@ -196,12 +259,18 @@ final class SortedFile implements OpenFile, Closeable {
 
     @Override
     public InFlightReads reads() {
-        return loader.reads();
+        SortedFile twin = indexedTwin;
+        return twin != null ? twin.reads() : loader.reads();
     }
 
     @Override
     public List<FileRange> readAhead(List<LoadedPage> missing, List<String> columns) {
-        return loader.readAhead(missing, leaves(columns));
+        SortedFile twin = indexedTwin;
+        if (twin != null) {
+            return twin.readAhead(missing, columns);
+        }
+        // An indexed file's key pages do not bound its rows' value pages: no read-ahead.
+        return index != null ? List.of() : loader.readAhead(missing, leaves(columns));
     }
 
     /** The leading key's smallest value in this file, or null for a file without keys. */
@@ -241,6 +310,11 @@ final class SortedFile implements OpenFile, Closeable {
      * (comparable forms, see {@link KeyType}).
      */
     void findRows(Object[] key, List<RowSpan> out, LookupContext ctx) throws IOException {
+        SortedFile twin = indexedTwin;
+        if (twin != null) {
+            twin.findRows(key, out, ctx);
+            return;
+        }
         int before = out.size();
         Object[] stored = columns.storedKey(key);
         if (stored == null) {
@@ -254,11 +328,167 @@ final class SortedFile implements OpenFile, Closeable {
                     out.add(new RowSpan(r, 0, rows));
                 }
             }
+        } else if (index != null) {
+            indexedRows(stored, out);
         } else {
-            locator.findRows(stored, out, ctx);
+            try {
+                locator.findRows(stored, out, ctx);
+            } catch (LookupFileException.Unsorted e) {
+                if (indexing == null) {
+                    throw e;
+                }
+                out.subList(before, out.size()).clear();
+                indexedTwin(e).findRows(key, out, ctx);
+                return;
+            }
         }
         // Deleted rows leave the spans before any value is read (the one place rows are chosen).
         deleted.removeFrom(out, before, meta.rowGroups());
+        if (index != null && stored.length > 0) {
+            keepMatching(stored, out, before, ctx);
+        }
+    }
+
+    /**
+     * The twin serving this file through a key index, opened once (the first lookup to need it).
+     */
+    private synchronized SortedFile indexedTwin(LookupFileException.Unsorted found)
+            throws IOException {
+        SortedFile twin = indexedTwin;
+        if (twin == null) {
+            LOG.info(
+                    "File {} is not sorted by its key (found at a lookup: {}); serving it through a"
+                            + " key index",
+                    file(),
+                    found.getMessage());
+            FileMetadata reread = indexing.reopen();
+            twin =
+                    new SortedFile(
+                            reread,
+                            source,
+                            pageCache,
+                            chunkCache,
+                            deleted,
+                            columns,
+                            indexing,
+                            true);
+            twin.conversions = conversions;
+            indexedTwin = twin;
+        }
+        return twin;
+    }
+
+    /** Adds the rows the key index names for the leading key {@code stored[0]}, as spans. */
+    private void indexedRows(Object[] stored, List<RowSpan> out) throws IOException {
+        KeyIndex keys = index.index();
+        long[] rows = keys.rows(KeyCodes.code(List.of(meta.keyTypes().get(0)), stored));
+        int r = 0;
+        for (int i = 0; i < rows.length; i++) {
+            long row = rows[i];
+            while (r + 1 < firstRows.length && firstRows[r + 1] <= row) {
+                r++;
+            }
+            if (row < firstRows[r] || row >= meta.rowCount()) {
+                throw indexMismatch("names row " + row + ", outside the file");
+            }
+            long local = row - firstRows[r];
+            int last = out.size() - 1;
+            if (last >= 0 && out.get(last).rowGroup() == r && out.get(last).to() == local) {
+                out.set(last, new RowSpan(r, out.get(last).from(), local + 1));
+            } else {
+                out.add(new RowSpan(r, local, local + 1));
+            }
+        }
+    }
+
+    /**
+     * Reads the key columns of the rows in {@code out} from {@code before} on and keeps only those
+     * whose key equals {@code stored}: other keys with the same code (a hash) and rows differing in
+     * later key columns leave; a row whose leading key does not have its entry's code means the
+     * index does not match the file, an error.
+     */
+    private void keepMatching(Object[] stored, List<RowSpan> out, int before, LookupContext ctx)
+            throws IOException {
+        int total = 0;
+        for (int i = before; i < out.size(); i++) {
+            total += (int) (out.get(i).to() - out.get(i).from());
+        }
+        if (total == 0) {
+            return;
+        }
+        List<RowSpan> spans = new ArrayList<>(out.subList(before, out.size()));
+        Object[][] keys = new Object[total][stored.length];
+        List<PageLoader.PageRequest> requests = new ArrayList<>();
+        for (int k = 0; k < stored.length; k++) {
+            for (RowSpan span : spans) {
+                requests.add(
+                        new PageLoader.PageRequest(
+                                ctx.rowGroup(meta, loader.source(), span.rowGroup()),
+                                meta.keyLeaves()[k],
+                                span.from(),
+                                span.to()));
+            }
+        }
+        List<List<LoadedPage>> pages = loader.loadPages(requests, ctx);
+        int request = 0;
+        for (int k = 0; k < stored.length; k++) {
+            ColumnTypes.ValueReader reader = KeyCodes.comparableReader(meta.keyTypes().get(k));
+            int row = 0;
+            for (RowSpan span : spans) {
+                for (LoadedPage page : pages.get(request++)) {
+                    row = readPage(page, meta.keyLeaves()[k], span, reader, k, keys, row, ctx);
+                }
+            }
+        }
+        List<KeyType> lead = List.of(meta.keyTypes().get(0));
+        long code = KeyCodes.code(lead, stored);
+        out.subList(before, out.size()).clear();
+        int row = 0;
+        for (RowSpan span : spans) {
+            long runStart = -1;
+            for (long r = span.from(); r < span.to(); r++) {
+                Object[] found = keys[row++];
+                if (found[0] == null || KeyCodes.code(lead, found) != code) {
+                    throw indexMismatch(
+                            "names row "
+                                    + r
+                                    + " of row group "
+                                    + span.rowGroup()
+                                    + " for key "
+                                    + meta.keyTypes().get(0).format(stored[0])
+                                    + ", which holds "
+                                    + (found[0] == null
+                                            ? "NULL"
+                                            : meta.keyTypes().get(0).format(found[0])));
+                }
+                boolean match = true;
+                for (int k = 0; k < stored.length && match; k++) {
+                    match =
+                            found[k] != null
+                                    && meta.keyTypes().get(k).compare(found[k], stored[k]) == 0;
+                }
+                if (match && runStart < 0) {
+                    runStart = r;
+                } else if (!match && runStart >= 0) {
+                    out.add(new RowSpan(span.rowGroup(), runStart, r));
+                    runStart = -1;
+                }
+            }
+            if (runStart >= 0) {
+                out.add(new RowSpan(span.rowGroup(), runStart, span.to()));
+            }
+        }
+    }
+
+    private LookupFileException indexMismatch(String what) {
+        return new LookupFileException(
+                "File "
+                        + file()
+                        + ": its key index "
+                        + what
+                        + ". The file changed in place after it was indexed, or the index is"
+                        + " damaged: replace files atomically (a new version gets a new index);"
+                        + " deleting the index file rebuilds it.");
     }
 
     /**
@@ -267,6 +497,11 @@ final class SortedFile implements OpenFile, Closeable {
      */
     void readRows(List<RowSpan> spans, List<String> columns, LookupContext ctx, List<Object[]> out)
             throws IOException {
+        SortedFile twin = indexedTwin;
+        if (twin != null) {
+            twin.readRows(spans, columns, ctx, out);
+            return;
+        }
         int total = 0;
         for (RowSpan span : spans) {
             total += (int) (span.to() - span.from());
@@ -421,8 +656,20 @@ final class SortedFile implements OpenFile, Closeable {
         }
     }
 
+    /** Whether this file is served through a key index (opened unsorted or switched). */
+    boolean indexed() {
+        return index != null || indexedTwin != null;
+    }
+
     @Override
     public void close() throws IOException {
+        SortedFile twin = indexedTwin;
+        if (twin != null) {
+            twin.index.close(); // the twin shares this file's source
+        }
+        if (index != null) {
+            index.close();
+        }
         source.close();
     }
 

@@ -76,7 +76,9 @@ final class TableColumns {
                             + ". Look up by "
                             + sortKey.get(0)
                             + (sortKey.size() > 1 ? " (or " + sortKey + " in that order)" : "")
-                            + ", or rewrite the files sorted by your key with 'prepare'.");
+                            + ", or rewrite the files sorted by your key with 'prepare'"
+                            + LookupFileException.PLAIN_FILES_ONLY
+                            + ".");
         }
         List<ValueType> keyTypeList = new ArrayList<>();
         for (String key : keyColumns) {

@@ -5,6 +5,7 @@ import dev.parquetlookup.metadata.MetadataCache;
 
 import javax.annotation.Nullable;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -26,6 +27,10 @@ import java.util.Objects;
  * @param synthesizePageIndex whether a file without a page index (DuckDB, pyarrow by default) gets
  *     one built from its page headers on the first lookup into each row group (the default), so
  *     lookups read single pages; when off such files are read a whole key column chunk per lookup
+ * @param unsortedFiles files not sorted by the key: served through a key index (the default) or
+ *     refused
+ * @param indexDirectory where key indexes are kept (shared by the JVM's tables; index files of
+ *     unchanged files are reused by later tables), or null for {@link #DEFAULT_INDEX_DIRECTORY}
  */
 public record TableConfig(
         String path,
@@ -34,7 +39,13 @@ public record TableConfig(
         MetadataCache metadataCache,
         @Nullable PageCache pageCache,
         boolean mapLocalFiles,
-        boolean synthesizePageIndex) {
+        boolean synthesizePageIndex,
+        UnsortedFiles unsortedFiles,
+        @Nullable Path indexDirectory) {
+
+    /** Where key indexes are kept by default: {@code parquet-lookup-index} in java.io.tmpdir. */
+    public static final Path DEFAULT_INDEX_DIRECTORY =
+            Path.of(System.getProperty("java.io.tmpdir"), "parquet-lookup-index");
 
     /** Constructor without {@code synthesizePageIndex}: synthesis on, the default. */
     public TableConfig(
@@ -44,7 +55,16 @@ public record TableConfig(
             MetadataCache metadataCache,
             @Nullable PageCache pageCache,
             boolean mapLocalFiles) {
-        this(path, sortKey, hadoopOptions, metadataCache, pageCache, mapLocalFiles, true);
+        this(
+                path,
+                sortKey,
+                hadoopOptions,
+                metadataCache,
+                pageCache,
+                mapLocalFiles,
+                true,
+                UnsortedFiles.INDEX,
+                null);
     }
 
     public TableConfig {
@@ -52,6 +72,12 @@ public record TableConfig(
         sortKey = List.copyOf(sortKey);
         hadoopOptions = Map.copyOf(hadoopOptions);
         Objects.requireNonNull(metadataCache, "metadataCache");
+        Objects.requireNonNull(unsortedFiles, "unsortedFiles");
+    }
+
+    /** The directory key indexes are kept in: the configured one or the default. */
+    public Path indexDirectoryOrDefault() {
+        return indexDirectory != null ? indexDirectory : DEFAULT_INDEX_DIRECTORY;
     }
 
     /** This configuration for another path (a snapshot directory of the configured one). */
@@ -65,7 +91,23 @@ public record TableConfig(
                         metadataCache,
                         pageCache,
                         mapLocalFiles,
-                        synthesizePageIndex);
+                        synthesizePageIndex,
+                        unsortedFiles,
+                        indexDirectory);
+    }
+
+    /** This configuration with another sort key (a table format's declared order). */
+    public TableConfig withSortKey(List<String> newSortKey) {
+        return new TableConfig(
+                path,
+                newSortKey,
+                hadoopOptions,
+                metadataCache,
+                pageCache,
+                mapLocalFiles,
+                synthesizePageIndex,
+                unsortedFiles,
+                indexDirectory);
     }
 
     public static Builder builder(String path) {
@@ -81,6 +123,8 @@ public record TableConfig(
         private PageCache pageCache;
         private boolean mapLocalFiles = true;
         private boolean synthesizePageIndex = true;
+        private UnsortedFiles unsortedFiles = UnsortedFiles.INDEX;
+        private Path indexDirectory;
 
         private Builder(String path) {
             this.path = path;
@@ -116,6 +160,16 @@ public record TableConfig(
             return this;
         }
 
+        public Builder unsortedFiles(UnsortedFiles unsortedFiles) {
+            this.unsortedFiles = unsortedFiles;
+            return this;
+        }
+
+        public Builder indexDirectory(@Nullable Path indexDirectory) {
+            this.indexDirectory = indexDirectory;
+            return this;
+        }
+
         public TableConfig build() {
             return new TableConfig(
                     path,
@@ -124,7 +178,9 @@ public record TableConfig(
                     metadataCache != null ? metadataCache : MetadataCache.defaultShared(),
                     pageCache,
                     mapLocalFiles,
-                    synthesizePageIndex);
+                    synthesizePageIndex,
+                    unsortedFiles,
+                    indexDirectory);
         }
     }
 }

@@ -61,11 +61,11 @@ public final class FileErrors {
     }
 
     /** Two keys out of order inside one page of the sort key's column {@code keyIndex}. */
-    LookupFileException unsortedPage(
+    LookupFileException.Unsorted unsortedPage(
             RowGroupInfo rg, int keyIndex, int page, Object before, Object after) {
         KeyType type = meta.keyTypes().get(keyIndex);
         String column = meta.sortKey().get(keyIndex);
-        return new LookupFileException(
+        return new LookupFileException.Unsorted(
                 "File "
                         + meta.file()
                         + " is not sorted by '"
@@ -78,10 +78,8 @@ public final class FileErrors {
                         + type.format(before)
                         + " comes before "
                         + type.format(after)
-                        + ". Lookups need files sorted by the key: rewrite it"
-                        + " with 'prepare --key "
-                        + column
-                        + "'.");
+                        + "."
+                        + LookupFileException.Unsorted.advice(column));
     }
 
     /** A dictionary-encoded page whose chunk has no dictionary page. */

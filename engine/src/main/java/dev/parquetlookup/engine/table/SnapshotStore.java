@@ -35,15 +35,7 @@ final class SnapshotStore extends ForwardingFileStore {
         TableConfig snapshotConfig = config.withPath(listing.location());
         if (snapshotConfig.sortKey().isEmpty() && !listing.sortKey().isEmpty()) {
             // The format's declared order (an Iceberg sort order), verified like a configured key.
-            snapshotConfig =
-                    new TableConfig(
-                            snapshotConfig.path(),
-                            listing.sortKey(),
-                            snapshotConfig.hadoopOptions(),
-                            snapshotConfig.metadataCache(),
-                            snapshotConfig.pageCache(),
-                            snapshotConfig.mapLocalFiles(),
-                            snapshotConfig.synthesizePageIndex());
+            snapshotConfig = snapshotConfig.withSortKey(listing.sortKey());
         }
         // Rows the version deleted without rewriting their files (deletion vectors, position
         // deletes) are never returned; each file supplies the table's columns as its binding

@@ -52,6 +52,7 @@ class BadInputTest {
         return TableConfig.builder(path.toString())
                 .sortKey(List.of(sortKey))
                 .metadataCache(cache)
+                .unsortedFiles(UnsortedFiles.REFUSE) // the refusals; served: UnsortedFilesTest
                 .build();
     }
 
@@ -113,8 +114,8 @@ class BadInputTest {
                         "File "
                                 + uri(file)
                                 + " is not sorted by 'k': in row group 0, page 0 holds keys up to"
-                                + " 109 but page 1 starts at 0. Lookups need files sorted by the"
-                                + " key: rewrite it with 'prepare --key k'.");
+                                + " 109 but page 1 starts at 0."
+                                + LookupFileException.Unsorted.advice("k"));
         table.close();
     }
 
@@ -131,8 +132,8 @@ class BadInputTest {
                         "File "
                                 + uri(file)
                                 + " is not sorted by 'k': row group 0 holds keys up to 59 but row"
-                                + " group 1 starts at 10. Lookups need files sorted by the key:"
-                                + " rewrite it with 'prepare --key k'.");
+                                + " group 1 starts at 10."
+                                + LookupFileException.Unsorted.advice("k"));
     }
 
     /**
@@ -180,8 +181,8 @@ class BadInputTest {
                                         + inPage.get(i - 1)
                                         + " comes before "
                                         + inPage.get(i)
-                                        + ". Lookups need files sorted by the key: rewrite it"
-                                        + " with 'prepare --key k'.");
+                                        + "."
+                                        + LookupFileException.Unsorted.advice("k"));
             }
         }
     }
@@ -425,7 +426,9 @@ class BadInputTest {
                                     + file
                                     + " or a leading part of it: the files are sorted by [a, b]."
                                     + " Look up by a (or [a, b] in that order), or rewrite the"
-                                    + " files sorted by your key with 'prepare'.");
+                                    + " files sorted by your key with 'prepare'"
+                                    + LookupFileException.PLAIN_FILES_ONLY
+                                    + ".");
             assertThatThrownBy(() -> table.plan(List.of("a"), List.of("nope")))
                     .isInstanceOf(LookupFileException.class)
                     .hasMessage(

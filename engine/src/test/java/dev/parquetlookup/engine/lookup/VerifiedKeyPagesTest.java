@@ -47,6 +47,7 @@ class VerifiedKeyPagesTest {
                 .sortKey(List.of(sortKey))
                 .metadataCache(metadata)
                 .pageCache(null)
+                .unsortedFiles(UnsortedFiles.REFUSE) // the refusal; served: UnsortedFilesTest
                 .build();
     }
 

@@ -3,6 +3,7 @@ package dev.parquetlookup.engine.page;
 import dev.parquetlookup.engine.lookup.DimensionTable;
 import dev.parquetlookup.engine.lookup.LookupPlan;
 import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.lookup.UnsortedFiles;
 import dev.parquetlookup.engine.read.LookupContext;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.LookupFileException;
@@ -192,6 +193,8 @@ class DictionaryKeysTest {
                         .sortKey(List.of("k"))
                         .metadataCache(new MetadataCache(16 << 20))
                         .pageCache(null)
+                        .unsortedFiles(
+                                UnsortedFiles.REFUSE) // the refusal; served: UnsortedFilesTest
                         .build();
         try (DimensionTable table = DimensionTable.open(config)) {
             LookupPlan plan = table.plan(List.of("k"), List.of("v"));
@@ -202,8 +205,8 @@ class DictionaryKeysTest {
                             "File file:"
                                     + file.toAbsolutePath()
                                     + " is not sorted by 'k': in row group 0, page 1, key"
-                                    + " 'key014' comes before 'key013'. Lookups need files sorted"
-                                    + " by the key: rewrite it with 'prepare --key k'.");
+                                    + " 'key014' comes before 'key013'."
+                                    + LookupFileException.Unsorted.advice("k"));
         }
     }
 

@@ -3,6 +3,7 @@ package dev.parquetlookup.engine.read;
 import dev.parquetlookup.engine.lookup.DimensionTable;
 import dev.parquetlookup.engine.lookup.LookupPlan;
 import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.lookup.UnsortedFiles;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.ReadStatistics;
@@ -134,6 +135,8 @@ class PageCacheAdmissionTest {
                         .sortKey(List.of("k"))
                         .metadataCache(new MetadataCache(16L << 20))
                         .pageCache(pages)
+                        .unsortedFiles(
+                                UnsortedFiles.REFUSE) // the refusal; served: UnsortedFilesTest
                         .build();
         try (DimensionTable table = DimensionTable.open(config)) {
             LookupPlan plan = table.plan(List.of("k"), List.of("v"));

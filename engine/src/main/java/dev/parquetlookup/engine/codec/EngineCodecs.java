@@ -1,6 +1,4 @@
-package dev.parquetlookup.tools;
-
-import dev.parquetlookup.engine.codec.Decompression;
+package dev.parquetlookup.engine.codec;
 
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.bytes.BytesInput;
@@ -12,15 +10,15 @@ import java.nio.ByteBuffer;
 
 /**
  * parquet-java's reader with the engine's page decompression ({@link Decompression}) instead of
- * Hadoop's codec classes, so {@code prepare} reads every file the engine reads: BROTLI and LZO
- * included, for which Hadoop has no codec on the class path.
+ * Hadoop's codec classes, so {@code prepare} and the key index builder read every file the engine
+ * reads: BROTLI and LZO included, for which Hadoop has no codec on the class path.
  */
-final class EngineCodecs implements CompressionCodecFactory {
+public final class EngineCodecs implements CompressionCodecFactory {
 
     private EngineCodecs() {}
 
     /** Read options whose pages are decompressed by the engine's code. */
-    static ParquetReadOptions readOptions() {
+    public static ParquetReadOptions readOptions() {
         return ParquetReadOptions.builder().withCodecFactory(new EngineCodecs()).build();
     }
 

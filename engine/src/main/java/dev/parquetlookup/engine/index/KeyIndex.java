@@ -1,0 +1,206 @@
+package dev.parquetlookup.engine.index;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.zip.CRC32C;
+
+/**
+ * One key index file, memory-mapped and checked: the sorted codes of a data file's keys ({@link
+ * KeyCodes}) with the row position of each, found by binary search. Immutable and thread-safe.
+ *
+ * <p>Layout (little-endian), written by {@link KeyIndexWriter}:
+ *
+ * <pre>
+ * magic "PLKIDX01" | header length H (int) | header (H bytes, {@link IndexHeader})
+ * | entries n (long) | position width w (int: 4 or 8) | flags (int) | padding to 8
+ * | codes (n longs, ascending; equal codes in row order) | positions (n values of w bytes)
+ * | CRC32C of everything before (int) | "PLKE"
+ * </pre>
+ *
+ * A BIGINT key costs 12 bytes per row (8 for its code, 4 for its position). Example: an index of
+ * rows {@code [7, 3, 7]} holds codes {@code [3, 7, 7]} and positions {@code [1, 0, 2]}; {@link
+ * #rows(long)} of 7 is {@code [0, 2]}.
+ */
+public final class KeyIndex {
+
+    static final byte[] MAGIC = "PLKIDX01".getBytes(StandardCharsets.US_ASCII);
+    static final int END_MAGIC = 0x454B4C50; // "PLKE" little-endian
+    static final int TRAILER = 8;
+
+    private final Path path;
+    private final IndexHeader header;
+    private final long entries;
+    private final long bytes;
+    private final LongBuffer codes;
+    private final IntBuffer narrowPositions;
+    private final LongBuffer widePositions;
+
+    private KeyIndex(
+            Path path,
+            IndexHeader header,
+            long entries,
+            long bytes,
+            LongBuffer codes,
+            IntBuffer narrowPositions,
+            LongBuffer widePositions) {
+        this.path = path;
+        this.header = header;
+        this.entries = entries;
+        this.bytes = bytes;
+        this.codes = codes;
+        this.narrowPositions = narrowPositions;
+        this.widePositions = widePositions;
+    }
+
+    /** The index file was damaged, truncated or written for another file version: rebuild it. */
+    static final class Damaged extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Damaged(Path path, String why) {
+            super("Key index " + path + " is unusable: " + why);
+        }
+    }
+
+    /**
+     * Maps and checks the index at {@code path}: its length, both magics, its CRC32C and that its
+     * header equals {@code expected}.
+     *
+     * @throws Damaged if any check fails (the caller rebuilds it)
+     * @throws IOException if it cannot be read
+     */
+    static KeyIndex open(Path path, IndexHeader expected) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size < MAGIC.length + 4 + TRAILER) {
+                throw new Damaged(path, "truncated to " + size + " bytes");
+            }
+            ByteBuffer head =
+                    channel.map(FileChannel.MapMode.READ_ONLY, 0, Math.min(size, 1 << 16))
+                            .order(ByteOrder.LITTLE_ENDIAN);
+            byte[] magic = new byte[MAGIC.length];
+            head.get(0, magic);
+            if (!Arrays.equals(magic, MAGIC)) {
+                throw new Damaged(path, "not a key index of this format version");
+            }
+            int headerLength = head.getInt(MAGIC.length);
+            long fixedEnd = MAGIC.length + 4L + headerLength + 16;
+            if (headerLength < 0 || fixedEnd + TRAILER > size || fixedEnd > head.limit()) {
+                throw new Damaged(path, "header length " + headerLength + " of " + size);
+            }
+            ByteBuffer trailer =
+                    channel.map(FileChannel.MapMode.READ_ONLY, size - TRAILER, TRAILER)
+                            .order(ByteOrder.LITTLE_ENDIAN);
+            if (trailer.getInt(4) != END_MAGIC) {
+                throw new Damaged(path, "no end marker (truncated?)");
+            }
+            int crc = crc(channel, size - TRAILER);
+            if (crc != trailer.getInt(0)) {
+                throw new Damaged(path, "checksum mismatch");
+            }
+            byte[] headerBytes = new byte[headerLength];
+            head.get(MAGIC.length + 4, headerBytes);
+            IndexHeader header = IndexHeader.decode(headerBytes);
+            if (!header.equals(expected)) {
+                throw new Damaged(path, "written for " + header + ", expected " + expected);
+            }
+            int at = MAGIC.length + 4 + headerLength;
+            long entries = head.getLong(at);
+            int width = head.getInt(at + 8);
+            long codesOffset = codesOffset(headerLength);
+            if (entries < 0
+                    || (width != 4 && width != 8)
+                    || codesOffset + entries * (8 + width) + TRAILER != size) {
+                throw new Damaged(path, entries + " entries of width " + width + " in " + size);
+            }
+            if (entries * 8 > Integer.MAX_VALUE || entries * width > Integer.MAX_VALUE) {
+                throw new IOException("key index " + path + " has too many entries: " + entries);
+            }
+            LongBuffer codes = map(channel, codesOffset, entries * 8).asLongBuffer();
+            ByteBuffer positions = map(channel, codesOffset + entries * 8, entries * width);
+            return new KeyIndex(
+                    path,
+                    header,
+                    entries,
+                    size,
+                    codes,
+                    width == 4 ? positions.asIntBuffer() : null,
+                    width == 8 ? positions.asLongBuffer() : null);
+        }
+    }
+
+    private static ByteBuffer map(FileChannel channel, long offset, long length)
+            throws IOException {
+        MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_ONLY, offset, length);
+        return mapped.order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** Where the codes start after a header of {@code headerLength} bytes (8-aligned). */
+    static long codesOffset(int headerLength) {
+        long end = MAGIC.length + 4L + headerLength + 16;
+        return (end + 7) & ~7L;
+    }
+
+    /** The CRC32C of the first {@code length} bytes, read in windows of 64 MiB. */
+    static int crc(FileChannel channel, long length) throws IOException {
+        CRC32C crc = new CRC32C();
+        long window = 64L << 20;
+        for (long at = 0; at < length; at += window) {
+            crc.update(
+                    channel.map(FileChannel.MapMode.READ_ONLY, at, Math.min(window, length - at)));
+        }
+        return (int) crc.getValue();
+    }
+
+    /** The positions (row numbers in the file, ascending) of rows whose key has {@code code}. */
+    public long[] rows(long code) {
+        int lo = 0;
+        int hi = (int) entries;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (codes.get(mid) < code) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        int end = lo;
+        while (end < entries && codes.get(end) == code) {
+            end++;
+        }
+        long[] rows = new long[end - lo];
+        for (int i = lo; i < end; i++) {
+            rows[i - lo] =
+                    narrowPositions != null
+                            ? Integer.toUnsignedLong(narrowPositions.get(i))
+                            : widePositions.get(i);
+        }
+        return rows;
+    }
+
+    /** Rows indexed (rows with a NULL key part are not). */
+    public long entries() {
+        return entries;
+    }
+
+    /** The size of the index file. */
+    public long bytes() {
+        return bytes;
+    }
+
+    public IndexHeader header() {
+        return header;
+    }
+
+    public Path path() {
+        return path;
+    }
+}

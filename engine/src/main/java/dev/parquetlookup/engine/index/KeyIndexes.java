@@ -1,0 +1,309 @@
+package dev.parquetlookup.engine.index;
+
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.metadata.KeyType;
+import dev.parquetlookup.metadata.LookupFileException;
+
+import org.apache.parquet.column.ColumnDescriptor;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The key indexes of one JVM (a TaskManager): one per (file version, key columns), shared by every
+ * table and slot that serves the file, reference counted, built once (single flight: every lookup
+ * waiting for a file's index waits for the same build). A build starts in the background when a
+ * table asks for the index ({@link #acquire}); a lookup that needs it before a builder thread took
+ * it up builds it on its own thread (it would wait anyway), so the first lookup into a file never
+ * queues behind the other files' builds. An index file already on disk for the same file version is
+ * checked (CRC32C, header) and reused; a damaged or foreign one is rebuilt.
+ *
+ * <p>Example:
+ *
+ * <pre>{@code
+ * try (KeyIndexes.Handle h = KeyIndexes.shared().acquire(request)) {
+ *     long[] rows = h.index().rows(KeyCodes.code(types, key));
+ * }
+ * }</pre>
+ */
+public final class KeyIndexes {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KeyIndexes.class);
+
+    private static final KeyIndexes SHARED = new KeyIndexes(KeyIndexBuilder.CHUNK);
+
+    /** The JVM's indexes (the one documented shared instance). */
+    public static KeyIndexes shared() {
+        return SHARED;
+    }
+
+    /** What one index is built from and kept as. */
+    public record Request(
+            FileId file,
+            List<String> keyColumns,
+            List<KeyType> keyTypes,
+            List<ColumnDescriptor> keyLeaves,
+            long rowCount,
+            Path directory,
+            RangeSource source) {
+
+        IndexHeader header() {
+            return IndexHeader.of(
+                    file,
+                    keyColumns,
+                    keyLeaves.stream().map(d -> d.getPrimitiveType().toString()).toList(),
+                    rowCount);
+        }
+    }
+
+    /** Counters of this JVM's indexes since it started. */
+    public record Statistics(
+            long filesIndexed,
+            long indexesReused,
+            long damagedRebuilt,
+            long indexBytes,
+            long buildNanos) {}
+
+    private record Key(FileId file, List<String> keyColumns) {}
+
+    private final ConcurrentHashMap<Key, Entry> entries = new ConcurrentHashMap<>();
+    private final int chunk;
+    private final ExecutorService builders;
+    private final LongAdder built = new LongAdder();
+    private final LongAdder reused = new LongAdder();
+    private final LongAdder damaged = new LongAdder();
+    private final LongAdder bytes = new LongAdder();
+    private final LongAdder nanos = new LongAdder();
+
+    /** Indexes sorting {@code chunk} entries in memory at once (tests: small, to spill). */
+    KeyIndexes(int chunk) {
+        this.chunk = chunk;
+        int threads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2));
+        AtomicInteger counter = new AtomicInteger();
+        this.builders =
+                Executors.newFixedThreadPool(
+                        threads,
+                        r -> {
+                            Thread t =
+                                    new Thread(
+                                            r, "parquet-lookup-index-" + counter.incrementAndGet());
+                            t.setDaemon(true);
+                            return t;
+                        });
+    }
+
+    /** The counters so far. */
+    public Statistics statistics() {
+        return new Statistics(built.sum(), reused.sum(), damaged.sum(), bytes.sum(), nanos.sum());
+    }
+
+    /** One index: its current build attempt and the tables holding it. */
+    private final class Entry {
+        int refs; // guarded by the map's compute
+        volatile Request request;
+        volatile Attempt attempt;
+    }
+
+    /**
+     * One build (or load) of an index through one table's source: run by whichever thread claims it
+     * first.
+     */
+    private final class Attempt implements Runnable {
+        final Request request;
+        final AtomicBoolean claimed = new AtomicBoolean();
+        final CompletableFuture<KeyIndex> result = new CompletableFuture<>();
+
+        Attempt(Request request) {
+            this.request = request;
+        }
+
+        @Override
+        public void run() {
+            if (!claimed.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                result.complete(loadOrBuild(request));
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        }
+    }
+
+    /**
+     * Holds the index of {@code request}'s file and key, starting its build in the background
+     * unless it is held, built or building already. Close the handle when the file is closed.
+     */
+    public Handle acquire(Request request) {
+        Key key = new Key(request.file(), request.keyColumns());
+        Attempt[] start = new Attempt[1];
+        Entry entry =
+                entries.compute(
+                        key,
+                        (k, e) -> {
+                            if (e == null) {
+                                e = new Entry();
+                            }
+                            e.refs++;
+                            synchronized (e) {
+                                e.request = request; // the newest table's source builds a retry
+                                Attempt a = e.attempt;
+                                if (a == null || a.result.isCompletedExceptionally()) {
+                                    e.attempt = start[0] = new Attempt(request);
+                                }
+                            }
+                            return e;
+                        });
+        if (start[0] != null) {
+            builders.execute(start[0]);
+        }
+        return new Handle(key, entry);
+    }
+
+    private void release(Key key, Entry entry) {
+        entries.computeIfPresent(key, (k, e) -> e != entry || --e.refs > 0 ? e : null);
+    }
+
+    /** A table's hold on one index. */
+    public final class Handle implements Closeable {
+        private final Key key;
+        private final Entry entry;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        private Handle(Key key, Entry entry) {
+            this.key = key;
+            this.entry = entry;
+        }
+
+        /**
+         * The index, built on this thread if no builder has started it, else waited for.
+         *
+         * @throws IOException if it cannot be built (the file cannot be read)
+         */
+        public KeyIndex index() throws IOException {
+            Attempt attempt = entry.attempt;
+            attempt.run(); // no-op when a builder has claimed it
+            if (attempt.result.isCompletedExceptionally() && entry.request != attempt.request) {
+                // Built through a table closed since (a refresh): once more through the newest.
+                synchronized (entry) {
+                    if (entry.attempt == attempt) {
+                        entry.attempt = new Attempt(entry.request);
+                    }
+                    attempt = entry.attempt;
+                }
+                attempt.run();
+            }
+            CompletableFuture<KeyIndex> result = attempt.result;
+            try {
+                return result.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException(
+                        "interrupted waiting for the key index of " + key.file());
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof IOException io) {
+                    throw new IOException(
+                            "Cannot build the key index of " + key.file() + ": " + io.getMessage(),
+                            io);
+                }
+                if (cause instanceof LookupFileException lfe) {
+                    throw lfe;
+                }
+                if (cause instanceof Error error) {
+                    throw error;
+                }
+                throw new LookupFileException(
+                        "Cannot build the key index of " + key.file() + ": " + cause, cause);
+            }
+        }
+
+        /** The index when it is ready, without waiting or building; null before. */
+        public KeyIndex ready() {
+            CompletableFuture<KeyIndex> result = entry.attempt.result;
+            return result.isDone() && !result.isCompletedExceptionally() ? result.join() : null;
+        }
+
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true)) {
+                release(key, entry);
+            }
+        }
+    }
+
+    /** Where the index of {@code header} lives in {@code directory}. */
+    static Path location(Path directory, IndexHeader header) throws IOException {
+        String name = Path.of(header.path().replace(':', '_')).getFileName().toString();
+        name = name.replaceAll("[^A-Za-z0-9._-]", "_");
+        if (name.length() > 60) {
+            name = name.substring(0, 60);
+        }
+        return directory.resolve(
+                name + "-" + Long.toHexString(KeyCodes.hash(header.encode())) + ".pli");
+    }
+
+    private KeyIndex loadOrBuild(Request request) throws IOException {
+        IndexHeader header = request.header();
+        Files.createDirectories(request.directory());
+        Path target = location(request.directory(), header);
+        if (Files.exists(target)) {
+            try {
+                KeyIndex index = KeyIndex.open(target, header);
+                reused.increment();
+                LOG.info(
+                        "Reusing the key index of {} by {} ({} entries, {} bytes) at {}",
+                        request.file(),
+                        request.keyColumns(),
+                        index.entries(),
+                        index.bytes(),
+                        target);
+                return index;
+            } catch (KeyIndex.Damaged e) {
+                damaged.increment();
+                LOG.warn("{}; rebuilding it", e.getMessage());
+                Files.deleteIfExists(target);
+            }
+        }
+        long start = System.nanoTime();
+        long entriesBuilt =
+                KeyIndexBuilder.build(
+                        new KeyIndexBuilder.Input(
+                                request.source(), header, request.keyLeaves(), request.keyTypes()),
+                        target,
+                        chunk);
+        KeyIndex index = KeyIndex.open(target, header);
+        long spent = System.nanoTime() - start;
+        built.increment();
+        bytes.add(index.bytes());
+        nanos.add(spent);
+        LOG.info(
+                "Indexed {} by {}: the file is not sorted by its key; {} rows, {} keys, {} bytes"
+                        + " ({} per row), built in {} ms at {}",
+                request.file(),
+                request.keyColumns(),
+                request.rowCount(),
+                entriesBuilt,
+                index.bytes(),
+                request.rowCount() == 0 ? 0 : index.bytes() / request.rowCount(),
+                spent / 1_000_000,
+                target);
+        return index;
+    }
+}
