@@ -1,0 +1,87 @@
+package dev.parquetlookup.io;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters of {@link HedgedRangeReader}: GETs asked of a store's client, hedges sent (each one an
+ * extra request), hedges answered first, late GETs not hedged because the budget was spent, and the
+ * last delay learnt. The readers the engine builds report to {@link #shared()}, one per JVM (a
+ * TaskManager), like the shared metadata cache: the lookup functions' metrics {@code storeGets},
+ * {@code hedgesSent}, {@code hedgesWon}, {@code hedgesOverBudget} and {@code hedgeDelayMicros} read
+ * it. Thread-safe, striped adders.
+ */
+public final class HedgeStatistics {
+
+    private static final HedgeStatistics SHARED = new HedgeStatistics();
+
+    private final LongAdder gets = new LongAdder();
+    private final LongAdder hedgesSent = new LongAdder();
+    private final LongAdder hedgesWon = new LongAdder();
+    private final LongAdder overBudget = new LongAdder();
+    private volatile long delayNanos;
+
+    /** The counters of every hedging reader of this JVM built from a Hadoop configuration. */
+    public static HedgeStatistics shared() {
+        return SHARED;
+    }
+
+    void get() {
+        gets.increment();
+    }
+
+    void hedgeSent() {
+        hedgesSent.increment();
+    }
+
+    void hedgeWon() {
+        hedgesWon.increment();
+    }
+
+    void overBudget() {
+        overBudget.increment();
+    }
+
+    void delay(long nanos) {
+        delayNanos = nanos;
+    }
+
+    /** GETs asked of the stores' clients (one per range), hedges not counted. */
+    public long gets() {
+        return gets.sum();
+    }
+
+    /** GETs sent a second time because their answer was late: the extra requests. */
+    public long hedgesSent() {
+        return hedgesSent.sum();
+    }
+
+    /** Hedges whose answer came first (the first request was then cancelled). */
+    public long hedgesWon() {
+        return hedgesWon.sum();
+    }
+
+    /** Late GETs not sent again because the budget of extra requests was spent. */
+    public long hedgesOverBudget() {
+        return overBudget.sum();
+    }
+
+    /** The delay after which a GET was last hedged or would be, in microseconds. */
+    public long delayMicros() {
+        return delayNanos / 1000;
+    }
+
+    @Override
+    public String toString() {
+        return "HedgeStatistics{gets="
+                + gets()
+                + ", hedgesSent="
+                + hedgesSent()
+                + ", hedgesWon="
+                + hedgesWon()
+                + ", overBudget="
+                + hedgesOverBudget()
+                + ", delayMicros="
+                + delayMicros()
+                + '}';
+    }
+}
