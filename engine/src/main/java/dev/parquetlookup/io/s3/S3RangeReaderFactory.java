@@ -2,7 +2,7 @@ package dev.parquetlookup.io.s3;
 
 import dev.parquetlookup.io.AsyncRangeReader;
 import dev.parquetlookup.io.AsyncRangeReaderFactory;
-import dev.parquetlookup.io.HedgedRangeReader;
+import dev.parquetlookup.io.hedge.HedgedRangeReader;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;

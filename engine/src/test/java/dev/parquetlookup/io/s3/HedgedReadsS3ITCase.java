@@ -2,11 +2,11 @@ package dev.parquetlookup.io.s3;
 
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.HadoopFileStore;
-import dev.parquetlookup.io.HedgeStatistics;
-import dev.parquetlookup.io.HedgedRangeReader;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RetryPolicy;
 import dev.parquetlookup.io.RetryingRangeSource;
+import dev.parquetlookup.io.hedge.HedgeStatistics;
+import dev.parquetlookup.io.hedge.HedgedRangeReader;
 import dev.parquetlookup.s3proxy.Faults;
 import dev.parquetlookup.s3proxy.LatencyProxy;
 import dev.parquetlookup.testing.S3ProxyExtension;

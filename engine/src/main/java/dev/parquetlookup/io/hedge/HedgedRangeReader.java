@@ -1,4 +1,9 @@
-package dev.parquetlookup.io;
+package dev.parquetlookup.io.hedge;
+
+import dev.parquetlookup.io.AsyncRangeReader;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.TransientFailures;
 
 import org.apache.hadoop.conf.Configuration;
 

@@ -1,4 +1,4 @@
-package dev.parquetlookup.io;
+package dev.parquetlookup.io.hedge;
 
 import java.util.Arrays;
 

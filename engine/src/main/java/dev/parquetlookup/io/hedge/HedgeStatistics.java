@@ -1,4 +1,4 @@
-package dev.parquetlookup.io;
+package dev.parquetlookup.io.hedge;
 
 import java.util.concurrent.atomic.LongAdder;
 
@@ -11,6 +11,9 @@ import java.util.concurrent.atomic.LongAdder;
  * it. Thread-safe, striped adders.
  */
 public final class HedgeStatistics {
+
+    /** Counters of a reader of its own (tests); the engine's readers use {@link #shared()}. */
+    public HedgeStatistics() {}
 
     private static final HedgeStatistics SHARED = new HedgeStatistics();
 
