@@ -5,10 +5,10 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Counters of {@link HedgedRangeReader}: GETs asked of a store's client, hedges sent (each one an
  * extra request), hedges answered first, late GETs not hedged because the budget was spent, and the
- * last delay learnt. The readers the engine builds report to {@link #shared()}, one per JVM (a
- * TaskManager), like the shared metadata cache: the lookup functions' metrics {@code storeGets},
- * {@code hedgesSent}, {@code hedgesWon}, {@code hedgesOverBudget} and {@code hedgeDelayMicros} read
- * it. Thread-safe, striped adders.
+ * last delay and median latency learnt. The readers the engine builds report to {@link #shared()},
+ * one per JVM (a TaskManager), like the shared metadata cache: the lookup functions' metrics {@code
+ * storeGets}, {@code hedgesSent}, {@code hedgesWon}, {@code hedgesOverBudget} and {@code
+ * hedgeDelayMicros} read it. Thread-safe, striped adders.
  */
 public final class HedgeStatistics {
 
@@ -22,6 +22,7 @@ public final class HedgeStatistics {
     private final LongAdder hedgesWon = new LongAdder();
     private final LongAdder overBudget = new LongAdder();
     private volatile long delayNanos;
+    private volatile long medianNanos;
 
     /** The counters of every hedging reader of this JVM built from a Hadoop configuration. */
     public static HedgeStatistics shared() {
@@ -44,8 +45,9 @@ public final class HedgeStatistics {
         overBudget.increment();
     }
 
-    void delay(long nanos) {
-        delayNanos = nanos;
+    void latencies(long delay, long median) {
+        delayNanos = delay;
+        medianNanos = median;
     }
 
     /** GETs asked of the stores' clients (one per range), hedges not counted. */
@@ -73,6 +75,14 @@ public final class HedgeStatistics {
         return delayNanos / 1000;
     }
 
+    /**
+     * The median latency of a store's recent GETs (those the delay was learnt from), in
+     * microseconds, as last learnt; 0 before 64 GETs were answered.
+     */
+    public long medianMicros() {
+        return medianNanos / 1000;
+    }
+
     @Override
     public String toString() {
         return "HedgeStatistics{gets="
@@ -85,6 +95,8 @@ public final class HedgeStatistics {
                 + hedgesOverBudget()
                 + ", delayMicros="
                 + delayMicros()
+                + ", medianMicros="
+                + medianMicros()
                 + '}';
     }
 }

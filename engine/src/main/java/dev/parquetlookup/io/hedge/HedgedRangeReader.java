@@ -261,7 +261,7 @@ public final class HedgedRangeReader implements AsyncRangeReader {
             }
             request.whenComplete((bytes, f) -> answered(false, bytes, f));
             long delay = latencies.delayNanos();
-            statistics.delay(delay);
+            statistics.latencies(delay, latencies.medianNanos());
             synchronized (this) {
                 if (!result.isDone()) {
                     lateTimer = timer.schedule(this::late, delay);

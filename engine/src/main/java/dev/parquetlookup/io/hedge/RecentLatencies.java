@@ -27,6 +27,7 @@ final class RecentLatencies {
     private final long[] ring = new long[WINDOW];
     private long samples; // guarded by this
     private volatile long delayNanos;
+    private volatile long medianNanos;
 
     /**
      * @param percentile in (0, 100], e.g. 99
@@ -66,12 +67,18 @@ final class RecentLatencies {
             int index = (int) Math.ceil(percentile / 100.0 * copy.length) - 1;
             long p = copy[Math.max(0, Math.min(copy.length - 1, index))];
             delayNanos = Math.max(floorNanos, Math.min(ceilingNanos, p));
+            medianNanos = copy[copy.length / 2];
         }
     }
 
     /** The delay after which a request not answered yet is sent again. */
     long delayNanos() {
         return delayNanos;
+    }
+
+    /** The median of the window when the delay was last learnt; 0 before. */
+    long medianNanos() {
+        return medianNanos;
     }
 
     /** Requests recorded so far. */
