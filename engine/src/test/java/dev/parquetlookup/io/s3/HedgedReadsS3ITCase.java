@@ -126,6 +126,49 @@ class HedgedReadsS3ITCase {
                 .isLessThanOrEqualTo(gets / 20 + 10);
     }
 
+    /**
+     * With a pool of 4 connections, 1 in 3 GETs held and every late GET hedged, more hedges win
+     * than the pool has connections: had a cancelled GET kept its connection, the pool would run
+     * dry and reads would fail waiting for one.
+     */
+    @Test
+    void cancelledGetsGiveTheirConnectionsBack() throws Exception {
+        LatencyProxy proxy = S3.latencyProxy(Duration.ZERO);
+        proxy.setFaults(
+                Faults.none().withHolds(3, Duration.ofSeconds(2), Duration.ofSeconds(2), SEED));
+        HedgeStatistics stats = HedgeStatistics.shared();
+        long won0 = stats.hedgesWon();
+        SplittableRandom random = new SplittableRandom(SEED + 2);
+        try (HadoopFileStore store =
+                        HadoopFileStore.create(
+                                through(
+                                        proxy,
+                                        Map.of(
+                                                "fs.s3a.connection.maximum",
+                                                "4",
+                                                HedgedRangeReader.MIN_DELAY,
+                                                "20ms",
+                                                HedgedRangeReader.MAX_DELAY,
+                                                "100ms",
+                                                HedgedRangeReader.BUDGET,
+                                                "1")));
+                RangeSource source =
+                        new RetryingRangeSource(
+                                store.open(store.stat(PATH)), RetryPolicy.defaults())) {
+            for (int i = 0; i < 60; i++) {
+                FileRange range = range(random, 2048);
+                assertThat(source.read(range))
+                        .as("read %d, range %s (seed %d)", i, range, SEED)
+                        .isEqualTo(
+                                Arrays.copyOfRange(data, (int) range.offset(), (int) range.end()));
+            }
+        }
+        assertThat(proxy.faultCounts().held()).isGreaterThan(8);
+        assertThat(stats.hedgesWon() - won0)
+                .as("hedges won, each cancelling a GET")
+                .isGreaterThan(8);
+    }
+
     @Test
     void aGetPastTheRequestTimeoutIsAbortedAndRetried() throws Exception {
         LatencyProxy proxy = S3.latencyProxy(Duration.ZERO);
