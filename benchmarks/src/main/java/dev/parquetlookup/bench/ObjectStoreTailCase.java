@@ -16,13 +16,14 @@ import java.util.Map;
 /**
  * The {@code objectstore} suite's tail case: every lookup goes to S3 ({@code local-cache.max-bytes}
  * = 0, {@code warmup} = none) at D = {@value #DELAY_MS} ms, and the proxy holds 1 in {@value
- * #HOLD_ONE_IN} ranged GETs a further 3-8 s (seeded), as object stores' tails do. Three jobs,
- * uniform keys: no spikes (hedging on), spikes with hedging on (the default), spikes with hedging
- * off ({@code hadoop.parquet-lookup.hedge.enabled} = false). Per job: enriched events/s of the warm
- * window, GETs, hedges sent (the extra requests), hedges won, and the lookups' p99 latency (the
- * lookup functions' {@code lookupLatencyMicros}, last 1,024 lookups per subtask at the job's end)
- * over the median GET latency the hedging reader learnt. {@code RATIO} lines: events/s with spikes
- * over without, hedged and unhedged.
+ * #HOLD_ONE_IN} ranged GETs a further 3-8 s (seeded), as object stores' tails do. Six jobs, uniform
+ * keys: no spikes (hedging on), spikes with hedging on (the default), spikes with hedging off
+ * ({@code hadoop.parquet-lookup.hedge.enabled} = false), then the same three with Flink's unordered
+ * asynchronous output ({@code table.exec.async-lookup.output-mode} = {@code ALLOW_UNORDERED}). Per
+ * job: enriched events/s of the warm window, GETs, hedges sent (the extra requests), hedges won,
+ * and the lookups' p99 latency (the lookup functions' {@code lookupLatencyMicros}, last 1,024
+ * lookups per subtask at the job's end) over the median GET latency the hedging reader learnt.
+ * {@code RATIO} lines: events/s with spikes over without, hedged and unhedged, ordered and not.
  */
 final class ObjectStoreTailCase {
 
@@ -41,8 +42,19 @@ final class ObjectStoreTailCase {
         this.log = log;
     }
 
-    /** A job's variant: its dimension table and whether the proxy holds responses. */
-    private record Variant(String name, String dim, boolean spikes) {}
+    /**
+     * A job's variant: its dimension table, whether the proxy holds responses, and whether Flink
+     * may emit lookups out of order ({@code table.exec.async-lookup.output-mode} = {@code
+     * ALLOW_UNORDERED}).
+     */
+    private record Variant(String name, String dim, boolean spikes, boolean unordered) {}
+
+    static final String OUTPUT_MODE = "table.exec.async-lookup.output-mode";
+
+    private static final org.apache.flink.configuration.ConfigOption<String> OUTPUT_MODE_OPTION =
+            org.apache.flink.configuration.ConfigOptions.key(OUTPUT_MODE)
+                    .stringType()
+                    .defaultValue("ORDERED");
 
     /**
      * Runs the three jobs; {@code hedged} and {@code unhedged} are dimension tables on the S3 file
@@ -57,9 +69,12 @@ final class ObjectStoreTailCase {
             long gap)
             throws Exception {
         Variant[] variants = {
-            new Variant("no-spikes", hedged, false),
-            new Variant("spikes-hedged", hedged, true),
-            new Variant("spikes-unhedged", unhedged, true)
+            new Variant("no-spikes", hedged, false, false),
+            new Variant("spikes-hedged", hedged, true, false),
+            new Variant("spikes-unhedged", unhedged, true, false),
+            new Variant("unordered-no-spikes", hedged, false, true),
+            new Variant("unordered-spikes-hedged", hedged, true, true),
+            new Variant("unordered-spikes-unhedged", unhedged, true, true)
         };
         Map<String, Double> eventsPerSecond = new LinkedHashMap<>();
         long medianGetMicros = 0;
@@ -75,7 +90,16 @@ final class ObjectStoreTailCase {
             long won0 = h.hedgesWon();
             long over0 = h.hedgesOverBudget();
             LookupLatencyReporter.reset();
-            Job job = WindowedJoin.run(tables, "keys_uniform", v.dim(), proxy, window, gap);
+            String mode = tables.getConfig().get(OUTPUT_MODE_OPTION);
+            if (v.unordered()) {
+                tables.getConfig().set(OUTPUT_MODE, "ALLOW_UNORDERED");
+            }
+            Job job;
+            try {
+                job = WindowedJoin.run(tables, "keys_uniform", v.dim(), proxy, window, gap);
+            } finally {
+                tables.getConfig().set(OUTPUT_MODE, mode);
+            }
             double[] q = LookupLatencyReporter.quantiles(0.5, 0.99);
             if (v.dim().equals(hedged)) {
                 medianGetMicros = h.medianMicros();
@@ -153,5 +177,24 @@ final class ObjectStoreTailCase {
                 1,
                 "spikes_unhedged/no_spikes",
                 eventsPerSecond.get("spikes-unhedged") / base);
+        double unorderedBase = eventsPerSecond.get("unordered-no-spikes");
+        report.ratioLine(
+                ObjectStoreSuite.SUITE,
+                CASE,
+                1,
+                "unordered_spikes_hedged/unordered_no_spikes",
+                eventsPerSecond.get("unordered-spikes-hedged") / unorderedBase);
+        report.ratioLine(
+                ObjectStoreSuite.SUITE,
+                CASE,
+                1,
+                "unordered_spikes_unhedged/unordered_no_spikes",
+                eventsPerSecond.get("unordered-spikes-unhedged") / unorderedBase);
+        report.ratioLine(
+                ObjectStoreSuite.SUITE,
+                CASE,
+                1,
+                "unordered_no_spikes/no_spikes",
+                unorderedBase / base);
     }
 }
