@@ -226,7 +226,11 @@ final class ObjectStoreSuite {
             if (!Boolean.getBoolean("objectstore.skip-tail")) {
                 // Every lookup to S3, 1 in 50 GETs held 3-8 s: windows long enough to meet holds
                 // (unless --window-ms says otherwise).
-                Map<String, String> cold = Map.of("warmup", "none", "local-cache.max-bytes", "0");
+                Map<String, String> cold =
+                        Map.of(
+                                "warmup", "none",
+                                "local-cache.max-bytes", "0",
+                                "page-cache.max-bytes", "0");
                 createDimension(tables, "dim_s3_cold", uri, hadoop, cold);
                 Map<String, String> unhedgedHadoop = new LinkedHashMap<>(hadoop);
                 unhedgedHadoop.put("parquet-lookup.hedge.enabled", "false");

@@ -14,16 +14,17 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The {@code objectstore} suite's tail case: every lookup goes to S3 ({@code local-cache.max-bytes}
- * = 0, {@code warmup} = none) at D = {@value #DELAY_MS} ms, and the proxy holds 1 in {@value
- * #HOLD_ONE_IN} ranged GETs a further 3-8 s (seeded), as object stores' tails do. Six jobs, uniform
- * keys: no spikes (hedging on), spikes with hedging on (the default), spikes with hedging off
- * ({@code hadoop.parquet-lookup.hedge.enabled} = false), then the same three with Flink's unordered
- * asynchronous output ({@code table.exec.async-lookup.output-mode} = {@code ALLOW_UNORDERED}). Per
- * job: enriched events/s of the warm window, GETs, hedges sent (the extra requests), hedges won,
- * and the lookups' p99 latency (the lookup functions' {@code lookupLatencyMicros}, last 1,024
- * lookups per subtask at the job's end) over the median GET latency the hedging reader learnt.
- * {@code RATIO} lines: events/s with spikes over without, hedged and unhedged, ordered and not.
+ * The {@code objectstore} suite's tail case: every lookup goes to S3 (no page cache, {@code
+ * local-cache.max-bytes} = 0, {@code warmup} = none) at D = {@value #DELAY_MS} ms, and the proxy
+ * holds 1 in {@value #HOLD_ONE_IN} ranged GETs a further 3-8 s (seeded), as object stores' tails
+ * do. Six jobs, uniform keys: no spikes (hedging on), spikes with hedging on (the default), spikes
+ * with hedging off ({@code hadoop.parquet-lookup.hedge.enabled} = false), then the same three with
+ * Flink's unordered asynchronous output ({@code table.exec.async-lookup.output-mode} = {@code
+ * ALLOW_UNORDERED}). Per job: enriched events/s of the warm window, GETs, hedges sent (the extra
+ * requests), hedges won, and the lookups' p99 latency (the lookup functions' {@code
+ * lookupLatencyMicros}, last 1,024 lookups per subtask at the job's end) over the median GET
+ * latency the hedging reader learnt. {@code RATIO} lines: events/s with spikes over without, hedged
+ * and unhedged, ordered and not.
  */
 final class ObjectStoreTailCase {
 
