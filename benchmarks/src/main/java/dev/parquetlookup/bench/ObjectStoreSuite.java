@@ -4,6 +4,7 @@ import dev.parquetlookup.bench.WindowedJoin.Job;
 import dev.parquetlookup.s3proxy.LatencyProxy;
 import dev.parquetlookup.s3proxy.S3ProxyServer;
 
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -184,6 +185,12 @@ final class ObjectStoreSuite {
             throws Exception {
         Configuration conf = new Configuration();
         conf.set(RestOptions.BIND_PORT, "0");
+        // The tail case reads the lookups' latency histograms through this reporter.
+        conf.set(
+                ConfigOptions.key("metrics.reporter.lookuplatency.factory.class")
+                        .stringType()
+                        .noDefaultValue(),
+                LookupLatencyReporter.Factory.class.getName());
         conf.set(RestOptions.ADDRESS, "127.0.0.1");
         MiniClusterConfiguration clusterConf =
                 new MiniClusterConfiguration.Builder()
@@ -215,6 +222,28 @@ final class ObjectStoreSuite {
                 for (String step : order) {
                     step(tables, proxy, step, rep, window, gap, jobs);
                 }
+            }
+            if (!Boolean.getBoolean("objectstore.skip-tail")) {
+                // Every lookup to S3, 1 in 50 GETs held 3-8 s: windows long enough to meet holds
+                // (unless --window-ms says otherwise).
+                Map<String, String> cold =
+                        Map.of(
+                                "warmup", "none",
+                                "local-cache.max-bytes", "0",
+                                "page-cache.max-bytes", "0");
+                createDimension(tables, "dim_s3_cold", uri, hadoop, cold);
+                Map<String, String> unhedgedHadoop = new LinkedHashMap<>(hadoop);
+                unhedgedHadoop.put("parquet-lookup.hedge.enabled", "false");
+                createDimension(tables, "dim_s3_cold_unhedged", uri, unhedgedHadoop, cold);
+                long tailWindow = options.windowMillis() > 0 ? window : Math.max(window, 5000);
+                new ObjectStoreTailCase(report, log)
+                        .run(
+                                tables,
+                                proxy,
+                                "dim_s3_cold",
+                                "dim_s3_cold_unhedged",
+                                tailWindow,
+                                tailWindow / 2);
             }
         }
         return jobs;
@@ -301,6 +330,16 @@ final class ObjectStoreSuite {
 
     private void createDimension(
             StreamTableEnvironment tables, String name, String path, Map<String, String> hadoop) {
+        createDimension(tables, name, path, hadoop, Map.of());
+    }
+
+    /** Like the above with {@code more} connector options (after {@code --option}s). */
+    private void createDimension(
+            StreamTableEnvironment tables,
+            String name,
+            String path,
+            Map<String, String> hadoop,
+            Map<String, String> more) {
         Map<String, String> with = new LinkedHashMap<>();
         with.put("connector", "parquet-lookup");
         with.put("path", path);
@@ -309,6 +348,7 @@ final class ObjectStoreSuite {
         options.connectorOptions().entrySet().stream()
                 .filter(e -> !e.getKey().startsWith("table."))
                 .forEach(e -> with.put(e.getKey(), e.getValue()));
+        with.putAll(more);
         StringBuilder sql =
                 new StringBuilder("CREATE TEMPORARY TABLE ")
                         .append(name)

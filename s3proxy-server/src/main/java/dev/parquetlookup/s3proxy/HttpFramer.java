@@ -46,6 +46,8 @@ final class HttpFramer {
     private int tail; // the last four bytes of a head, to find CRLFCRLF
     private boolean nextIsHeadRequest;
     private String method = "";
+    private String target = "";
+    private boolean ranged;
     private int status;
 
     HttpFramer(boolean responses) {
@@ -68,6 +70,16 @@ final class HttpFramer {
     /** The request method of the current (request) message once its head is parsed. */
     String method() {
         return method;
+    }
+
+    /** The request target of the current (request) message once its head is parsed. */
+    String target() {
+        return target;
+    }
+
+    /** Whether the current (request) message has a {@code Range} header, once parsed. */
+    boolean ranged() {
+        return ranged;
     }
 
     /** The status of the current (response) message once its head is parsed. */
@@ -178,6 +190,8 @@ final class HttpFramer {
                 throw new NotHttpException("not an HTTP/1.x request line: " + startLine);
             }
             method = parts[0];
+            target = parts[1];
+            ranged = false;
         }
         long contentLength = -1;
         boolean chunked = false;
@@ -194,6 +208,8 @@ final class HttpFramer {
                 } catch (NumberFormatException e) {
                     throw new NotHttpException("bad Content-Length: " + value);
                 }
+            } else if (name.equals("range")) {
+                ranged = true;
             } else if (name.equals("transfer-encoding")) {
                 chunked = value.toLowerCase(Locale.ROOT).endsWith("chunked");
             }

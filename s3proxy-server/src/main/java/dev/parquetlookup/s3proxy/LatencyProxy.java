@@ -39,6 +39,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * }
  * }</pre>
  *
+ * <p>{@link #setFaults} injects faults into chosen responses and connections ({@link Faults}: held
+ * responses, resets mid-body, cut listings, 503 answers, refused connections).
+ *
  * <p>Two platform threads per client connection (one per direction), one accept thread; {@link
  * #close()} closes every socket and joins every thread. JDK only, like {@link S3ProxyServer}.
  */
@@ -80,6 +83,108 @@ public final class LatencyProxy implements AutoCloseable {
             int openConnections) {}
 
     private static final int BUFFER = 64 * 1024;
+    private static final long HOLD_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final int CUT_AFTER_BODY_BYTES = 16;
+
+    /** The proxy's own answer to a ranged GET picked for an injected 503. */
+    private static final byte[] SLOW_DOWN = slowDown();
+
+    private static byte[] slowDown() {
+        String body =
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code>"
+                        + "<Message>Please reduce your request rate (injected).</Message></Error>";
+        byte[] b = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        String head =
+                "HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: "
+                        + b.length
+                        + "\r\n\r\n";
+        byte[] h = head.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] all = java.util.Arrays.copyOf(h, h.length + b.length);
+        System.arraycopy(b, 0, all, h.length, b.length);
+        return all;
+    }
+
+    /** A request whose head was parsed: its method and what faults it may get. */
+    private record Sent(String method, boolean rangedGet, boolean listing) {}
+
+    private enum Fault {
+        NONE,
+        HOLD,
+        CUT,
+        ERROR
+    }
+
+    /** The faults set and what they injected: 1 in N by counters, hold times by a seeded draw. */
+    private static final class FaultState {
+        private final Faults faults;
+        private final AtomicLong rangedGets = new AtomicLong();
+        private final AtomicLong listings = new AtomicLong();
+        private final AtomicLong accepted = new AtomicLong();
+        private final java.util.Random random;
+        private final AtomicLong held = new AtomicLong();
+        private final AtomicLong resets = new AtomicLong();
+        private final AtomicLong cutListings = new AtomicLong();
+        private final AtomicLong errors = new AtomicLong();
+        private final AtomicLong refused = new AtomicLong();
+
+        FaultState(Faults faults) {
+            this.faults = faults;
+            this.random = new java.util.Random(faults.seed());
+        }
+
+        private static boolean nth(int oneIn, long n) {
+            return oneIn > 0 && n % oneIn == oneIn - 1;
+        }
+
+        /** The fault for the response to {@code sent} (null: not known), counted. */
+        Fault pick(Sent sent) {
+            if (sent == null) {
+                return Fault.NONE;
+            }
+            if (sent.rangedGet()) {
+                long n = rangedGets.getAndIncrement();
+                if (nth(faults.errorOneIn(), n)) {
+                    errors.incrementAndGet();
+                    return Fault.ERROR;
+                }
+                if (nth(faults.resetOneIn(), n)) {
+                    resets.incrementAndGet();
+                    return Fault.CUT;
+                }
+                if (nth(faults.holdOneIn(), n)) {
+                    held.incrementAndGet();
+                    return Fault.HOLD;
+                }
+            } else if (sent.listing()) {
+                long n = listings.getAndIncrement();
+                if (nth(faults.cutListingOneIn(), n)) {
+                    cutListings.incrementAndGet();
+                    return Fault.CUT;
+                }
+            }
+            return Fault.NONE;
+        }
+
+        synchronized long holdNanos() {
+            long min = faults.holdMin().toNanos();
+            long span = faults.holdMax().toNanos() - min;
+            return min + (span == 0 ? 0 : (long) (random.nextDouble() * span));
+        }
+
+        boolean refuse() {
+            long n = accepted.getAndIncrement();
+            if (nth(faults.refuseOneIn(), n)) {
+                refused.incrementAndGet();
+                return true;
+            }
+            return false;
+        }
+
+        Faults.Counts counts() {
+            return new Faults.Counts(
+                    held.get(), resets.get(), cutListings.get(), errors.get(), refused.get());
+        }
+    }
 
     private final ServerSocket server;
     private final int upstreamPort;
@@ -88,6 +193,7 @@ public final class LatencyProxy implements AutoCloseable {
     private final AtomicLong connectionIds = new AtomicLong();
     private volatile long delayNanos;
     private volatile boolean closed;
+    private volatile FaultState faults = new FaultState(Faults.none());
 
     private final ProxyCounters counters = new ProxyCounters();
 
@@ -133,6 +239,16 @@ public final class LatencyProxy implements AutoCloseable {
         this.delayNanos = delay.toNanos();
     }
 
+    /** Injects {@code faults} from now on (see {@link Faults}); their counts start again. */
+    public void setFaults(Faults faults) {
+        this.faults = new FaultState(faults);
+    }
+
+    /** The faults injected since the last {@link #setFaults}. */
+    public Faults.Counts faultCounts() {
+        return faults.counts();
+    }
+
     /** The counters of the window since start or the last {@link #resetStats()}. */
     public Stats stats() {
         return counters.stats(connections.size());
@@ -169,6 +285,10 @@ public final class LatencyProxy implements AutoCloseable {
             } catch (IOException e) {
                 return; // closed
             }
+            if (faults.refuse()) {
+                reset(client);
+                continue;
+            }
             try {
                 Connection c = new Connection(client);
                 connections.add(c);
@@ -181,6 +301,16 @@ public final class LatencyProxy implements AutoCloseable {
                 closeQuietly(client); // the server is unreachable: the client sees a reset
             }
         }
+    }
+
+    /** Closes {@code s} with a reset (RST) instead of an orderly close. */
+    private static void reset(Socket s) {
+        try {
+            s.setSoLinger(true, 0);
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        closeQuietly(s);
     }
 
     private static void closeQuietly(Socket s) {
@@ -199,8 +329,8 @@ public final class LatencyProxy implements AutoCloseable {
         private final Thread down;
         // Start times of the requests sent and not yet answered (HTTP/1.1: answered in order).
         private final ArrayDeque<Long> pending = new ArrayDeque<>();
-        // Methods of those requests whose heads were parsed, for the responses' framing (HEAD).
-        private final ArrayDeque<String> methods = new ArrayDeque<>();
+        // Those requests whose heads were parsed, for the responses' framing (HEAD) and faults.
+        private final ArrayDeque<Sent> methods = new ArrayDeque<>();
         private final AtomicInteger livePumps = new AtomicInteger(2);
         private boolean framingLost;
 
@@ -266,8 +396,14 @@ public final class LatencyProxy implements AutoCloseable {
                         }
                         if (!hadHead && (framer.headParsed() || framer.messageComplete())) {
                             counters.requestMethod(framer.method());
+                            Sent sent =
+                                    new Sent(
+                                            framer.method(),
+                                            framer.method().equals("GET") && framer.ranged(),
+                                            framer.method().equals("GET")
+                                                    && framer.target().contains("list-type="));
                             synchronized (this) {
-                                methods.addLast(framer.method());
+                                methods.addLast(sent);
                             }
                         }
                     }
@@ -290,6 +426,9 @@ public final class LatencyProxy implements AutoCloseable {
             try (InputStream in = upstream.getInputStream()) {
                 OutputStream out = client.getOutputStream();
                 boolean framing = true;
+                boolean dropping = false; // the server's answer replaced by the proxy's 503
+                boolean cutting = false; // this response is cut after its head and a few bytes
+                int bodyForwarded = 0;
                 int n;
                 while ((n = in.read(buf)) > 0) {
                     counters.forwarded(false, n);
@@ -301,27 +440,51 @@ public final class LatencyProxy implements AutoCloseable {
                             break;
                         }
                         if (framer.atMessageStart()) {
+                            Sent sent;
                             synchronized (this) {
-                                String method = methods.peekFirst();
-                                framer.setNextResponseToHead("HEAD".equals(method));
+                                sent = methods.peekFirst();
+                                framer.setNextResponseToHead(
+                                        sent != null && sent.method().equals("HEAD"));
                             }
-                            hold(delayNanos);
+                            FaultState f = faults;
+                            Fault fault = f.pick(sent);
+                            hold(delayNanos + (fault == Fault.HOLD ? f.holdNanos() : 0));
+                            dropping = fault == Fault.ERROR;
+                            cutting = fault == Fault.CUT;
+                            bodyForwarded = 0;
+                            if (dropping) {
+                                out.write(SLOW_DOWN);
+                                out.flush();
+                            }
                         }
+                        boolean inHead = !framer.headParsed() && !framer.messageComplete();
                         int used;
                         try {
-                            used = framer.consume(buf, pos, n - pos);
+                            // A response being cut is framed byte by byte up to its cut.
+                            used = framer.consume(buf, pos, cutting ? 1 : n - pos);
                         } catch (HttpFramer.NotHttpException e) {
                             framing = false;
                             loseFraming();
                             continue;
                         }
-                        if (framer.messageComplete() && !framer.interim()) {
+                        if (framer.messageComplete() && !framer.interim() && !cutting) {
                             // Counted before its last bytes go out, so a client that has its
                             // answer always finds it counted.
                             answered();
                         }
-                        out.write(buf, pos, used);
+                        if (!dropping) {
+                            out.write(buf, pos, used);
+                        }
                         pos += used;
+                        if (cutting && !inHead && ++bodyForwarded >= CUT_AFTER_BODY_BYTES
+                                || cutting && framer.messageComplete()) {
+                            out.flush();
+                            reset(client);
+                            throw new SocketException("response cut by an injected fault");
+                        }
+                        if (framer.messageComplete()) {
+                            dropping = false;
+                        }
                     }
                     out.flush();
                 }
@@ -384,13 +547,19 @@ public final class LatencyProxy implements AutoCloseable {
         }
     }
 
-    /** Holds the calling pump thread for {@code nanos}: the injected latency itself. */
-    private static void hold(long nanos) throws IOException {
+    /**
+     * Holds the calling pump thread for {@code nanos}: the injected latency itself (in slices, so
+     * that {@link #close()} does not wait for a long hold).
+     */
+    private void hold(long nanos) throws IOException {
         long deadline = System.nanoTime() + nanos;
         long left;
         while ((left = deadline - System.nanoTime()) > 0) {
+            if (closed) {
+                throw new SocketException("the proxy closed");
+            }
             try {
-                TimeUnit.NANOSECONDS.sleep(left);
+                TimeUnit.NANOSECONDS.sleep(Math.min(left, HOLD_SLICE_NANOS));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new SocketException("interrupted while delaying a response");

@@ -4,6 +4,7 @@ import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.engine.read.PageCache;
 import dev.parquetlookup.engine.table.RefreshStatus;
 import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.io.hedge.HedgeStatistics;
 import dev.parquetlookup.metadata.MetadataCache;
 
 import org.apache.flink.metrics.Counter;
@@ -38,11 +39,17 @@ import java.util.function.Supplier;
  * keyIndexFiles        gauge      key indexes the TaskManager built (files not sorted by the key)
  * keyIndexBytes        gauge      bytes of the key indexes it built
  * keyIndexBuildMillis  gauge      time spent building them, milliseconds
+ * storeGets            gauge      GETs of the TaskManager's object-store clients (hedges not counted)
+ * hedgesSent           gauge      of those, sent a second time as their answer was late: the extra
+ *                                 requests (at most parquet-lookup.hedge.budget of storeGets)
+ * hedgesWon            gauge      hedges answered first (the late request was cancelled)
+ * hedgesOverBudget     gauge      late GETs not hedged because the budget was spent
+ * hedgeDelayMicros     gauge      the delay after which a GET is hedged, as last learnt
  * </pre>
  *
- * The cache gauges report the shared caches, so every function of the job in one TaskManager shows
- * the same values. Counters are thread-safe (asynchronous lookups update them from several
- * threads).
+ * The cache and hedge gauges report the shared caches and the TaskManager's object-store clients
+ * ({@link HedgeStatistics#shared()}), so every function of the job in one TaskManager shows the
+ * same values. Counters are thread-safe (asynchronous lookups update them from several threads).
  */
 public final class LookupMetrics {
 
@@ -64,6 +71,11 @@ public final class LookupMetrics {
     static final String INDEX_FILES = "keyIndexFiles";
     static final String INDEX_BYTES = "keyIndexBytes";
     static final String INDEX_MILLIS = "keyIndexBuildMillis";
+    static final String STORE_GETS = "storeGets";
+    static final String HEDGES_SENT = "hedgesSent";
+    static final String HEDGES_WON = "hedgesWon";
+    static final String HEDGES_OVER_BUDGET = "hedgesOverBudget";
+    static final String HEDGE_DELAY = "hedgeDelayMicros";
 
     private static final int LATENCY_WINDOW = 1024;
 
@@ -99,6 +111,12 @@ public final class LookupMetrics {
         group.gauge(INDEX_BYTES, (Gauge<Long>) () -> indexes.statistics().indexBytes());
         group.gauge(
                 INDEX_MILLIS, (Gauge<Long>) () -> indexes.statistics().buildNanos() / 1_000_000);
+        HedgeStatistics hedges = HedgeStatistics.shared();
+        group.gauge(STORE_GETS, (Gauge<Long>) hedges::gets);
+        group.gauge(HEDGES_SENT, (Gauge<Long>) hedges::hedgesSent);
+        group.gauge(HEDGES_WON, (Gauge<Long>) hedges::hedgesWon);
+        group.gauge(HEDGES_OVER_BUDGET, (Gauge<Long>) hedges::hedgesOverBudget);
+        group.gauge(HEDGE_DELAY, (Gauge<Long>) hedges::delayMicros);
     }
 
     /** Records one completed lookup. */

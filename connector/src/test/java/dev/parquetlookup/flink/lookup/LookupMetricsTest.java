@@ -2,6 +2,7 @@ package dev.parquetlookup.flink.lookup;
 
 import dev.parquetlookup.engine.read.PageCache;
 import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.io.hedge.HedgeStatistics;
 import dev.parquetlookup.metadata.MetadataCache;
 
 import org.apache.flink.metrics.testutils.MetricListener;
@@ -57,6 +58,30 @@ class LookupMetricsTest {
                     .as(gauge)
                     .isZero();
         }
+    }
+
+    @Test
+    void hedgeGaugesReportTheTaskManagersObjectStoreClients() {
+        MetricListener listener = new MetricListener();
+        new LookupMetrics(
+                listener.getMetricGroup(), ReadStatistics::new, new MetadataCache(1 << 20), null);
+        HedgeStatistics shared = HedgeStatistics.shared();
+        assertThat(listener.<Long>getGauge(LookupMetrics.GROUP, "storeGets").get().getValue())
+                .isEqualTo(shared.gets());
+        assertThat(listener.<Long>getGauge(LookupMetrics.GROUP, "hedgesSent").get().getValue())
+                .isEqualTo(shared.hedgesSent());
+        assertThat(listener.<Long>getGauge(LookupMetrics.GROUP, "hedgesWon").get().getValue())
+                .isEqualTo(shared.hedgesWon());
+        assertThat(
+                        listener.<Long>getGauge(LookupMetrics.GROUP, "hedgesOverBudget")
+                                .get()
+                                .getValue())
+                .isEqualTo(shared.hedgesOverBudget());
+        assertThat(
+                        listener.<Long>getGauge(LookupMetrics.GROUP, "hedgeDelayMicros")
+                                .get()
+                                .getValue())
+                .isEqualTo(shared.delayMicros());
     }
 
     @Test

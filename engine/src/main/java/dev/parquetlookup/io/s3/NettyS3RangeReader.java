@@ -29,6 +29,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Owns ranged GETs of {@code s3a://} files, the S3 store's {@link AsyncRangeReader}: the AWS SDK's
@@ -42,10 +44,12 @@ import java.util.concurrent.CompletableFuture;
  * fs.s3a.connection.maximum} (500 by default, above any in-flight bound of ours, so the connections
  * open are at most the requests in flight) and closed after 5 s idle; the connect timeout is {@code
  * fs.s3a.connection.establish.timeout}, and {@code fs.s3a.connection.request.timeout} bounds how
- * long a request waits for the next bytes of its answer (Netty's read and write timeouts; 0: none).
- * Answers mean what {@link S3RangeAnswers} says. Cancelling a read's future aborts its requests
- * (the connection is closed). A read's future completes on an event-loop thread: what follows it
- * must not block. It does not retry: {@link dev.parquetlookup.io.RetryingRangeSource} does.
+ * long a request waits for the next bytes of its answer (Netty's read and write timeouts; 0: none),
+ * and {@value S3RangeReaderFactory#REQUEST_TIMEOUT} (10 s) how long a whole request may take: past
+ * it the request is aborted and fails as transient. Answers mean what {@link S3RangeAnswers} says.
+ * Cancelling a read's future aborts its requests (the connection is closed). A read's future
+ * completes on an event-loop thread: what follows it must not block. It does not retry: {@link
+ * dev.parquetlookup.io.RetryingRangeSource} does.
  */
 final class NettyS3RangeReader implements AsyncRangeReader {
 
@@ -122,13 +126,35 @@ final class NettyS3RangeReader implements AsyncRangeReader {
                         answer.onError(failure);
                     }
                 });
-        // Cancelling the result (a timeout) fails the execution, which closes the connection.
+        // Cancelling the result (a timeout, a hedge that won) fails the execution, which closes
+        // the connection.
         result.whenComplete(
                 (bytes, failure) -> {
                     if (result.isCancelled()) {
                         execution.cancel(true);
                     }
                 });
+        long whole = s3.wholeRequestTimeoutMillis();
+        if (whole > 0 && !result.isDone()) {
+            // The read and write timeouts bound idle time only: an answer trickling in, or one
+            // whose connection stalls between timeouts, is bounded here. orTimeout's timer is
+            // dropped when the copy completes with the result.
+            result.copy()
+                    .orTimeout(whole, TimeUnit.MILLISECONDS)
+                    .whenComplete(
+                            (bytes, failure) -> {
+                                if (failure instanceof TimeoutException) {
+                                    answer.onError(
+                                            new TimeoutException(
+                                                    "no complete answer within "
+                                                            + whole
+                                                            + " ms ("
+                                                            + S3RangeReaderFactory.REQUEST_TIMEOUT
+                                                            + ")"));
+                                    execution.cancel(true);
+                                }
+                            });
+        }
         return result;
     }
 

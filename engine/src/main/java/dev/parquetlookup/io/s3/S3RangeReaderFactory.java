@@ -2,6 +2,7 @@ package dev.parquetlookup.io.s3;
 
 import dev.parquetlookup.io.AsyncRangeReader;
 import dev.parquetlookup.io.AsyncRangeReaderFactory;
+import dev.parquetlookup.io.hedge.HedgedRangeReader;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -19,7 +20,7 @@ import java.util.Locale;
  * through {@link NettyS3RangeReader}, with S3A's endpoint, region, path style and credentials;
  * settings only S3A's own client applies ({@link S3RangeRequests#unsupported}: SSE-C, requester
  * pays, a proxy, access points) leave them to S3A's streams, as does {@value #ASYNC_READS} = {@code
- * false}.
+ * false}. Its reader is hedged ({@link HedgedRangeReader}, options {@code parquet-lookup.hedge.*}).
  *
  * <p>The removed option {@value #REMOVED_CLIENT_OPTION} (it chose among four clients until
  * 2026-12-05) is accepted with a warning when it names the one left ({@code netty}) and refused
@@ -33,6 +34,15 @@ public final class S3RangeReaderFactory implements AsyncRangeReaderFactory {
      * bounded pool of blocking reads) instead of {@link NettyS3RangeReader}. Default true.
      */
     public static final String ASYNC_READS = "parquet-lookup.s3.async-reads";
+
+    /**
+     * Hadoop option (table option {@code hadoop.parquet-lookup.s3.request-timeout}): how long one
+     * ranged GET may take in all, from its start to its answer's last byte, a duration ({@code
+     * 10s}, {@code 500ms}); a GET past it is aborted (its connection closed) and fails as
+     * transient, so the read's retry policy tries again. 0 turns it off. Default 10 s. {@code
+     * fs.s3a.connection.request.timeout} still bounds the wait for each next byte.
+     */
+    public static final String REQUEST_TIMEOUT = "parquet-lookup.s3.request-timeout";
 
     /** Removed Hadoop option: the client of ranged GETs. */
     static final String REMOVED_CLIENT_OPTION = "parquet-lookup.s3.range-client";
@@ -72,7 +82,8 @@ public final class S3RangeReaderFactory implements AsyncRangeReaderFactory {
 
     @Override
     public AsyncRangeReader create(FileSystem fs) throws IOException {
-        return NettyS3RangeReader.forFileSystem(fs);
+        // Hedged here, where the store's reader is made: late GETs are sent a second time.
+        return HedgedRangeReader.around(NettyS3RangeReader.forFileSystem(fs), fs.getConf());
     }
 
     /**

@@ -28,9 +28,10 @@ import java.util.function.IntFunction;
  * endpoint and region, {@code fs.s3a.path.style.access}, the bucket, the object key URI-encoded
  * once), their headers ({@code Range}, {@code If-Match} with the listed ETag, SigV4 by {@link
  * S3GetSigner} with credentials from S3A's provider chain, resolved again every 10 s), the timeouts
- * from {@code fs.s3a.connection.establish.timeout} and {@code fs.s3a.connection.request.timeout},
- * which settings only S3A's own client applies ({@link #unsupported}), and combining one read's
- * GETs ({@link #readAll}). What an answer means is {@link S3RangeAnswers}.
+ * from {@code fs.s3a.connection.establish.timeout}, {@code fs.s3a.connection.request.timeout} and
+ * {@link S3RangeReaderFactory#REQUEST_TIMEOUT}, which settings only S3A's own client applies
+ * ({@link #unsupported}), and combining one read's GETs ({@link #readAll}). What an answer means is
+ * {@link S3RangeAnswers}.
  *
  * <pre>{@code
  * S3RangeRequests s3 = S3RangeRequests.forFileSystem(fs);
@@ -40,6 +41,9 @@ import java.util.function.IntFunction;
  * }</pre>
  */
 final class S3RangeRequests {
+
+    /** The default of {@link S3RangeReaderFactory#REQUEST_TIMEOUT}: 10 s. */
+    static final long DEFAULT_WHOLE_REQUEST_TIMEOUT_MILLIS = 10_000;
 
     private static final long CREDENTIALS_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -58,6 +62,7 @@ final class S3RangeRequests {
     private final String pathPrefix; // "/bucket" in path style, else ""
     private final long connectTimeoutMillis;
     private final long requestTimeoutMillis; // 0: none
+    private final long wholeRequestTimeoutMillis; // 0: none
     private volatile Resolved resolved;
 
     private S3RangeRequests(
@@ -67,7 +72,8 @@ final class S3RangeRequests {
             URI endpoint,
             boolean pathStyle,
             long connectTimeoutMillis,
-            long requestTimeoutMillis) {
+            long requestTimeoutMillis,
+            long wholeRequestTimeoutMillis) {
         this.fs = fs;
         this.region = region;
         this.signer = new S3GetSigner(region);
@@ -86,6 +92,7 @@ final class S3RangeRequests {
         this.pathPrefix = pathStyle ? "/" + S3GetSigner.encodePath(bucket) : "";
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.requestTimeoutMillis = requestTimeoutMillis;
+        this.wholeRequestTimeoutMillis = wholeRequestTimeoutMillis;
     }
 
     /**
@@ -136,6 +143,11 @@ final class S3RangeRequests {
         long request =
                 conf.getTimeDuration(
                         "fs.s3a.connection.request.timeout", 60_000, TimeUnit.MILLISECONDS);
+        long whole =
+                conf.getTimeDuration(
+                        S3RangeReaderFactory.REQUEST_TIMEOUT,
+                        DEFAULT_WHOLE_REQUEST_TIMEOUT_MILLIS,
+                        TimeUnit.MILLISECONDS);
         return new S3RangeRequests(
                 s3a,
                 region,
@@ -143,7 +155,8 @@ final class S3RangeRequests {
                 endpoint,
                 conf.getBoolean("fs.s3a.path.style.access", false),
                 Math.max(1, connect),
-                Math.max(0, request));
+                Math.max(0, request),
+                Math.max(0, whole));
     }
 
     /** What to log about where the GETs go. */
@@ -171,6 +184,14 @@ final class S3RangeRequests {
 
     long connectTimeoutMillis() {
         return connectTimeoutMillis;
+    }
+
+    /**
+     * {@link S3RangeReaderFactory#REQUEST_TIMEOUT} in milliseconds, the bound of a whole GET; 0 for
+     * none.
+     */
+    long wholeRequestTimeoutMillis() {
+        return wholeRequestTimeoutMillis;
     }
 
     /** {@code fs.s3a.connection.request.timeout} in milliseconds; 0 for none. */

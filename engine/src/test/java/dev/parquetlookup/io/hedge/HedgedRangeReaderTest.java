@@ -1,0 +1,344 @@
+package dev.parquetlookup.io.hedge;
+
+import dev.parquetlookup.io.AsyncRangeReader;
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.TransientReadException;
+
+import org.apache.hadoop.conf.Configuration;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.FileNotFoundException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@link HedgedRangeReader} against a reader whose answers the test gives by hand and a timer the
+ * test fires by hand: nothing depends on the clock.
+ */
+class HedgedRangeReaderTest {
+
+    private static final FileId FILE = new FileId("s3a://b/f.parquet", 1 << 20, 1L, "\"e\"", null);
+    private static final FileRange KEY_PAGE = new FileRange(0, 100);
+    private static final FileRange VALUE_PAGE = new FileRange(4096, 200);
+
+    /** One request the hedged reader sent, answered by the test. */
+    private record Request(FileRange range, CompletableFuture<byte[][]> answer) {
+        void answer(byte fill) {
+            byte[] bytes = new byte[range.length()];
+            java.util.Arrays.fill(bytes, fill);
+            answer.complete(new byte[][] {bytes});
+        }
+    }
+
+    private static final class HandReader implements AsyncRangeReader {
+        final List<Request> requests = new ArrayList<>();
+        boolean closed;
+
+        @Override
+        public synchronized CompletableFuture<byte[][]> readAll(
+                FileId file, List<FileRange> ranges) {
+            assertThat(ranges).as("one request per range").hasSize(1);
+            Request r = new Request(ranges.get(0), new CompletableFuture<>());
+            requests.add(r);
+            return r.answer();
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
+    /** Timer tasks, fired by the test. */
+    private static final class HandTimer implements HedgedRangeReader.Timer {
+        final List<Runnable> tasks = new ArrayList<>();
+        final List<Boolean> dropped = new ArrayList<>();
+
+        @Override
+        public Runnable schedule(Runnable task, long delayNanos) {
+            int i = tasks.size();
+            tasks.add(task);
+            dropped.add(false);
+            return () -> dropped.set(i, true);
+        }
+
+        /** Fires every task not dropped, as if their delays passed. */
+        void fireAll() {
+            for (int i = 0; i < tasks.size(); i++) {
+                if (!dropped.get(i)) {
+                    dropped.set(i, true);
+                    tasks.get(i).run();
+                }
+            }
+        }
+    }
+
+    private final HandReader store = new HandReader();
+    private final HandTimer timer = new HandTimer();
+    private final HedgeStatistics stats = new HedgeStatistics();
+
+    private HedgedRangeReader reader(double budget) {
+        return new HedgedRangeReader(
+                store,
+                new HedgedRangeReader.Settings(
+                        99, Duration.ofMillis(20), Duration.ofSeconds(1), budget),
+                stats,
+                timer,
+                null);
+    }
+
+    /** Earns the budget of {@code n} hedges: 20 GETs answered at once per token at 5%. */
+    private static void earn(HedgedRangeReader reader, HandReader store, int gets) {
+        for (int i = 0; i < gets; i++) {
+            CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(KEY_PAGE));
+            store.requests.get(store.requests.size() - 1).answer((byte) 1);
+            assertThat(read).isCompleted();
+        }
+    }
+
+    @Test
+    void aLateGetIsSentAgainAndTheFirstAnswerWinsTheOtherCancelled() throws Exception {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 20);
+        int before = store.requests.size();
+        CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(KEY_PAGE));
+        assertThat(store.requests).hasSize(before + 1);
+        timer.fireAll(); // the delay passed without an answer
+        assertThat(store.requests).as("the hedge").hasSize(before + 2);
+        Request first = store.requests.get(before);
+        Request hedge = store.requests.get(before + 1);
+        assertThat(hedge.range()).isEqualTo(KEY_PAGE);
+        hedge.answer((byte) 7);
+        assertThat(read.get()[0]).hasSize(100).containsOnly(7);
+        assertThat(first.answer()).as("the late request is aborted").isCancelled();
+        first.answer((byte) 9); // too late, ignored
+        assertThat(read.get()[0]).containsOnly(7);
+        assertThat(stats.gets()).isEqualTo(21);
+        assertThat(stats.hedgesSent()).isEqualTo(1);
+        assertThat(stats.hedgesWon()).isEqualTo(1);
+        assertThat(stats.hedgesOverBudget()).isZero();
+    }
+
+    @Test
+    void theFirstRequestAnsweringFirstCancelsTheHedgeAndCountsNoWin() throws Exception {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 20);
+        int before = store.requests.size();
+        CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(KEY_PAGE));
+        timer.fireAll();
+        store.requests.get(before).answer((byte) 3);
+        assertThat(read.get()[0]).containsOnly(3);
+        assertThat(store.requests.get(before + 1).answer()).isCancelled();
+        assertThat(stats.hedgesSent()).isEqualTo(1);
+        assertThat(stats.hedgesWon()).isZero();
+    }
+
+    @Test
+    void anAnswerInTimeDropsTheTimerAndSendsNothingMore() throws Exception {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 40);
+        assertThat(timer.dropped).as("every timer dropped by its answer").containsOnly(true);
+        timer.fireAll();
+        assertThat(store.requests).hasSize(40);
+        assertThat(stats.hedgesSent()).isZero();
+    }
+
+    @Test
+    void theBudgetBoundsExtraRequestsToItsShareOfGets() {
+        HedgedRangeReader reader = reader(0.05);
+        List<CompletableFuture<byte[][]>> reads = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            reads.add(reader.readAll(FILE, List.of(KEY_PAGE)));
+        }
+        timer.fireAll(); // all 100 are late
+        assertThat(stats.hedgesSent()).as("5% of 100 GETs").isEqualTo(5);
+        assertThat(stats.hedgesOverBudget()).isEqualTo(95);
+        assertThat(store.requests).hasSize(105);
+        store.requests.forEach(r -> r.answer((byte) 1));
+        assertThat(reads).allSatisfy(r -> assertThat(r).isCompleted());
+    }
+
+    @Test
+    void aBudgetOfZeroNeverHedges() {
+        HedgedRangeReader reader = reader(0);
+        for (int i = 0; i < 50; i++) {
+            reader.readAll(FILE, List.of(KEY_PAGE));
+        }
+        timer.fireAll();
+        assertThat(stats.hedgesSent()).isZero();
+        assertThat(store.requests).hasSize(50);
+    }
+
+    @Test
+    void onlyTheLateRangeOfAWaveIsHedged() throws Exception {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 20);
+        int before = store.requests.size();
+        CompletableFuture<byte[][]> wave = reader.readAll(FILE, List.of(KEY_PAGE, VALUE_PAGE));
+        Request key = store.requests.get(before);
+        Request value = store.requests.get(before + 1);
+        key.answer((byte) 1); // in time
+        timer.fireAll(); // the value page is late
+        assertThat(store.requests).hasSize(before + 3);
+        Request hedge = store.requests.get(before + 2);
+        assertThat(hedge.range()).isEqualTo(VALUE_PAGE);
+        hedge.answer((byte) 2);
+        byte[][] pages = wave.get();
+        assertThat(pages[0]).hasSize(100).containsOnly(1);
+        assertThat(pages[1]).hasSize(200).containsOnly(2);
+        assertThat(value.answer()).isCancelled();
+    }
+
+    @Test
+    void aTransientFailureWaitsForTheOtherRequest() throws Exception {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 20);
+        int before = store.requests.size();
+        CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(KEY_PAGE));
+        timer.fireAll();
+        store.requests
+                .get(before)
+                .answer()
+                .completeExceptionally(new TransientReadException("reset", null));
+        assertThat(read).isNotDone();
+        store.requests.get(before + 1).answer((byte) 5);
+        assertThat(read.get()[0]).containsOnly(5);
+    }
+
+    @Test
+    void bothFailingFailsTheReadWithTheFirstFailure() {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 20);
+        int before = store.requests.size();
+        CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(KEY_PAGE));
+        timer.fireAll();
+        TransientReadException first = new TransientReadException("HTTP 503", null);
+        store.requests.get(before + 1).answer().completeExceptionally(first);
+        assertThat(read).isNotDone();
+        store.requests
+                .get(before)
+                .answer()
+                .completeExceptionally(new TransientReadException("reset", null));
+        assertThatThrownBy(read::get)
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isSameAs(first)
+                .satisfies(t -> assertThat(t.getSuppressed()).hasSize(1));
+    }
+
+    @Test
+    void aPermanentFailureFailsAtOnceAndCancelsTheOther() {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 20);
+        int before = store.requests.size();
+        CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(KEY_PAGE));
+        timer.fireAll();
+        store.requests
+                .get(before)
+                .answer()
+                .completeExceptionally(new FileNotFoundException("gone"));
+        assertThat(read).isCompletedExceptionally();
+        assertThat(store.requests.get(before + 1).answer()).isCancelled();
+    }
+
+    @Test
+    void aFailureBeforeTheDelayFailsAtOnceAndHedgesNothing() {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 20);
+        int before = store.requests.size();
+        CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(KEY_PAGE));
+        store.requests
+                .get(before)
+                .answer()
+                .completeExceptionally(new TransientReadException("reset", null));
+        assertThat(read).isCompletedExceptionally();
+        timer.fireAll();
+        assertThat(store.requests).hasSize(before + 1);
+    }
+
+    @Test
+    void cancellingTheReadCancelsBothRequests() {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 20);
+        int before = store.requests.size();
+        CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(KEY_PAGE));
+        timer.fireAll();
+        read.cancel(true);
+        assertThat(store.requests.get(before).answer()).isCancelled();
+        assertThat(store.requests.get(before + 1).answer()).isCancelled();
+    }
+
+    @Test
+    void largeRangesAreNeitherHedgedNorTimed() throws Exception {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 20);
+        FileRange chunk = new FileRange(0, HedgedRangeReader.MAX_HEDGED_BYTES + 1);
+        CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(chunk));
+        int scheduled = timer.tasks.size();
+        timer.fireAll();
+        assertThat(timer.tasks).hasSize(scheduled);
+        assertThat(stats.hedgesSent()).isZero();
+        store.requests.get(store.requests.size() - 1).answer((byte) 4);
+        assertThat(read.get()[0]).hasSize(chunk.length());
+    }
+
+    @Test
+    void theOptionTurnsItOffAndTheDefaultsTurnItOn() {
+        Configuration off = new Configuration(false);
+        off.setBoolean(HedgedRangeReader.ENABLED, false);
+        assertThat(HedgedRangeReader.around(store, off)).isSameAs(store);
+        AsyncRangeReader on = HedgedRangeReader.around(store, new Configuration(false));
+        assertThat(on).isInstanceOf(HedgedRangeReader.class);
+        assertThat(((HedgedRangeReader) on).delay())
+                .as("the ceiling until enough GETs were answered")
+                .isEqualTo(Duration.ofSeconds(1));
+        on.close();
+        assertThat(store.closed).isTrue();
+    }
+
+    @Test
+    void settingsAreReadAndChecked() {
+        Configuration conf = new Configuration(false);
+        conf.set(HedgedRangeReader.PERCENTILE, "95");
+        conf.set(HedgedRangeReader.MIN_DELAY, "5ms");
+        conf.set(HedgedRangeReader.MAX_DELAY, "2s");
+        conf.set(HedgedRangeReader.BUDGET, "0.1");
+        assertThat(HedgedRangeReader.Settings.of(conf))
+                .isEqualTo(
+                        new HedgedRangeReader.Settings(
+                                95, Duration.ofMillis(5), Duration.ofSeconds(2), 0.1));
+        conf.set(HedgedRangeReader.BUDGET, "2");
+        assertThatThrownBy(() -> HedgedRangeReader.Settings.of(conf))
+                .hasMessageContaining(HedgedRangeReader.BUDGET);
+        conf.set(HedgedRangeReader.BUDGET, "0.05");
+        conf.set(HedgedRangeReader.MIN_DELAY, "3s");
+        assertThatThrownBy(() -> HedgedRangeReader.Settings.of(conf)).hasMessageContaining("floor");
+    }
+
+    @Test
+    void theDelayIsTheWindowsPercentileBetweenFloorAndCeiling() {
+        RecentLatencies l = new RecentLatencies(99, 20_000_000, 1_000_000_000);
+        assertThat(l.delayNanos()).isEqualTo(1_000_000_000);
+        // 1,016 of 1,024 answers in 30 ms, 8 held 5 s: the 99th percentile is 30 ms.
+        for (int i = 0; i < 1024; i++) {
+            l.record(i % 128 == 0 ? 5_000_000_000L : 30_000_000L);
+        }
+        assertThat(l.delayNanos()).isEqualTo(30_000_000);
+        for (int i = 0; i < 1024; i++) {
+            l.record(1_000_000); // a fast store: the floor
+        }
+        assertThat(l.delayNanos()).isEqualTo(20_000_000);
+        for (int i = 0; i < 1024; i++) {
+            l.record(3_000_000_000L); // everything slow: the ceiling
+        }
+        assertThat(l.delayNanos()).isEqualTo(1_000_000_000);
+    }
+}
