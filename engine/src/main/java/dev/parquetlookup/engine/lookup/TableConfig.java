@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine.lookup;
 
+import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.read.PageCache;
 import dev.parquetlookup.metadata.MetadataCache;
 
@@ -26,6 +27,8 @@ import java.util.Objects;
  * @param synthesizePageIndex whether a file without a page index (DuckDB, pyarrow by default) gets
  *     one built from its page headers on the first lookup into each row group (the default), so
  *     lookups read single pages; when off such files are read a whole key column chunk per lookup
+ * @param localForms where files with pages far larger than a lookup needs get their local form
+ *     (built in the background, read once ready), or {@code null} to read every file as it is
  */
 public record TableConfig(
         String path,
@@ -34,7 +37,28 @@ public record TableConfig(
         MetadataCache metadataCache,
         @Nullable PageCache pageCache,
         boolean mapLocalFiles,
-        boolean synthesizePageIndex) {
+        boolean synthesizePageIndex,
+        @Nullable LocalForms localForms) {
+
+    /** Constructor without local forms. */
+    public TableConfig(
+            String path,
+            List<String> sortKey,
+            Map<String, String> hadoopOptions,
+            MetadataCache metadataCache,
+            @Nullable PageCache pageCache,
+            boolean mapLocalFiles,
+            boolean synthesizePageIndex) {
+        this(
+                path,
+                sortKey,
+                hadoopOptions,
+                metadataCache,
+                pageCache,
+                mapLocalFiles,
+                synthesizePageIndex,
+                null);
+    }
 
     /** Constructor without {@code synthesizePageIndex}: synthesis on, the default. */
     public TableConfig(
@@ -65,7 +89,21 @@ public record TableConfig(
                         metadataCache,
                         pageCache,
                         mapLocalFiles,
-                        synthesizePageIndex);
+                        synthesizePageIndex,
+                        localForms);
+    }
+
+    /** This configuration with another sort key (a table format's declared sort order). */
+    public TableConfig withSortKey(List<String> newSortKey) {
+        return new TableConfig(
+                path,
+                newSortKey,
+                hadoopOptions,
+                metadataCache,
+                pageCache,
+                mapLocalFiles,
+                synthesizePageIndex,
+                localForms);
     }
 
     public static Builder builder(String path) {
@@ -81,6 +119,7 @@ public record TableConfig(
         private PageCache pageCache;
         private boolean mapLocalFiles = true;
         private boolean synthesizePageIndex = true;
+        private LocalForms localForms;
 
         private Builder(String path) {
             this.path = path;
@@ -116,6 +155,11 @@ public record TableConfig(
             return this;
         }
 
+        public Builder localForms(@Nullable LocalForms localForms) {
+            this.localForms = localForms;
+            return this;
+        }
+
         public TableConfig build() {
             return new TableConfig(
                     path,
@@ -124,7 +168,8 @@ public record TableConfig(
                     metadataCache != null ? metadataCache : MetadataCache.defaultShared(),
                     pageCache,
                     mapLocalFiles,
-                    synthesizePageIndex);
+                    synthesizePageIndex,
+                    localForms);
         }
     }
 }

@@ -10,6 +10,7 @@ import dev.parquetlookup.io.ReadStatistics;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The store as one snapshot sees it: the listing already made (so the snapshot opens exactly the
@@ -35,15 +36,7 @@ final class SnapshotStore extends ForwardingFileStore {
         TableConfig snapshotConfig = config.withPath(listing.location());
         if (snapshotConfig.sortKey().isEmpty() && !listing.sortKey().isEmpty()) {
             // The format's declared order (an Iceberg sort order), verified like a configured key.
-            snapshotConfig =
-                    new TableConfig(
-                            snapshotConfig.path(),
-                            listing.sortKey(),
-                            snapshotConfig.hadoopOptions(),
-                            snapshotConfig.metadataCache(),
-                            snapshotConfig.pageCache(),
-                            snapshotConfig.mapLocalFiles(),
-                            snapshotConfig.synthesizePageIndex());
+            snapshotConfig = snapshotConfig.withSortKey(listing.sortKey());
         }
         // Rows the version deleted without rewriting their files (deletion vectors, position
         // deletes) are never returned; each file supplies the table's columns as its binding
@@ -60,6 +53,7 @@ final class SnapshotStore extends ForwardingFileStore {
                 version,
                 listing.location(),
                 listing.versionLabel(),
+                Set.copyOf(listing.files()),
                 config.metadataCache(),
                 config.pageCache());
     }
