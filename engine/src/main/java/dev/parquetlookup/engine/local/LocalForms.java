@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -68,6 +69,9 @@ public final class LocalForms {
 
     /** Per source file version, its settling: a check or build, then its outcome. */
     private final Map<FileId, CompletableFuture<Outcome>> settled = new ConcurrentHashMap<>();
+
+    /** The ready form of each source file version: what {@link #servedFile} answers. */
+    private final Map<FileId, FileId> readyForms = new ConcurrentHashMap<>();
 
     /** Forms on disk by data file, with their length: what counts against {@code maxBytes}. */
     private final Map<Path, Long> onDisk = new ConcurrentHashMap<>();
@@ -212,23 +216,28 @@ public final class LocalForms {
      * @param keyColumns the table's sort key (written uncompressed in the form), or empty
      */
     public FileId servedFile(FileId source, FileStore store, List<String> keyColumns) {
-        CompletableFuture<Outcome> f = settle(source, store, keyColumns);
-        Outcome o = f.getNow(null);
-        if (o == null || o.kind() != Kind.READY) {
+        FileId local = readyForms.get(source);
+        if (local == null) {
+            settle(source, store, keyColumns);
             return source;
         }
-        FileId local = o.localFile();
-        if (Files.isRegularFile(Path.of(java.net.URI.create(local.path())))) {
+        if (Files.isRegularFile(Path.of(URI.create(local.path())))) {
             return local;
         }
         // Gone (its directory removed with a disk tier, or by hand): settle again.
-        settled.remove(source, f);
+        readyForms.remove(source, local);
+        CompletableFuture<Outcome> f = settled.get(source);
+        if (f != null && f.isDone()) {
+            settled.remove(source, f);
+        }
+        settle(source, store, keyColumns);
         return source;
     }
 
     /**
      * Settles {@code source} once: finds its verified form, or applies the rule and builds one, in
-     * the background. Concurrent and later callers get the same future.
+     * the background. Concurrent and later callers get the same future, which completes after the
+     * {@linkplain #onReady listeners} heard of a ready form.
      */
     public CompletableFuture<Outcome> settle(
             FileId source, FileStore store, List<String> keyColumns) {
@@ -303,8 +312,8 @@ public final class LocalForms {
         if (outcome.kind() == Kind.FAILED) {
             settled.remove(source, future); // tried again at the next open of the file
         }
-        future.complete(outcome);
         if (outcome.kind() == Kind.READY) {
+            readyForms.put(source, outcome.localFile());
             for (Consumer<FileId> l : listeners) {
                 try {
                     l.accept(source);
@@ -313,6 +322,7 @@ public final class LocalForms {
                 }
             }
         }
+        future.complete(outcome);
     }
 
     private Outcome settleNow(FileId source, FileStore store, List<String> keyColumns)
@@ -386,6 +396,7 @@ public final class LocalForms {
         if (previous != null && !previous.equals(source)) {
             // The path's file was replaced: its old version's form goes.
             settled.remove(previous);
+            readyForms.remove(previous);
             discard(LocalFormFile.of(directory, previous));
         }
         return new Outcome(Kind.READY, form.fileId(), "ready");
