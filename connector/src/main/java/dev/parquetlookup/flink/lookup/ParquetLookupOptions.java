@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
+import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.source.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.engine.source.TableFormat;
 import dev.parquetlookup.engine.table.TableWarmup;
@@ -267,6 +268,34 @@ public final class ParquetLookupOptions {
                                     + " 'local-cache.max-bytes' is warmed. Ignored when"
                                     + " 'local-cache.max-bytes' is 0.");
 
+    // ------------------------------------------------------------------ pages too large per lookup
+
+    public static final ConfigOption<LocalForms.Mode> REPAGE =
+            ConfigOptions.key("repage")
+                    .enumType(LocalForms.Mode.class)
+                    .defaultValue(LocalForms.Mode.AUTO)
+                    .withDescription(
+                            "'auto' (default): a file whose pages hold more than 16,384 rows on"
+                                    + " average (DuckDB's default layout: one page per"
+                                    + " 122,880-row column chunk) gets a local form, built once"
+                                    + " in the background on the TaskManager: the same rows in"
+                                    + " the same order, in 256-row pages with a page index."
+                                    + " Lookups read the file as it is until the form is ready,"
+                                    + " then from it. Forms live in 'parquet-lookup-local-forms'"
+                                    + " below 'local-cache.dir', are checked by CRC32C and reused"
+                                    + " by every table, job and restart for an unchanged file."
+                                    + " 'off': read every file as it is.");
+
+    public static final ConfigOption<MemorySize> REPAGE_MAX_BYTES =
+            ConfigOptions.key("repage.max-bytes")
+                    .memoryType()
+                    .defaultValue(MemorySize.ofMebiBytes(4096))
+                    .withDescription(
+                            "Bound of the local forms on a TaskManager's disk (shared by its"
+                                    + " tables). Forms no table of the process reads are evicted"
+                                    + " to make room; a file whose form does not fit is read as"
+                                    + " it is, with a warning in the log. Must be positive.");
+
     // ------------------------------------------------------------------ Flink's, reused
 
     /** Flink's {@code lookup.max-retries} (default 3): retries of a lookup's failed read. */
@@ -294,6 +323,8 @@ public final class ParquetLookupOptions {
                     LOCAL_CACHE_DIR,
                     LOCAL_CACHE_MAX_BYTES,
                     WARMUP,
+                    REPAGE,
+                    REPAGE_MAX_BYTES,
                     MAX_RETRIES);
 
     /**

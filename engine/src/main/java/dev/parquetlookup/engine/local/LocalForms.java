@@ -91,6 +91,26 @@ public final class LocalForms {
     private final AtomicLong rowsBuilt = new AtomicLong();
     private final AtomicLong buildNanos = new AtomicLong();
 
+    /** Whether tables build and read local forms (the connector's {@code repage} option). */
+    public enum Mode {
+        /** Files the rule picks get a local form, read once it is ready (the default). */
+        AUTO("auto"),
+        /** Every file is read as it is. */
+        OFF("off");
+
+        private final String optionValue;
+
+        Mode(String optionValue) {
+            this.optionValue = optionValue;
+        }
+
+        /** The option value, so that option parsers (Flink's enum options) read and print it. */
+        @Override
+        public String toString() {
+            return optionValue;
+        }
+    }
+
     /** How one source file version was settled. */
     public enum Kind {
         /** Its local form is ready: lookups read {@link Outcome#localFile()}. */
