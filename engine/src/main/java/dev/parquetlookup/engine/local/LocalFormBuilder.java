@@ -12,7 +12,6 @@ import dev.parquetlookup.writer.RepagedCopy;
 import dev.parquetlookup.writer.WriterOptions;
 
 import org.apache.parquet.ParquetReadOptions;
-import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.io.LocalOutputFile;
 
 import java.io.IOException;
@@ -43,18 +42,7 @@ final class LocalFormBuilder {
 
     /** Reads the footer (and a page header or the offset index) of {@code source}: the verdict. */
     Plan plan(FileId source, FileStore store) throws IOException {
-        try (RangeSource in = store.open(source)) {
-            FooterReader.Footer footer = FooterReader.read(in);
-            RangeSourceInputFile file = new RangeSourceInputFile(in);
-            try (ParquetFileReader reader =
-                    ParquetFileReader.open(
-                            file,
-                            footer.metadata(),
-                            ParquetReadOptions.builder().build(),
-                            file.newStream())) {
-                return new Plan(PageSizeRule.evaluate(reader, file, options.pageRows()));
-            }
-        }
+        return new Plan(PageSizeRule.evaluate(store, source));
     }
 
     /**

@@ -1,5 +1,13 @@
 package dev.parquetlookup.engine.local;
 
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RangeSourceInputFile;
+import dev.parquetlookup.metadata.FooterReader;
+import dev.parquetlookup.writer.WriterOptions;
+
+import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.format.PageHeader;
 import org.apache.parquet.format.Util;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -18,8 +26,8 @@ import java.util.List;
  * #MAX_ROWS_PER_PAGE} rows on average</b>, measured on the first column chunk of its largest row
  * group (the page count from its OffsetIndex, or, without one, from its page headers). A lookup
  * reads and decompresses a whole page per column; the point-read layout has 256 rows per page
- * ({@link dev.parquetlookup.writer.WriterOptions}), parquet-java's default at most 20,000; DuckDB
- * writes one page per 122,880-row column chunk, for which a lookup read 4.5 MB (docs/formats.md).
+ * ({@link WriterOptions}), parquet-java's default at most 20,000; DuckDB writes one page per
+ * 122,880-row column chunk, for which a lookup read 4.5 MB (docs/formats.md).
  *
  * <p>Example: a DuckDB file of 10M rows has 122,880 rows per page: {@code localForm() == true},
  * estimated at about its uncompressed column size; a parquet-java file with default pages (at most
@@ -54,6 +62,26 @@ public final class PageSizeRule {
      */
     public record Verdict(
             boolean localForm, long rows, long rowsPerPage, long estimatedBytes, String reason) {}
+
+    /**
+     * Applies the rule to {@code file}: reads its footer, and its first column's offset index or a
+     * few page headers. The estimate is for the point-read layout's {@value
+     * dev.parquetlookup.writer.WriterOptions#DEFAULT_PAGE_ROWS}-row pages.
+     */
+    public static Verdict evaluate(FileStore store, FileId file) throws IOException {
+        try (RangeSource in = store.open(file)) {
+            FooterReader.Footer footer = FooterReader.read(in);
+            RangeSourceInputFile input = new RangeSourceInputFile(in);
+            try (ParquetFileReader reader =
+                    ParquetFileReader.open(
+                            input,
+                            footer.metadata(),
+                            ParquetReadOptions.builder().build(),
+                            input.newStream())) {
+                return evaluate(reader, input, WriterOptions.DEFAULT_PAGE_ROWS);
+            }
+        }
+    }
 
     /**
      * Applies the rule to the file {@code reader} has open; {@code file} is read for page headers
