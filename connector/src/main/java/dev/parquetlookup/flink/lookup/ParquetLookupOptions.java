@@ -238,7 +238,8 @@ public final class ParquetLookupOptions {
                                     + " copied). Unset: the first of Flink's 'io.tmp.dirs'. Each"
                                     + " TaskManager process uses a fresh subdirectory and deletes"
                                     + " it when the last table closes; subdirectories of ended"
-                                    + " processes are removed at start.");
+                                    + " processes are removed at start. The local forms of"
+                                    + " 'repage' live below it too, kept across restarts.");
 
     public static final ConfigOption<MemorySize> LOCAL_CACHE_MAX_BYTES =
             ConfigOptions.key("local-cache.max-bytes")
