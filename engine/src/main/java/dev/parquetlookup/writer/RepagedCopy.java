@@ -1,7 +1,6 @@
 package dev.parquetlookup.writer;
 
 import org.apache.parquet.ParquetReadOptions;
-import org.apache.parquet.bytes.HeapByteBufferAllocator;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.ColumnWriteStore;
@@ -70,8 +69,12 @@ public final class RepagedCopy {
         try (ParquetFileReader reader = ParquetFileReader.open(in, readOptions)) {
             FileMetaData meta = reader.getFooter().getFileMetaData();
             MessageType schema = meta.getSchema();
+            // Page buffers recycled: a 256-row page's buffers are otherwise allocated anew, zeroed,
+            // for every page of every column (measured: half of the copy's time).
+            RecyclingAllocator allocator = new RecyclingAllocator();
             ParquetProperties props =
                     ParquetProperties.builder()
+                            .withAllocator(allocator)
                             .withPageRowCountLimit(options.pageRows())
                             .withPageSize(options.pageBytes())
                             .withDictionaryEncoding(options.dictionary())
@@ -145,7 +148,7 @@ public final class RepagedCopy {
                         .withCompressorProvider(
                                 d -> codecs.getCompressor(codec(d, keyColumns, options)))
                         .withSchema(schema)
-                        .withAllocator(HeapByteBufferAllocator.getInstance())
+                        .withAllocator(props.getAllocator())
                         .withColumnIndexTruncateLength(options.statisticsTruncateLength())
                         .withPageWriteChecksumEnabled(false)
                         .withRowGroupOrdinal(ordinal)

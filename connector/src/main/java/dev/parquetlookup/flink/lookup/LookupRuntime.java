@@ -129,7 +129,7 @@ public final class LookupRuntime implements Closeable {
                 tiered = tier.tier().wrap(shared);
                 shared = tiered;
             }
-            LocalForms forms = config.localForms();
+            LocalForms forms = localForms(config);
             table =
                     opener.open(
                             config.toTableConfig(caches.metadataCache(), caches.pageCache(), forms),
@@ -178,6 +178,21 @@ public final class LookupRuntime implements Closeable {
             closeQuietly(store);
             caches.close();
             throw e;
+        }
+    }
+
+    /** The TaskManager's local forms, or null when off or their directory cannot be made. */
+    @Nullable
+    private static LocalForms localForms(ParquetLookupConfig config) {
+        try {
+            return config.localForms();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn(
+                    "Table '{}': no local forms ('repage'), files with large pages are read as"
+                            + " they are: {}",
+                    config.tableName(),
+                    e.toString());
+            return null;
         }
     }
 
