@@ -160,6 +160,7 @@ final class NoPageIndexCase {
      * Builds the local form of DuckDB's file in a fresh directory, as a TaskManager does in the
      * background (the rule's check, the copy, its CRC and manifest), and reports its cost.
      */
+    @Nullable
     private LocalForms buildLocalForm(Path duck) throws Exception {
         Path dir = report.out().resolve("data").resolve("local-forms-" + options.rows());
         if (Files.exists(dir)) {
@@ -176,7 +177,9 @@ final class NoPageIndexCase {
             FileId id = store.stat(duck.toAbsolutePath().toString());
             LocalForms.Outcome outcome = forms.settle(id, store, List.of("k")).get();
             if (outcome.kind() != LocalForms.Kind.READY) {
-                throw new IllegalStateException("no local form of " + duck + ": " + outcome);
+                // A tiny --rows: one small row group, whose pages are small enough already.
+                report.note("case=" + CASE + "-local-form none: " + outcome);
+                return null;
             }
         }
         long nanos = System.nanoTime() - t0;
@@ -212,8 +215,11 @@ final class NoPageIndexCase {
                     new EngineOnFile("parquet-lookup-stripped-no-index", stripped, false, rows));
             systems.add(new EngineOnFile("parquet-lookup-duckdb-synthesized", duck, true, rows));
             systems.add(new EngineOnFile("parquet-lookup-duckdb-no-index", duck, false, rows));
-            systems.add(
-                    new EngineOnFile("parquet-lookup-duckdb-local-form", duck, true, rows, forms));
+            if (forms != null) {
+                systems.add(
+                        new EngineOnFile(
+                                "parquet-lookup-duckdb-local-form", duck, true, rows, forms));
+            }
             for (LookupSystem s : systems) {
                 report.note("system=" + s.name() + " config=\"" + s.config() + "\"");
             }
