@@ -1,5 +1,6 @@
 package dev.parquetlookup.bench;
 
+import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.lookup.DimensionTable;
 import dev.parquetlookup.engine.lookup.LookupPlan;
 import dev.parquetlookup.engine.lookup.TableConfig;
@@ -15,6 +16,8 @@ import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
 
 import org.duckdb.DuckDBConnection;
+
+import javax.annotation.Nullable;
 
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +41,10 @@ import java.util.Map;
  *   <li>{@code stripped}: the same file with its page index removed ({@link PageIndexStripper}), as
  *       parquet-java writes with the index disabled: the pages are byte for byte the same;
  *   <li>{@code duckdb}: the seed data written by DuckDB's {@code COPY ... (FORMAT parquet)}
- *       (defaults: 122,880-row row groups, no page index, and one data page per column chunk).
+ *       (defaults: 122,880-row row groups, no page index, and one data page per column chunk);
+ *   <li>{@code duckdb-local-form}: the DuckDB file served from its local form (SQL option {@code
+ *       repage}), built first in this run from a fresh directory: the build's time and rows/s are
+ *       reported too.
  * </ul>
  *
  * Also measured: open time, bytes read at open and metadata bytes of each file (median of the
@@ -109,7 +115,8 @@ final class NoPageIndexCase {
                         "parquet-lookup-stripped-synthesized",
                         "parquet-lookup-stripped-no-index",
                         "parquet-lookup-duckdb-synthesized",
-                        "parquet-lookup-duckdb-no-index")) {
+                        "parquet-lookup-duckdb-no-index",
+                        "parquet-lookup-duckdb-local-form")) {
             ResultRow row = report.find("reader", name, CASE, 1);
             if (row != null && ownRow != null && ownRow.p50Micros() > 0) {
                 report.ratioLine(
@@ -149,10 +156,57 @@ final class NoPageIndexCase {
         }
     }
 
+    /**
+     * Builds the local form of DuckDB's file in a fresh directory, as a TaskManager does in the
+     * background (the rule's check, the copy, its CRC and manifest), and reports its cost.
+     */
+    @Nullable
+    private LocalForms buildLocalForm(Path duck) throws Exception {
+        Path dir = report.out().resolve("data").resolve("local-forms-" + options.rows());
+        if (Files.exists(dir)) {
+            try (var files = Files.list(dir)) {
+                for (Path p : (Iterable<Path>) files::iterator) {
+                    Files.delete(p);
+                }
+            }
+        }
+        String loadBefore = ObjectStoreSuite.loadAverage();
+        LocalForms forms = LocalForms.shared(dir, 1L << 40);
+        long t0 = System.nanoTime();
+        try (HadoopFileStore store = HadoopFileStore.create(Map.of())) {
+            FileId id = store.stat(duck.toAbsolutePath().toString());
+            LocalForms.Outcome outcome = forms.settle(id, store, List.of("k")).get();
+            if (outcome.kind() != LocalForms.Kind.READY) {
+                // A tiny --rows: one small row group, whose pages are small enough already.
+                report.note("case=" + CASE + "-local-form none: " + outcome);
+                return null;
+            }
+        }
+        long nanos = System.nanoTime() - t0;
+        LocalForms.Stats stats = forms.stats();
+        report.note(
+                String.format(
+                        Locale.ROOT,
+                        "case=%s-local-form build_ms=%.0f build_rows_per_s=%.0f settle_ms=%.0f"
+                                + " form_bytes=%d source_bytes=%d rows=%d load_before=%s"
+                                + " load_after=%s",
+                        CASE,
+                        stats.buildNanos() / 1e6,
+                        stats.rowsBuilt() * 1e9 / Math.max(1, stats.buildNanos()),
+                        nanos / 1e6,
+                        stats.bytes(),
+                        Files.size(duck),
+                        stats.rowsBuilt(),
+                        loadBefore,
+                        ObjectStoreSuite.loadAverage()));
+        return forms;
+    }
+
     /** Lookups on each file with its index (own, synthesized) and without (the fallback). */
     private void lookups(Path own, Path stripped, Path duck) throws Exception {
         List<LookupSystem> systems = new ArrayList<>();
         long rows = options.rows();
+        LocalForms forms = buildLocalForm(duck);
         try {
             systems.add(new EngineOnFile("parquet-lookup-own-index", own, true, rows));
             systems.add(
@@ -161,6 +215,11 @@ final class NoPageIndexCase {
                     new EngineOnFile("parquet-lookup-stripped-no-index", stripped, false, rows));
             systems.add(new EngineOnFile("parquet-lookup-duckdb-synthesized", duck, true, rows));
             systems.add(new EngineOnFile("parquet-lookup-duckdb-no-index", duck, false, rows));
+            if (forms != null) {
+                systems.add(
+                        new EngineOnFile(
+                                "parquet-lookup-duckdb-local-form", duck, true, rows, forms));
+            }
             for (LookupSystem s : systems) {
                 report.note("system=" + s.name() + " config=\"" + s.config() + "\"");
             }
@@ -307,6 +366,7 @@ final class NoPageIndexCase {
     private static final class EngineOnFile implements LookupSystem {
         private final String name;
         private final boolean synthesize;
+        private final boolean localForm;
         private final DimensionTable table;
         private final LookupPlan plan;
 
@@ -316,14 +376,26 @@ final class NoPageIndexCase {
          * warm-up and the figures are those of a table once opened.
          */
         EngineOnFile(String name, Path file, boolean synthesize, long rows) throws Exception {
+            this(name, file, synthesize, rows, null);
+        }
+
+        /** With {@code forms}: the file's local form, which must be ready, is read instead. */
+        EngineOnFile(
+                String name, Path file, boolean synthesize, long rows, @Nullable LocalForms forms)
+                throws Exception {
             this.name = name;
             this.synthesize = synthesize;
-            this.table =
-                    DimensionTable.open(
-                            NoPageIndexCase.config(
-                                    file,
-                                    synthesize,
-                                    new MetadataCache(EngineSystem.METADATA_CACHE_BYTES)));
+            this.localForm = forms != null;
+            TableConfig config =
+                    NoPageIndexCase.config(
+                            file, synthesize, new MetadataCache(EngineSystem.METADATA_CACHE_BYTES));
+            if (forms != null) {
+                config = config.withLocalForms(forms);
+            }
+            this.table = DimensionTable.open(config);
+            if (forms != null && !table.files().get(0).path().contains("local-forms")) {
+                throw new IllegalStateException("not served from its local form: " + table);
+            }
             this.plan = table.plan(List.of("k"), List.of("v"));
             for (long k = 1; synthesize && k <= rows; k += 65_536) {
                 table.lookup(plan, new Object[] {k});
@@ -337,6 +409,10 @@ final class NoPageIndexCase {
 
         @Override
         public String config() {
+            if (localForm) {
+                return "DimensionTable, sort key k, projection v, read from the file's local form"
+                        + " (256-row pages, page index; built before measuring), page cache off";
+            }
             return "DimensionTable, sort key k, projection v, page-index synthesis "
                     + (synthesize
                             ? "on (each row group on first use; all built before measuring)"

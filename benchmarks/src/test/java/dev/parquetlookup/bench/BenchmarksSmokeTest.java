@@ -78,6 +78,15 @@ class BenchmarksSmokeTest {
                         l ->
                                 l.startsWith(
                                         "RESULT suite=reader system=parquet-lookup case=cold-start"));
+        assertThat(results)
+                .as("the DuckDB file served from its local form")
+                .anyMatch(
+                        l ->
+                                l.startsWith(
+                                        "RESULT suite=reader system=parquet-lookup-duckdb-local-form"
+                                                + " case=no-page-index threads=1 "));
+        assertThat(lines)
+                .anyMatch(l -> l.matches("NOTE case=no-page-index-local-form build_ms=.*"));
         assertThat(lines)
                 .as("reader ratios carry numbers, not NA")
                 .anyMatch(

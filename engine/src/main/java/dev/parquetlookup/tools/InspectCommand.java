@@ -1,5 +1,6 @@
 package dev.parquetlookup.tools;
 
+import dev.parquetlookup.engine.local.PageSizeRule;
 import dev.parquetlookup.engine.lookup.ColumnBinding;
 import dev.parquetlookup.engine.lookup.DeletedRows;
 import dev.parquetlookup.engine.page.KeyPageBounds;
@@ -94,6 +95,7 @@ final class InspectCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         List<FileLayout> layouts = new ArrayList<>();
         List<String> pageIndexOrigins;
+        List<String> localForms;
         Listing listing;
         try (FileStore store = HadoopFileStore.create(hadoop.options)) {
             listing = tableFormat.current(spec, store, "PATH", path, hadoop.options);
@@ -121,6 +123,7 @@ final class InspectCommand implements Callable<Integer> {
                 layouts.add(layout);
             }
             pageIndexOrigins = pageIndexOrigins(store, files);
+            localForms = localForms(store, files);
         }
         LayoutReport report = new LayoutReport(path, layouts);
         List<String> projected =
@@ -165,12 +168,54 @@ final class InspectCommand implements Callable<Integer> {
         out.println();
         out.println("Page index lookups use (own, or synthesized from page headers at open):");
         pageIndexOrigins.forEach(line -> out.println("  " + line));
+        out.println();
+        out.println(
+                "Local forms (SQL option 'repage' = 'auto': files whose pages hold more than "
+                        + Formats.count(PageSizeRule.MAX_ROWS_PER_PAGE)
+                        + " rows on average are copied once into 256-row pages on the TaskManager):");
+        localForms.forEach(line -> out.println("  " + line));
         out.flush();
         boolean usable =
                 !report.anyNotSorted()
                         && report.sortKeysAgree()
                         && report.schemaDifferences.isEmpty();
         return usable ? Main.ExitCode.OK : Main.ExitCode.NOT_FOUND_OR_NOT_SORTED;
+    }
+
+    /** Per file, whether it gets a local form and its estimated size. */
+    private static List<String> localForms(FileStore store, List<FileId> files) throws IOException {
+        List<String> lines = new ArrayList<>();
+        long total = 0;
+        int count = 0;
+        for (FileId file : files) {
+            try {
+                PageSizeRule.Verdict v = PageSizeRule.evaluate(store, file);
+                if (v.localForm()) {
+                    count++;
+                    total += v.estimatedBytes();
+                }
+                lines.add(
+                        file.fileName()
+                                + ": "
+                                + (v.localForm()
+                                        ? "local form of about "
+                                                + Formats.bytes(v.estimatedBytes())
+                                                + " ("
+                                                + v.reason()
+                                                + ")"
+                                        : "read as it is (" + v.reason() + ")"));
+            } catch (LookupFileException | IllegalArgumentException e) {
+                lines.add(file.fileName() + ": unknown (" + e.getMessage() + ")");
+            }
+        }
+        lines.add(
+                count
+                        + " of "
+                        + files.size()
+                        + " file(s) would get a local form, about "
+                        + Formats.bytes(total)
+                        + " in all ('repage.max-bytes')");
+        return lines;
     }
 
     /** Per file, the page index the engine would serve lookups with, and what building it cost. */

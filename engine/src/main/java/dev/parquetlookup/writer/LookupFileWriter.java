@@ -202,7 +202,7 @@ public final class LookupFileWriter implements Closeable {
         }
     }
 
-    private static CompressionCodecName codec(WriterOptions.Codec codec) {
+    static CompressionCodecName codec(WriterOptions.Codec codec) {
         return switch (codec) {
             case UNCOMPRESSED -> CompressionCodecName.UNCOMPRESSED;
             case SNAPPY -> CompressionCodecName.SNAPPY;

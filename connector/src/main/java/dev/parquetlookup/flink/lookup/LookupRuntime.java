@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
+import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.lookup.LookupPlan;
 import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.engine.table.TableWarmup;
@@ -128,13 +129,17 @@ public final class LookupRuntime implements Closeable {
                 tiered = tier.tier().wrap(shared);
                 shared = tiered;
             }
+            LocalForms forms = localForms(config);
             table =
                     opener.open(
-                            config.toTableConfig(caches.metadataCache(), caches.pageCache()),
+                            config.toTableConfig(caches.metadataCache(), caches.pageCache(), forms),
                             config.refreshOptions(),
                             shared);
             LookupRuntime runtime =
                     new LookupRuntime(config, spec, caches, store, table, metricGroup);
+            if (forms != null) {
+                LocalFormMetrics.register(metricGroup, forms);
+            }
             if (tiered != null) {
                 // In the background: the first lookup does not wait for it. It does not yield to
                 // the lookups (TableWarmup can): measured at 10M rows, D = 20 ms, yielding kept
@@ -173,6 +178,21 @@ public final class LookupRuntime implements Closeable {
             closeQuietly(store);
             caches.close();
             throw e;
+        }
+    }
+
+    /** The TaskManager's local forms, or null when off or their directory cannot be made. */
+    @Nullable
+    private static LocalForms localForms(ParquetLookupConfig config) {
+        try {
+            return config.localForms();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn(
+                    "Table '{}': no local forms ('repage'), files with large pages are read as"
+                            + " they are: {}",
+                    config.tableName(),
+                    e.toString());
+            return null;
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
+import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.engine.read.PageCache;
 import dev.parquetlookup.engine.source.RefreshOptions;
@@ -19,6 +20,7 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.io.IOException;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,6 +47,8 @@ import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.PAGE_INDEX_SYN
 import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.PATH;
 import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.PATH_SNAPSHOT_MODE;
 import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.REFRESH_INTERVAL;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.REPAGE;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.REPAGE_MAX_BYTES;
 import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.SCAN_VERSION;
 import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.SORT_KEY;
 import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.UNSORTED_FILES;
@@ -233,6 +237,12 @@ public final class ParquetLookupConfig implements Serializable {
                     "'lookup.max-retries' must not be negative, got " + maxRetries() + ".");
         }
         diskTier(); // checks local-cache.max-bytes
+        if (get(REPAGE_MAX_BYTES).getBytes() <= 0) {
+            throw new IllegalArgumentException(
+                    "'repage.max-bytes' must be positive, got "
+                            + get(REPAGE_MAX_BYTES)
+                            + "; set 'repage' = 'off' to build no local form.");
+        }
     }
 
     /** The value of a declared option: as set, else its default. */
@@ -362,6 +372,33 @@ public final class ParquetLookupConfig implements Serializable {
                 .unsortedFiles(get(UNSORTED_FILES))
                 .indexDirectory(diskTier().resolveDirectory().resolve("parquet-lookup-index"))
                 .build();
+    }
+
+    /**
+     * Like {@link #toTableConfig(MetadataCache, PageCache)} for the lookup functions, whose files
+     * get local forms ({@code repage}); planning builds none.
+     */
+    public TableConfig toTableConfig(
+            MetadataCache metadataCache,
+            @Nullable PageCache pageCache,
+            @Nullable LocalForms forms) {
+        TableConfig config = toTableConfig(metadataCache, pageCache);
+        return forms == null ? config : config.withLocalForms(forms);
+    }
+
+    /**
+     * The TaskManager's local forms ({@code repage}): {@value LocalForms#DEFAULT_DIRECTORY_NAME}
+     * below {@code local-cache.dir} (else Flink's first {@code io.tmp.dirs}), bounded by {@code
+     * repage.max-bytes}; null with {@code repage} = {@code off}.
+     */
+    @Nullable
+    public LocalForms localForms() throws IOException {
+        if (get(REPAGE) == LocalForms.Mode.OFF) {
+            return null;
+        }
+        return LocalForms.shared(
+                diskTier().resolveDirectory().resolve(LocalForms.DEFAULT_DIRECTORY_NAME),
+                get(REPAGE_MAX_BYTES).getBytes());
     }
 
     @Override

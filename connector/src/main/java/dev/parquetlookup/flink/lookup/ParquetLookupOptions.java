@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
+import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.lookup.UnsortedFiles;
 import dev.parquetlookup.engine.source.RefreshOptions.SnapshotMode;
 import dev.parquetlookup.engine.source.TableFormat;
@@ -247,7 +248,8 @@ public final class ParquetLookupOptions {
                                     + " copied). Unset: the first of Flink's 'io.tmp.dirs'. Each"
                                     + " TaskManager process uses a fresh subdirectory and deletes"
                                     + " it when the last table closes; subdirectories of ended"
-                                    + " processes are removed at start.");
+                                    + " processes are removed at start. The local forms of"
+                                    + " 'repage' live below it too, kept across restarts.");
 
     public static final ConfigOption<MemorySize> LOCAL_CACHE_MAX_BYTES =
             ConfigOptions.key("local-cache.max-bytes")
@@ -277,6 +279,34 @@ public final class ParquetLookupOptions {
                                     + " 'local-cache.max-bytes' is warmed. Ignored when"
                                     + " 'local-cache.max-bytes' is 0.");
 
+    // ------------------------------------------------------------------ pages too large per lookup
+
+    public static final ConfigOption<LocalForms.Mode> REPAGE =
+            ConfigOptions.key("repage")
+                    .enumType(LocalForms.Mode.class)
+                    .defaultValue(LocalForms.Mode.AUTO)
+                    .withDescription(
+                            "'auto' (default): a file whose pages hold more than 16,384 rows on"
+                                    + " average (DuckDB's default layout: one page per"
+                                    + " 122,880-row column chunk) gets a local form, built once"
+                                    + " in the background on the TaskManager: the same rows in"
+                                    + " the same order, in 256-row pages with a page index."
+                                    + " Lookups read the file as it is until the form is ready,"
+                                    + " then from it. Forms live in 'parquet-lookup-local-forms'"
+                                    + " below 'local-cache.dir', are checked by CRC32C and reused"
+                                    + " by every table, job and restart for an unchanged file."
+                                    + " 'off': read every file as it is.");
+
+    public static final ConfigOption<MemorySize> REPAGE_MAX_BYTES =
+            ConfigOptions.key("repage.max-bytes")
+                    .memoryType()
+                    .defaultValue(MemorySize.ofMebiBytes(4096))
+                    .withDescription(
+                            "Bound of the local forms on a TaskManager's disk (shared by its"
+                                    + " tables). Forms no table of the process reads are evicted"
+                                    + " to make room; a file whose form does not fit is read as"
+                                    + " it is, with a warning in the log. Must be positive.");
+
     // ------------------------------------------------------------------ Flink's, reused
 
     /** Flink's {@code lookup.max-retries} (default 3): retries of a lookup's failed read. */
@@ -305,6 +335,8 @@ public final class ParquetLookupOptions {
                     LOCAL_CACHE_DIR,
                     LOCAL_CACHE_MAX_BYTES,
                     WARMUP,
+                    REPAGE,
+                    REPAGE_MAX_BYTES,
                     MAX_RETRIES);
 
     /**

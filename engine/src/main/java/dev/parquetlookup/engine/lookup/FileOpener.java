@@ -204,9 +204,17 @@ final class FileOpener {
             Map<FileId, DeletedRows> deletedRows,
             Map<FileId, ColumnBinding> bindings) {
 
-        /** The file's source, its reads counted. */
+        /**
+         * The file's source, its reads counted: its local form once that is ready (a file whose
+         * pages are far larger than a lookup needs; its metadata is then the form's, cached under
+         * the form's own id), the file itself until then.
+         */
         RangeSource source(FileId id) throws IOException {
-            return new CountingRangeSource(store.open(id), statistics);
+            FileId read =
+                    config.localForms() == null
+                            ? id
+                            : config.localForms().servedFile(id, store, config.sortKey());
+            return new CountingRangeSource(store.open(read), statistics);
         }
 
         /** Whether the metadata of {@code id} is cached: opening it reads nothing. */
@@ -250,12 +258,13 @@ final class FileOpener {
                                 : null;
                 // The file is verified sorted by the table's key in its own names, without the
                 // columns that are constants of the file; one found unsorted before is indexed.
+                // Metadata is cached under the id of what is read: the file, or its local form.
                 FileMetadata meta =
                         indexing == null
                                 ? null
                                 : config.metadataCache()
                                         .getIfPresent(
-                                                id,
+                                                source.file(),
                                                 indexedCacheKey(binding),
                                                 config.synthesizePageIndex());
                 boolean unsorted = meta != null;
@@ -264,7 +273,7 @@ final class FileOpener {
                         meta =
                                 config.metadataCache()
                                         .get(
-                                                id,
+                                                source.file(),
                                                 binding.cacheKey(tableKey),
                                                 config.synthesizePageIndex(),
                                                 () ->
@@ -313,7 +322,7 @@ final class FileOpener {
             List<String> tableKey = config.sortKey();
             return config.metadataCache()
                     .get(
-                            id,
+                            footerSource.file(),
                             indexedCacheKey(binding),
                             config.synthesizePageIndex(),
                             () ->

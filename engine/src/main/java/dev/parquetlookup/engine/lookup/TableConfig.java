@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine.lookup;
 
+import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.read.PageCache;
 import dev.parquetlookup.metadata.MetadataCache;
 
@@ -31,6 +32,8 @@ import java.util.Objects;
  *     refused
  * @param indexDirectory where key indexes are kept (shared by the JVM's tables; index files of
  *     unchanged files are reused by later tables), or null for {@link #DEFAULT_INDEX_DIRECTORY}
+ * @param localForms where files with pages far larger than a lookup needs get their local form
+ *     (built in the background, read once ready), or {@code null} to read every file as it is
  */
 public record TableConfig(
         String path,
@@ -41,7 +44,8 @@ public record TableConfig(
         boolean mapLocalFiles,
         boolean synthesizePageIndex,
         UnsortedFiles unsortedFiles,
-        @Nullable Path indexDirectory) {
+        @Nullable Path indexDirectory,
+        @Nullable LocalForms localForms) {
 
     /** Where key indexes are kept by default: {@code parquet-lookup-index} in java.io.tmpdir. */
     public static final Path DEFAULT_INDEX_DIRECTORY =
@@ -64,6 +68,7 @@ public record TableConfig(
                 mapLocalFiles,
                 true,
                 UnsortedFiles.INDEX,
+                null,
                 null);
     }
 
@@ -93,7 +98,8 @@ public record TableConfig(
                         mapLocalFiles,
                         synthesizePageIndex,
                         unsortedFiles,
-                        indexDirectory);
+                        indexDirectory,
+                        localForms);
     }
 
     /** This configuration with another sort key (a table format's declared order). */
@@ -107,7 +113,23 @@ public record TableConfig(
                 mapLocalFiles,
                 synthesizePageIndex,
                 unsortedFiles,
-                indexDirectory);
+                indexDirectory,
+                localForms);
+    }
+
+    /** This configuration with local forms kept in {@code forms} (null: none). */
+    public TableConfig withLocalForms(@Nullable LocalForms forms) {
+        return new TableConfig(
+                path,
+                sortKey,
+                hadoopOptions,
+                metadataCache,
+                pageCache,
+                mapLocalFiles,
+                synthesizePageIndex,
+                unsortedFiles,
+                indexDirectory,
+                forms);
     }
 
     public static Builder builder(String path) {
@@ -125,6 +147,7 @@ public record TableConfig(
         private boolean synthesizePageIndex = true;
         private UnsortedFiles unsortedFiles = UnsortedFiles.INDEX;
         private Path indexDirectory;
+        private LocalForms localForms;
 
         private Builder(String path) {
             this.path = path;
@@ -170,6 +193,11 @@ public record TableConfig(
             return this;
         }
 
+        public Builder localForms(@Nullable LocalForms localForms) {
+            this.localForms = localForms;
+            return this;
+        }
+
         public TableConfig build() {
             return new TableConfig(
                     path,
@@ -180,7 +208,8 @@ public record TableConfig(
                     mapLocalFiles,
                     synthesizePageIndex,
                     unsortedFiles,
-                    indexDirectory);
+                    indexDirectory,
+                    localForms);
         }
     }
 }

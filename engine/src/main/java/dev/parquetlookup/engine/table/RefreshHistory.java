@@ -61,10 +61,10 @@ final class RefreshHistory {
     /** Logs the swap from {@code old} to {@code next}, with the files added and dropped. */
     void swapped(Snapshot old, Snapshot next) {
         lastError = null;
-        Set<?> added = new HashSet<>(next.files);
-        added.removeAll(old.files);
-        Set<?> dropped = new HashSet<>(old.files);
-        dropped.removeAll(next.files);
+        Set<?> added = new HashSet<>(next.listed);
+        added.removeAll(old.listed);
+        Set<?> dropped = new HashSet<>(old.listed);
+        dropped.removeAll(next.listed);
         LOG.info(
                 "Swapped {} to version {} ({}): {} file(s) from {} ({} new or changed, {}"
                         + " dropped)",

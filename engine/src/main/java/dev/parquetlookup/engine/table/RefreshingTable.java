@@ -78,6 +78,10 @@ public final class RefreshingTable implements Closeable {
     private final SnapshotSource source;
 
     private final RefreshHistory history;
+
+    /** Stops hearing of local forms becoming ready, or null without local forms. */
+    @Nullable private final AutoCloseable localFormsListener;
+
     private volatile Snapshot current;
     private volatile boolean closed;
 
@@ -103,6 +107,22 @@ public final class RefreshingTable implements Closeable {
                 options.refreshes()
                         ? new RefreshSchedule(config.path(), options.interval(), this::refresh)
                         : null;
+        this.localFormsListener =
+                config.localForms() == null
+                        ? null
+                        : config.localForms().onReady(this::localFormReady);
+    }
+
+    /**
+     * A file of the current snapshot got its local form (on the local forms' background thread): a
+     * new snapshot of the same files opens it; lookups in flight finish on the old one.
+     */
+    private void localFormReady(FileId file) {
+        Snapshot s = current;
+        if (!closed && s != null && s.listed.contains(file)) {
+            LOG.info("Reopening {}: the local form of {} is ready", config.path(), file);
+            refresh(true);
+        }
     }
 
     /**
@@ -243,6 +263,11 @@ public final class RefreshingTable implements Closeable {
      * at a time; the background task calls this every interval.
      */
     public RefreshResult refresh() {
+        return refresh(false);
+    }
+
+    /** {@link #refresh()}; with {@code reopen}, a new snapshot even of unchanged files. */
+    private RefreshResult refresh(boolean reopen) {
         synchronized (refreshLock) {
             if (closed) {
                 return RefreshResult.UNCHANGED;
@@ -252,9 +277,10 @@ public final class RefreshingTable implements Closeable {
             try {
                 Listing listing = source.list(old.location);
                 history.listed();
-                if (listing.location().equals(old.location)
+                if (!reopen
+                        && listing.location().equals(old.location)
                         && listing.versionLabel().equals(old.sourceVersion)
-                        && new HashSet<>(listing.files()).equals(old.files)) {
+                        && new HashSet<>(listing.files()).equals(old.listed)) {
                     history.succeeded();
                     return RefreshResult.UNCHANGED;
                 }
@@ -360,6 +386,16 @@ public final class RefreshingTable implements Closeable {
         }
         if (schedule != null) {
             schedule.stop();
+        }
+        if (localFormsListener != null) {
+            try {
+                localFormsListener.close();
+            } catch (Exception e) {
+                LOG.warn(
+                        "Unregistering {} from local forms failed: {}",
+                        config.path(),
+                        e.toString());
+            }
         }
         // The store closes with the last snapshot, after lookups still running on older ones.
         last.release();

@@ -27,7 +27,13 @@ final class Snapshot {
     final long version;
     final String location;
     final String sourceVersion;
+
+    /** The files read (a file's local form in place of the file once it is ready). */
     final Set<FileId> files;
+
+    /** The files the listing named: what a refresh compares with the next listing. */
+    final Set<FileId> listed;
+
     final long newestFileMillis;
     final long publishedAtMillis = System.currentTimeMillis();
     private final AtomicInteger references = new AtomicInteger(1);
@@ -46,9 +52,11 @@ final class Snapshot {
             long version,
             String location,
             String sourceVersion,
+            Set<FileId> listed,
             MetadataCache metadataCache,
             @Nullable PageCache pageCache) {
         this.table = table;
+        this.listed = Set.copyOf(listed);
         this.version = version;
         this.location = location;
         this.sourceVersion = sourceVersion;
@@ -62,7 +70,7 @@ final class Snapshot {
             }
         }
         long newest = 0;
-        for (FileId f : files) {
+        for (FileId f : this.listed) {
             newest = Math.max(newest, f.modificationTime());
         }
         this.newestFileMillis = newest;

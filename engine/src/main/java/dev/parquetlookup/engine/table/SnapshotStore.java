@@ -10,6 +10,7 @@ import dev.parquetlookup.io.ReadStatistics;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The store as one snapshot sees it: the listing already made (so the snapshot opens exactly the
@@ -53,6 +54,7 @@ final class SnapshotStore extends ForwardingFileStore {
                 version,
                 listing.location(),
                 listing.versionLabel(),
+                Set.copyOf(listing.files()),
                 config.metadataCache(),
                 config.pageCache());
     }

@@ -1,0 +1,168 @@
+package dev.parquetlookup.engine.local;
+
+import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RangeSourceInputFile;
+import dev.parquetlookup.metadata.FooterReader;
+import dev.parquetlookup.writer.WriterOptions;
+
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.format.PageHeader;
+import org.apache.parquet.format.Util;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
+import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.SeekableInputStream;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * The one rule that decides whether a file gets a local form: <b>its pages hold more than {@value
+ * #MAX_ROWS_PER_PAGE} rows on average</b>, measured on the first column chunk of its largest row
+ * group (the page count from its OffsetIndex, or, without one, from its page headers). A lookup
+ * reads and decompresses a whole page per column; the point-read layout has 256 rows per page
+ * ({@link WriterOptions}), parquet-java's default at most 20,000; DuckDB writes one page per
+ * 122,880-row column chunk, for which a lookup read 4.5 MB (docs/formats.md).
+ *
+ * <p>Example: a DuckDB file of 10M rows has 122,880 rows per page: {@code localForm() == true},
+ * estimated at about its uncompressed column size; a parquet-java file with default pages (at most
+ * 20,000 rows) or one written by {@code prepare} (256) is served as it is.
+ */
+public final class PageSizeRule {
+
+    /** Average rows per page above which a file gets a local form. */
+    public static final long MAX_ROWS_PER_PAGE = 16_384;
+
+    /** Page headers read at most to count a chunk's pages without an OffsetIndex. */
+    private static final int MAX_HEADERS = 16;
+
+    /** Bytes read at once to parse one page header (a header with statistics fits easily). */
+    private static final int HEADER_READ_BYTES = 16 << 10;
+
+    /** Bytes of page index and page header per page of each column, for the estimate. */
+    private static final long PAGE_OVERHEAD_BYTES = 64;
+
+    private PageSizeRule() {}
+
+    /**
+     * What the rule says about one file.
+     *
+     * @param localForm whether the file gets a local form
+     * @param rows rows in the file
+     * @param rowsPerPage average rows per page of the measured column chunk
+     * @param estimatedBytes the local form's estimated size: the columns' uncompressed size plus
+     *     page index and headers for pages of {@code pageRows} rows (written LZ4_RAW, it is usually
+     *     smaller)
+     * @param reason one line for logs and {@code inspect}
+     */
+    public record Verdict(
+            boolean localForm, long rows, long rowsPerPage, long estimatedBytes, String reason) {}
+
+    /**
+     * Applies the rule to {@code file}: reads its footer, and its first column's offset index or a
+     * few page headers. The estimate is for the point-read layout's {@value
+     * dev.parquetlookup.writer.WriterOptions#DEFAULT_PAGE_ROWS}-row pages.
+     */
+    public static Verdict evaluate(FileStore store, FileId file) throws IOException {
+        try (RangeSource in = store.open(file)) {
+            FooterReader.Footer footer = FooterReader.read(in);
+            RangeSourceInputFile input = new RangeSourceInputFile(in);
+            try (ParquetFileReader reader =
+                    ParquetFileReader.open(
+                            input,
+                            footer.metadata(),
+                            ParquetReadOptions.builder().build(),
+                            input.newStream())) {
+                return evaluate(reader, input, WriterOptions.DEFAULT_PAGE_ROWS);
+            }
+        }
+    }
+
+    /**
+     * Applies the rule to the file {@code reader} has open; {@code file} is read for page headers
+     * when the measured chunk has no OffsetIndex (a few small reads).
+     *
+     * @param pageRows rows per page of the local form, for the estimate
+     */
+    public static Verdict evaluate(ParquetFileReader reader, InputFile file, int pageRows)
+            throws IOException {
+        List<BlockMetaData> blocks = reader.getRowGroups();
+        long rows = 0;
+        long uncompressed = 0;
+        long pagesAfter = 0;
+        BlockMetaData largest = null;
+        for (BlockMetaData b : blocks) {
+            rows += b.getRowCount();
+            for (ColumnChunkMetaData c : b.getColumns()) {
+                uncompressed += c.getTotalUncompressedSize();
+                pagesAfter += (b.getRowCount() + pageRows - 1) / pageRows;
+            }
+            if (largest == null || b.getRowCount() > largest.getRowCount()) {
+                largest = b;
+            }
+        }
+        long estimate = uncompressed + pagesAfter * PAGE_OVERHEAD_BYTES;
+        if (largest == null || largest.getRowCount() == 0 || largest.getColumns().isEmpty()) {
+            return new Verdict(false, rows, 0, estimate, "no rows");
+        }
+        ColumnChunkMetaData chunk = largest.getColumns().get(0);
+        OffsetIndex offsets = reader.readOffsetIndex(chunk);
+        double pages = offsets != null ? offsets.getPageCount() : dataPages(file, chunk);
+        long rowsPerPage = (long) Math.ceil(largest.getRowCount() / Math.max(1.0, pages));
+        boolean needed = rowsPerPage > MAX_ROWS_PER_PAGE;
+        String reason =
+                String.format(
+                        "%,d rows per page (%s) %s %,d",
+                        rowsPerPage,
+                        offsets != null ? "from its offset index" : "from its page headers",
+                        needed ? ">" : "<=",
+                        MAX_ROWS_PER_PAGE);
+        return new Verdict(needed, rows, rowsPerPage, estimate, reason);
+    }
+
+    /**
+     * Data pages of {@code chunk} from its page headers: the first {@value #MAX_HEADERS} pages are
+     * read, and a longer chunk is extrapolated from their values (its pages are small anyway).
+     */
+    private static double dataPages(InputFile file, ColumnChunkMetaData chunk) throws IOException {
+        long pos = chunk.getStartingPos();
+        long end = pos + chunk.getTotalSize();
+        long values = 0;
+        int pages = 0;
+        byte[] buffer = new byte[HEADER_READ_BYTES];
+        try (SeekableInputStream in = file.newStream()) {
+            for (int headers = 0;
+                    headers < MAX_HEADERS && pos < end && values < chunk.getValueCount();
+                    headers++) {
+                int n = (int) Math.min(buffer.length, end - pos);
+                in.seek(pos);
+                in.readFully(buffer, 0, n);
+                ByteArrayInputStream bytes = new ByteArrayInputStream(buffer, 0, n);
+                PageHeader header = Util.readPageHeader(bytes);
+                long headerLength = n - bytes.available();
+                switch (header.getType()) {
+                    case DATA_PAGE -> {
+                        values += header.getData_page_header().getNum_values();
+                        pages++;
+                    }
+                    case DATA_PAGE_V2 -> {
+                        values += header.getData_page_header_v2().getNum_values();
+                        pages++;
+                    }
+                    default -> {}
+                }
+                pos += headerLength + header.getCompressed_page_size();
+            }
+        }
+        if (pages == 0 || values == 0) {
+            return 1;
+        }
+        // Values per page over the pages seen, spread over the chunk's values.
+        return Math.max(pages, (double) chunk.getValueCount() * pages / values);
+    }
+}
