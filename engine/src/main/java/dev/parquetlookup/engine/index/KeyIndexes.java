@@ -199,6 +199,7 @@ public final class KeyIndexes {
         public KeyIndex index() throws IOException {
             Attempt attempt = entry.attempt;
             attempt.run(); // no-op when a builder has claimed it
+            awaitQuietly(attempt.result); // a builder thread may still be running it
             if (attempt.result.isCompletedExceptionally() && entry.request != attempt.request) {
                 // Built through a table closed since (a refresh): once more through the newest.
                 synchronized (entry) {
@@ -231,6 +232,19 @@ public final class KeyIndexes {
                 }
                 throw new LookupFileException(
                         "Cannot build the key index of " + key.file() + ": " + cause, cause);
+            }
+        }
+
+        /** Waits until {@code result} is done, its failure left to the caller to read. */
+        private void awaitQuietly(CompletableFuture<KeyIndex> result) throws IOException {
+            try {
+                result.handle((index, failure) -> null).get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException(
+                        "interrupted waiting for the key index of " + key.file());
+            } catch (ExecutionException e) {
+                throw new AssertionError("handle() completes normally", e);
             }
         }
 
