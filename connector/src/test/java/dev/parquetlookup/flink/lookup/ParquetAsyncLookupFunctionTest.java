@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.lookup;
 
+import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.flink.table.TestDimension;
 import dev.parquetlookup.io.FileId;
@@ -146,7 +147,8 @@ class ParquetAsyncLookupFunctionTest {
         // A metadata cache of its own (odd size) so no other test's parsed footers are shared,
         // and no page cache: these tests count reads, and the JVM-wide page cache (on by default,
         // admitting a page on its second touch) would answer some of them depending on what other
-        // tests touched before.
+        // tests touched before. No local forms either: their background check of a file reads
+        // through the store too, and would be counted.
         ParquetLookupConfig config =
                 ParquetLookupConfig.builder("t", dir.toUri().toString())
                         .set(
@@ -154,6 +156,7 @@ class ParquetAsyncLookupFunctionTest {
                                 new MemorySize(metadataCacheBytes))
                         .set(ParquetLookupOptions.PAGE_CACHE_MAX_BYTES, new MemorySize(0))
                         .set(ParquetLookupOptions.MAX_RETRIES, retries)
+                        .set(ParquetLookupOptions.REPAGE, LocalForms.Mode.OFF)
                         .build();
         LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("g"), List.of("g"));
         return new ParquetAsyncLookupFunction(
