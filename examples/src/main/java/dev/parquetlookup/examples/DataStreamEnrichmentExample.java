@@ -137,13 +137,12 @@ public final class DataStreamEnrichmentExample {
         List<String> sample = new ArrayList<>();
         long count = 0;
         long misses = 0;
-        long start = System.nanoTime();
-        long first = 0;
+        EnrichmentReport.Clock clock = new EnrichmentReport.Clock(settings.orders());
         try (CloseableIterator<EnrichedOrder> it = enriched.executeAndCollect("enrichment")) {
+            clock.submitted();
             while (it.hasNext()) {
                 EnrichedOrder e = it.next();
-                if (count == 0) {
-                    first = System.nanoTime();
+                if (clock.row()) {
                     out.printf(
                             "%8s  %11s  %8s  %-17s  %-7s  %10s%n",
                             "order_id", "customer_id", "amount", "name", "country", "credit");
@@ -159,6 +158,6 @@ public final class DataStreamEnrichmentExample {
                 each.accept(e);
             }
         }
-        return EnrichmentReport.finish(settings.orders(), count, misses, start, first, sample, out);
+        return clock.finish(count, misses, sample, out);
     }
 }

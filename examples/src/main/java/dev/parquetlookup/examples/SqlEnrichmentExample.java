@@ -109,14 +109,13 @@ public final class SqlEnrichmentExample {
         List<String> sample = new ArrayList<>();
         long enriched = 0;
         long misses = 0;
-        long start = System.nanoTime();
-        long first = 0;
+        EnrichmentReport.Clock clock = new EnrichmentReport.Clock(settings.orders());
         TableResult result = tableEnv.executeSql(query);
+        clock.submitted();
         try (CloseableIterator<Row> rows = result.collect()) {
             while (rows.hasNext()) {
                 Row row = rows.next();
-                if (enriched == 0) {
-                    first = System.nanoTime();
+                if (clock.row()) {
                     out.printf(
                             "%8s  %11s  %8s  %-17s  %-7s  %10s%n",
                             "order_id", "customer_id", "amount", "name", "country", "credit");
@@ -141,7 +140,6 @@ public final class SqlEnrichmentExample {
                 eachRow.accept(row);
             }
         }
-        return EnrichmentReport.finish(
-                settings.orders(), enriched, misses, start, first, sample, out);
+        return clock.finish(enriched, misses, sample, out);
     }
 }

@@ -40,7 +40,7 @@ class DataStreamEnrichmentExampleITCase {
         assertThat(misses[0]).isPositive().isLessThan(ORDERS / 4);
         assertThat(printed.toString(StandardCharsets.UTF_8))
                 .contains("Enriched 4,000 orders")
-                .contains("Time to first enriched row");
+                .contains("time to first enriched row");
     }
 
     private static void check(EnrichedOrder e, Set<Long> orderIds, long[] misses) {

@@ -44,8 +44,13 @@ class SqlEnrichmentExampleITCase {
                 .contains("Customer dimension: 5,000 rows")
                 .contains("LEFT JOIN customers FOR SYSTEM_TIME AS OF o.proc_time")
                 .contains("Enriched 4,000 orders")
-                .contains("events/s")
-                .contains("Time to first enriched row");
+                .contains("planning and submitting the job")
+                .contains("events/s over the second half of the orders")
+                .contains("time to first enriched row");
+        assertThat(report.submitSeconds()).isPositive();
+        assertThat(report.firstRowSeconds()).isGreaterThan(report.submitSeconds());
+        assertThat(report.seconds()).isGreaterThanOrEqualTo(report.firstRowSeconds());
+        assertThat(report.warmEventsPerSecond()).isPositive();
     }
 
     private static void check(Row row, Set<Long> orderIds, long[] misses) {
