@@ -51,6 +51,7 @@ public final class IcebergFormat implements TableFormat {
 
     @Override
     public SnapshotSource open(String path, Map<String, String> options, FileStore store) {
+        AvroVersion.require();
         Configuration conf = FormatOptions.hadoop(options, this);
         Long fixed = FormatOptions.scanVersion(options, path, "an Iceberg snapshot id");
         Map<String, String> catalogProperties = FormatOptions.withPrefix(options, CATALOG_PREFIX);
