@@ -51,27 +51,6 @@ public record TableConfig(
     public static final Path DEFAULT_INDEX_DIRECTORY =
             Path.of(System.getProperty("java.io.tmpdir"), "parquet-lookup-index");
 
-    /** Constructor without {@code synthesizePageIndex}: synthesis on, the default. */
-    public TableConfig(
-            String path,
-            List<String> sortKey,
-            Map<String, String> hadoopOptions,
-            MetadataCache metadataCache,
-            @Nullable PageCache pageCache,
-            boolean mapLocalFiles) {
-        this(
-                path,
-                sortKey,
-                hadoopOptions,
-                metadataCache,
-                pageCache,
-                mapLocalFiles,
-                true,
-                UnsortedFiles.INDEX,
-                null,
-                null);
-    }
-
     public TableConfig {
         Objects.requireNonNull(path, "path");
         sortKey = List.copyOf(sortKey);
@@ -87,49 +66,31 @@ public record TableConfig(
 
     /** This configuration for another path (a snapshot directory of the configured one). */
     public TableConfig withPath(String newPath) {
-        return newPath.equals(path)
-                ? this
-                : new TableConfig(
-                        newPath,
-                        sortKey,
-                        hadoopOptions,
-                        metadataCache,
-                        pageCache,
-                        mapLocalFiles,
-                        synthesizePageIndex,
-                        unsortedFiles,
-                        indexDirectory,
-                        localForms);
+        return newPath.equals(path) ? this : toBuilder().path(newPath).build();
     }
 
     /** This configuration with another sort key (a table format's declared order). */
     public TableConfig withSortKey(List<String> newSortKey) {
-        return new TableConfig(
-                path,
-                newSortKey,
-                hadoopOptions,
-                metadataCache,
-                pageCache,
-                mapLocalFiles,
-                synthesizePageIndex,
-                unsortedFiles,
-                indexDirectory,
-                localForms);
+        return toBuilder().sortKey(newSortKey).build();
     }
 
     /** This configuration with local forms kept in {@code forms} (null: none). */
     public TableConfig withLocalForms(@Nullable LocalForms forms) {
-        return new TableConfig(
-                path,
-                sortKey,
-                hadoopOptions,
-                metadataCache,
-                pageCache,
-                mapLocalFiles,
-                synthesizePageIndex,
-                unsortedFiles,
-                indexDirectory,
-                forms);
+        return toBuilder().localForms(forms).build();
+    }
+
+    /** A builder holding this configuration's values. */
+    public Builder toBuilder() {
+        return new Builder(path)
+                .sortKey(sortKey)
+                .hadoopOptions(hadoopOptions)
+                .metadataCache(metadataCache)
+                .pageCache(pageCache)
+                .mapLocalFiles(mapLocalFiles)
+                .synthesizePageIndex(synthesizePageIndex)
+                .unsortedFiles(unsortedFiles)
+                .indexDirectory(indexDirectory)
+                .localForms(localForms);
     }
 
     public static Builder builder(String path) {
@@ -138,7 +99,7 @@ public record TableConfig(
 
     /** Builder with defaults: sort key from the files, no Hadoop options, JVM-wide cache. */
     public static final class Builder {
-        private final String path;
+        private String path;
         private List<String> sortKey = List.of();
         private Map<String, String> hadoopOptions = Map.of();
         private MetadataCache metadataCache;
@@ -151,6 +112,11 @@ public record TableConfig(
 
         private Builder(String path) {
             this.path = path;
+        }
+
+        public Builder path(String path) {
+            this.path = path;
+            return this;
         }
 
         public Builder sortKey(List<String> sortKey) {
