@@ -22,16 +22,15 @@ final class AvroVersion {
 
     private AvroVersion() {}
 
-    /** Checks the Avro that iceberg-core links against (the one this class loader sees). */
+    /**
+     * Checks the Avro that iceberg-core links against. The class is named in code, not in a string,
+     * so that the SQL jar's relocation of Avro applies to it too.
+     */
     static void require() {
         Class<?> logicalTypes;
         try {
-            logicalTypes =
-                    Class.forName(
-                            "org.apache.avro.LogicalTypes",
-                            false,
-                            AvroVersion.class.getClassLoader());
-        } catch (ClassNotFoundException e) {
+            logicalTypes = org.apache.avro.LogicalTypes.class;
+        } catch (NoClassDefFoundError e) {
             throw new LookupFileException(
                     "Iceberg tables need Apache Avro 1.12 or later on the class path, and it has"
                             + " none. Add org.apache.avro:avro 1.12.2 (the connector's formats"
