@@ -1,13 +1,13 @@
 package dev.parquetlookup.flink.table;
 
+import dev.parquetlookup.formats.DeltaKernelWrites;
+
 import org.apache.hadoop.conf.Configuration;
 
-import io.delta.kernel.DataWriteContext;
 import io.delta.kernel.Operation;
 import io.delta.kernel.Table;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.data.ColumnVector;
-import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.defaults.internal.data.DefaultColumnarBatch;
@@ -18,7 +18,6 @@ import io.delta.kernel.internal.actions.DeletionVectorDescriptor;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.internal.data.GenericRow;
 import io.delta.kernel.internal.deletionvectors.Base85Codec;
-import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import org.roaringbitmap.RoaringBitmap;
@@ -30,12 +29,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * A Delta table the connector's tests write with the Delta kernel: data files and adds through its
- * write support, removes and deletion vectors through its action classes (kernel 4.0 has no public
- * API for them; see formats' DeltaTestTable).
+ * write support ({@link DeltaKernelWrites}, from formats' test jar), removes and deletion vectors
+ * through its action classes (kernel 4.0 has no public API for them; see formats' DeltaTestTable).
  *
  * <pre>{@code
  * DeltaKernelTable delta = DeltaKernelTable.create(location, schema, Map.of(), "test");
@@ -83,25 +81,8 @@ final class DeltaKernelTable {
         var batch = new DefaultColumnarBatch(columns.get(0).size(), schema, vectors);
         Transaction txn =
                 table.createTransactionBuilder(engine, engineInfo, Operation.WRITE).build(engine);
-        Row state = txn.getTransactionState(engine);
-        DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
-        List<Row> actions = new ArrayList<>();
-        Transaction.generateAppendActions(
-                        engine,
-                        state,
-                        engine.getParquetHandler()
-                                .writeParquetFiles(
-                                        context.getTargetDirectory(),
-                                        Transaction.transformLogicalData(
-                                                engine,
-                                                state,
-                                                Utils.singletonCloseableIterator(
-                                                        new FilteredColumnarBatch(
-                                                                batch, Optional.empty())),
-                                                Map.of()),
-                                        context.getStatisticsColumns()),
-                        context)
-                .forEachRemaining(actions::add);
+        List<Row> actions =
+                new ArrayList<>(DeltaKernelWrites.appendActions(engine, txn, batch, Map.of()));
         Row added = actions.get(0);
         actions.addAll(others);
         commit(txn, actions);
@@ -145,14 +126,10 @@ final class DeltaKernelTable {
 
     /** The remove action of the file an add action added. */
     static Row remove(Row addAction) {
-        return SingleAction.createRemoveFileSingleAction(
-                new AddFile(addAction.getStruct(SingleAction.ADD_FILE_ORDINAL))
-                        .toRemoveFileRow(true, Optional.of(System.currentTimeMillis())));
+        return DeltaKernelWrites.remove(addAction);
     }
 
     private void commit(Transaction txn, List<Row> actions) {
-        txn.commit(
-                engine,
-                CloseableIterable.inMemoryIterable(Utils.toCloseableIterator(actions.iterator())));
+        DeltaKernelWrites.commit(engine, txn, actions);
     }
 }

@@ -1,14 +1,8 @@
 package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.flink.datastream.ParquetEnrichment;
-import dev.parquetlookup.flink.datastream.ParquetEnrichmentFunction;
 
-import org.apache.flink.streaming.api.datastream.AsyncDataStream;
-import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
@@ -22,7 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static dev.parquetlookup.flink.table.RefreshingJoin.KEYS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -69,31 +62,16 @@ class DeltaLookupITCase {
         // Rows (= keys) 10..19 deleted by an inline deletion vector.
         delta.deleteRows(v1, 10, 20);
 
-        ParquetEnrichmentFunction<Long, String> function =
-                ParquetEnrichment.<Long>from(location)
-                        .format("DELTA")
-                        .sortKey("k")
-                        .key(k -> k)
-                        .columns("label")
-                        .leftJoin()
-                        .join((Long k, Row d) -> k + " " + (d == null ? "-" : d.getField(0)))
-                        .build();
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
         List<Long> keys = new ArrayList<>();
         List<String> expected = new ArrayList<>();
         for (long k = 0; k < KEYS + 10; k++) {
             keys.add(k);
             expected.add(k + " " + (k < KEYS && (k < 10 || k >= 20) ? k + "/3" : "-"));
         }
-        DataStream<String> enriched =
-                AsyncDataStream.unorderedWait(
-                        env.fromData(keys), function, 30, TimeUnit.SECONDS, 50);
-        List<String> actual = new ArrayList<>();
-        try (CloseableIterator<String> it = enriched.executeAndCollect()) {
-            it.forEachRemaining(actual::add);
-        }
-        assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(
+                        RefreshingJoin.labelsThroughDataStream(
+                                ParquetEnrichment.<Long>from(location).format("DELTA"), keys))
+                .containsExactlyInAnyOrderElementsOf(expected);
     }
 
     /** The columns of one data file of keys 0..KEYS-1 at version {@code ver}: k, ver, "k/ver". */

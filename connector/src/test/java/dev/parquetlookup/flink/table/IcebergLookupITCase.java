@@ -1,16 +1,11 @@
 package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.flink.datastream.ParquetEnrichment;
-import dev.parquetlookup.flink.datastream.ParquetEnrichmentFunction;
 
-import org.apache.flink.streaming.api.datastream.AsyncDataStream;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 
 import org.apache.hadoop.conf.Configuration;
 
@@ -35,7 +30,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static dev.parquetlookup.flink.table.RefreshingJoin.KEYS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -122,50 +116,24 @@ class IcebergLookupITCase {
         long first = table.currentSnapshot().snapshotId();
         table.newOverwrite().deleteFile(v1).addFile(write(table, 7)).commit();
 
-        ParquetEnrichmentFunction<Long, String> function =
-                ParquetEnrichment.<Long>from(location)
-                        .format("ICEBERG")
-                        .sortKey("k")
-                        .key(k -> k)
-                        .columns("label")
-                        .leftJoin()
-                        .join((Long k, Row d) -> k + " " + (d == null ? "-" : d.getField(0)))
-                        .build();
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
         List<Long> keys = new ArrayList<>();
         List<String> expected = new ArrayList<>();
         for (long k = KEYS - 20; k < KEYS + 20; k++) {
             keys.add(k);
             expected.add(k + " " + (k < KEYS ? k + "/7" : "-"));
         }
-        DataStream<String> enriched =
-                AsyncDataStream.unorderedWait(
-                        env.fromData(keys), function, 30, TimeUnit.SECONDS, 50);
-        List<String> actual = new ArrayList<>();
-        try (CloseableIterator<String> it = enriched.executeAndCollect()) {
-            it.forEachRemaining(actual::add);
-        }
-        assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(
+                        RefreshingJoin.labelsThroughDataStream(
+                                ParquetEnrichment.<Long>from(location).format("ICEBERG"), keys))
+                .containsExactlyInAnyOrderElementsOf(expected);
 
         // Time travel: the first snapshot, pinned with the format's own option.
-        ParquetEnrichmentFunction<Long, String> pinned =
-                ParquetEnrichment.<Long>from(location)
-                        .format("iceberg")
-                        .formatOption("scan.version", Long.toString(first))
-                        .sortKey("k")
-                        .key(k -> k)
-                        .columns("label")
-                        .leftJoin()
-                        .join((Long k, Row d) -> k + " " + (d == null ? "-" : d.getField(0)))
-                        .build();
-        List<String> old = new ArrayList<>();
-        try (CloseableIterator<String> it =
-                AsyncDataStream.unorderedWait(env.fromData(keys), pinned, 30, TimeUnit.SECONDS, 50)
-                        .executeAndCollect()) {
-            it.forEachRemaining(old::add);
-        }
-        assertThat(old)
+        assertThat(
+                        RefreshingJoin.labelsThroughDataStream(
+                                ParquetEnrichment.<Long>from(location)
+                                        .format("iceberg")
+                                        .formatOption("scan.version", Long.toString(first)),
+                                keys))
                 .containsExactlyInAnyOrderElementsOf(
                         keys.stream().map(k -> k + " " + (k < KEYS ? k + "/1" : "-")).toList());
         assertThatThrownBy(() -> ParquetEnrichment.<Long>from(location).formatOption("fs.x", "y"))

@@ -1,11 +1,18 @@
 package dev.parquetlookup.flink.table;
 
+import dev.parquetlookup.flink.datastream.ParquetEnrichment;
+import dev.parquetlookup.flink.datastream.ParquetEnrichmentFunction;
+
+import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -111,6 +118,32 @@ final class RefreshingJoin {
                             + " results after it, then %d consecutive version-2 results%n",
                     what, firstNew, oldAfterPublish, STABLE_ROWS);
         }
+    }
+
+    /**
+     * Enriches {@code keys} with the dimension's label through the DataStream builder (format and
+     * options as {@code table} sets them, sort key {@code k}, a left join) on the calling class's
+     * MiniCluster: {@code "k label"}, or {@code "k -"} where no row matches.
+     */
+    static List<String> labelsThroughDataStream(ParquetEnrichment<Long> table, List<Long> keys)
+            throws Exception {
+        ParquetEnrichmentFunction<Long, String> function =
+                table.sortKey("k")
+                        .key(k -> k)
+                        .columns("label")
+                        .leftJoin()
+                        .join((Long k, Row d) -> k + " " + (d == null ? "-" : d.getField(0)))
+                        .build();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        List<String> actual = new ArrayList<>();
+        try (CloseableIterator<String> it =
+                AsyncDataStream.unorderedWait(
+                                env.fromData(keys), function, 30, TimeUnit.SECONDS, 50)
+                        .executeAndCollect()) {
+            it.forEachRemaining(actual::add);
+        }
+        return actual;
     }
 
     /** Checks one joined row (k, ver, label) is consistent and returns its version. */
