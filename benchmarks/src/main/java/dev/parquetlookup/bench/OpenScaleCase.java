@@ -66,9 +66,15 @@ final class OpenScaleCase {
     }
 
     void run() throws Exception {
-        int files = 1_000;
+        // Below 1M rows (a smoke run) the case shrinks with --rows: rows/1,000 small files, a big
+        // file of --rows rows; the same lines, in seconds instead of minutes.
+        boolean smoke = options.rows() < 1_000_000;
+        int files = smoke ? (int) Math.max(10, options.rows() / 1_000) : 1_000;
         int rowsPerFile = 1_000;
-        int bigRows = options.quick() ? 400_000 : 2_000_000;
+        int bigRows =
+                smoke
+                        ? (int) Math.max(options.rows(), 10_000)
+                        : options.quick() ? 400_000 : 2_000_000;
         Path dir = report.out().resolve("open-scale");
         Path small = dir.resolve("small");
         Path big = dir.resolve("big");
@@ -315,7 +321,7 @@ final class OpenScaleCase {
             int rowGroups)
             throws Exception {
         long bound = Math.max(1, indexBytes / 4);
-        int lookups = options.quick() ? 300 : 1_000;
+        int lookups = options.rows() < 1_000_000 ? 50 : options.quick() ? 300 : 1_000;
         // With the bound, evicted indexes still in use stay reachable (weak references) until a
         // collection: "gc" collects every 10 lookups, the worst case of a busy heap.
         for (String variant : new String[] {"index/4", "index/4+gc", "large"}) {

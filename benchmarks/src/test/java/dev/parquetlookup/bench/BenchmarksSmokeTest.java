@@ -50,6 +50,7 @@ class BenchmarksSmokeTest {
                             out.toString());
         }
         String output = bytes.toString(StandardCharsets.UTF_8);
+        System.out.println(output); // the suites' own timings (NOTE suite=... took), in the report
         assertThat(code).as(output).isZero();
         List<String> lines = output.lines().toList();
 
@@ -258,6 +259,54 @@ class BenchmarksSmokeTest {
         }
         assertThat(lines).anyMatch(l -> l.startsWith("CONDITIONS suite=objectstore rows=50000 "));
         assertThat(lines).anyMatch(l -> l.startsWith("NOTE load suite=objectstore start="));
+        // The objectstore suite's opening case, scaled down below 1M rows: 50 small files.
+        assertThat(lines)
+                .anyMatch(
+                        l ->
+                                l.startsWith(
+                                        "NOTE open-scale config files=50 rows_per_file=1000"
+                                                + " big_rows=50000 "));
+        for (int d : new int[] {0, 10}) {
+            for (String mode : List.of("eager_index(before,16_threads)", "lazy_index(after)")) {
+                for (String[] table : new String[][] {{"small", "50"}, {"big", "1"}}) {
+                    assertThat(lines)
+                            .as("open-scale %s %s at %d ms", table[0], mode, d)
+                            .anyMatch(
+                                    l ->
+                                            l.matches(
+                                                    "NOTE open-scale a table="
+                                                            + table[0]
+                                                            + " d_ms="
+                                                            + d
+                                                            + " mode="
+                                                            + Pattern.quote(mode)
+                                                            + " files="
+                                                            + table[1]
+                                                            + " open_ms=\\d+ .*gets_per_file=[\\d.]+ .*"));
+                }
+            }
+            assertThat(lines)
+                    .anyMatch(
+                            l ->
+                                    l.matches(
+                                            "NOTE open-scale b d_ms="
+                                                    + d
+                                                    + " first_lookup_ms=[\\d.]+"
+                                                    + " first_lookup_gets=\\d+ .*"));
+            for (String variant : List.of("index/4", "index/4+gc", "large")) {
+                assertThat(lines)
+                        .as("open-scale eviction variant %s at %d ms", variant, d)
+                        .anyMatch(
+                                l ->
+                                        l.matches(
+                                                "NOTE open-scale c d_ms="
+                                                        + d
+                                                        + " index_bytes=\\d+ row_groups=\\d+"
+                                                        + " cache_bytes=\\d+ \\("
+                                                        + Pattern.quote(variant)
+                                                        + "\\) lookups=50 .* errors=0 .*"));
+            }
+        }
 
         List<String> csv = Files.readAllLines(out.resolve("results.csv"));
         assertThat(csv.get(0)).startsWith("suite,system,case,threads,ops_per_s,p50_us,p99_us");

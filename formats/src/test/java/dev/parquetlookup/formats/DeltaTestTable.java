@@ -2,7 +2,6 @@ package dev.parquetlookup.formats;
 
 import org.apache.hadoop.conf.Configuration;
 
-import io.delta.kernel.DataWriteContext;
 import io.delta.kernel.Operation;
 import io.delta.kernel.Scan;
 import io.delta.kernel.Snapshot;
@@ -462,15 +461,11 @@ final class DeltaTestTable implements FormatTestTable<io.delta.kernel.data.Row> 
     }
 
     private static io.delta.kernel.data.Row remove(io.delta.kernel.data.Row addAction) {
-        AddFile add = new AddFile(addAction.getStruct(SingleAction.ADD_FILE_ORDINAL));
-        return SingleAction.createRemoveFileSingleAction(
-                add.toRemoveFileRow(true, Optional.of(System.currentTimeMillis())));
+        return DeltaKernelWrites.remove(addAction);
     }
 
     private void commit(Transaction txn, List<io.delta.kernel.data.Row> actions) {
-        txn.commit(
-                engine,
-                CloseableIterable.inMemoryIterable(Utils.toCloseableIterator(actions.iterator())));
+        DeltaKernelWrites.commit(engine, txn, actions);
     }
 
     /** Writes {@code rows} sorted by id into a data file; returns its add action. */
@@ -509,29 +504,11 @@ final class DeltaTestTable implements FormatTestTable<io.delta.kernel.data.Row> 
                                     : io.delta.kernel.expressions.Literal.ofString((String) v));
         }
         ColumnarBatch batch = new DefaultColumnarBatch(sorted.size(), schema, vectors);
-        io.delta.kernel.data.Row state = txn.getTransactionState(engine);
-        CloseableIterator<FilteredColumnarBatch> physical =
-                Transaction.transformLogicalData(
-                        engine,
-                        state,
-                        Utils.singletonCloseableIterator(
-                                new FilteredColumnarBatch(batch, Optional.empty())),
-                        partition);
-        DataWriteContext context = Transaction.getWriteContext(engine, state, partition);
-        List<io.delta.kernel.data.Row> actions = new ArrayList<>();
         try {
-            CloseableIterator<DataFileStatus> written =
-                    engine.getParquetHandler()
-                            .writeParquetFiles(
-                                    context.getTargetDirectory(),
-                                    physical,
-                                    context.getStatisticsColumns());
-            Transaction.generateAppendActions(engine, state, written, context)
-                    .forEachRemaining(actions::add);
+            return DeltaKernelWrites.appendActions(engine, txn, batch, partition);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        return actions;
     }
 
     @Override

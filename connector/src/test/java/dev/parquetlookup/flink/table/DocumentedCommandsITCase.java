@@ -15,21 +15,10 @@ import org.apache.flink.types.Row;
 
 import org.apache.hadoop.conf.Configuration;
 
-import io.delta.kernel.DataWriteContext;
-import io.delta.kernel.Operation;
-import io.delta.kernel.Transaction;
-import io.delta.kernel.data.ColumnVector;
-import io.delta.kernel.data.FilteredColumnarBatch;
-import io.delta.kernel.defaults.engine.DefaultEngine;
-import io.delta.kernel.defaults.internal.data.DefaultColumnarBatch;
-import io.delta.kernel.defaults.internal.data.vector.DefaultGenericVector;
-import io.delta.kernel.engine.Engine;
-import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.types.DecimalType;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructType;
-import io.delta.kernel.utils.CloseableIterable;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -62,7 +51,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -499,15 +487,6 @@ class DocumentedCommandsITCase {
                         .add("sku", LongType.LONG, false)
                         .add("title", StringType.STRING, true)
                         .add("price", price, true);
-        Engine engine = DefaultEngine.create(new Configuration());
-        io.delta.kernel.Table table =
-                io.delta.kernel.Table.forPath(engine, root.toUri().toString());
-        table.createTransactionBuilder(engine, "docs test", Operation.CREATE_TABLE)
-                .withSchema(engine, schema)
-                .build(engine)
-                .commit(engine, CloseableIterable.emptyIterable());
-        Transaction txn =
-                table.createTransactionBuilder(engine, "docs test", Operation.WRITE).build(engine);
         List<Object> skus = new ArrayList<>();
         List<Object> titles = new ArrayList<>();
         List<Object> prices = new ArrayList<>();
@@ -516,37 +495,8 @@ class DocumentedCommandsITCase {
             titles.add("product-" + sku);
             prices.add(BigDecimal.valueOf(sku * 100 + 99, 2));
         }
-        var batch =
-                new DefaultColumnarBatch(
-                        100,
-                        schema,
-                        new ColumnVector[] {
-                            DefaultGenericVector.fromList(LongType.LONG, skus),
-                            DefaultGenericVector.fromList(StringType.STRING, titles),
-                            DefaultGenericVector.fromList(price, prices)
-                        });
-        io.delta.kernel.data.Row state = txn.getTransactionState(engine);
-        DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
-        List<io.delta.kernel.data.Row> actions = new ArrayList<>();
-        Transaction.generateAppendActions(
-                        engine,
-                        state,
-                        engine.getParquetHandler()
-                                .writeParquetFiles(
-                                        context.getTargetDirectory(),
-                                        Transaction.transformLogicalData(
-                                                engine,
-                                                state,
-                                                Utils.singletonCloseableIterator(
-                                                        new FilteredColumnarBatch(
-                                                                batch, Optional.empty())),
-                                                Map.of()),
-                                        context.getStatisticsColumns()),
-                        context)
-                .forEachRemaining(actions::add);
-        txn.commit(
-                engine,
-                CloseableIterable.inMemoryIterable(Utils.toCloseableIterator(actions.iterator())));
+        DeltaKernelTable.create(root.toUri().toString(), schema, Map.of(), "docs test")
+                .append(List.of(skus, titles, prices), List.of());
     }
 
     private static void duckDb(String sql) throws Exception {

@@ -1,6 +1,5 @@
 package dev.parquetlookup.flink.table;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -43,12 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class IcebergEvolutionITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension MINI_CLUSTER = SqlTestSupport.miniCluster(1);
 
     @TempDir Path dir;
 

@@ -1,17 +1,11 @@
 package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.flink.datastream.ParquetEnrichment;
-import dev.parquetlookup.flink.datastream.ParquetEnrichmentFunction;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.datastream.AsyncDataStream;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 
 import org.apache.hadoop.conf.Configuration;
 
@@ -33,31 +27,21 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
+import static dev.parquetlookup.flink.table.RefreshingJoin.KEYS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A running SQL lookup join on an Iceberg table ({@code 'format' = 'iceberg'}) while new snapshots
  * are committed by Iceberg's own writer: every result matches exactly one snapshot, and the new
- * snapshot is served within {@code refresh.interval} plus a margin; the same table through the
- * DataStream builder ({@code ParquetEnrichment.format}).
+ * snapshot is served within {@code refresh.interval} plus a margin ({@link RefreshingJoin}); the
+ * same table through the DataStream builder ({@code ParquetEnrichment.format}).
  */
 class IcebergLookupITCase {
-
-    private static final long KEYS = 100;
-    private static final Duration INTERVAL = Duration.ofSeconds(1);
-
-    /** Generous for a loaded 2-core machine; the switch itself takes one interval. */
-    private static final Duration MARGIN = Duration.ofSeconds(30);
-
-    /** After the switch, this many consecutive results must all carry the new snapshot. */
-    private static final int STABLE_ROWS = 200;
 
     private static final Schema SCHEMA =
             new Schema(
@@ -66,12 +50,7 @@ class IcebergLookupITCase {
                     Types.NestedField.required(3, "label", Types.StringType.get()));
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    static final MiniClusterExtension MINI_CLUSTER = SqlTestSupport.miniCluster(1);
 
     @TempDir Path dir;
 
@@ -80,81 +59,15 @@ class IcebergLookupITCase {
     @Test
     void enrichmentFollowsTheTablesSnapshots() throws Exception {
         String location = dir.resolve("dim").toUri().toString();
-        Table table =
-                new HadoopTables(new Configuration())
-                        .create(
-                                SCHEMA,
-                                PartitionSpec.unpartitioned(),
-                                Map.of("format-version", "2"),
-                                location);
+        Table table = newTable(location);
         DataFile v1 = write(table, 1);
         table.newAppend().appendFile(v1).commit();
 
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        tEnv.executeSql(
-                "CREATE TEMPORARY TABLE events (k BIGINT, proc AS PROCTIME()) WITH ("
-                        + " 'connector' = 'datagen', 'rows-per-second' = '200',"
-                        + " 'fields.k.kind' = 'random', 'fields.k.min' = '0',"
-                        + " 'fields.k.max' = '"
-                        + (KEYS - 1)
-                        + "')");
-        tEnv.executeSql(
-                "CREATE TEMPORARY TABLE dim (k BIGINT, ver INT, label STRING) WITH ("
-                        + " 'connector' = 'parquet-lookup',"
-                        + " 'format' = 'iceberg',"
-                        + " 'path' = '"
-                        + location
-                        + "',"
-                        + " 'sort-key' = 'k',"
-                        + " 'refresh.interval' = '"
-                        + INTERVAL.toMillis()
-                        + " ms')");
-
-        try (CloseableIterator<Row> results =
-                tEnv.sqlQuery(
-                                "SELECT e.k, d.ver, d.label FROM events AS e"
-                                        + " JOIN dim FOR SYSTEM_TIME AS OF e.proc AS d"
-                                        + " ON e.k = d.k")
-                        .execute()
-                        .collect()) {
-            for (int i = 0; i < 50; i++) {
-                assertThat(version(results.next())).isEqualTo(1);
-            }
-
-            // Snapshot 2 replaces snapshot 1's only data file.
-            table.newOverwrite().deleteFile(v1).addFile(write(table, 2)).commit();
-            long published = System.nanoTime();
-            long deadline = published + INTERVAL.plus(MARGIN).toNanos();
-            long firstNew = -1;
-            int stable = 0;
-            int oldAfterPublish = 0;
-            while (stable < STABLE_ROWS) {
-                assertThat(System.nanoTime())
-                        .as(
-                                "%d consecutive snapshot-2 results within %s + %s of the commit"
-                                        + " (first at %d ms, %d snapshot-1 results after it)",
-                                STABLE_ROWS, INTERVAL, MARGIN, firstNew, oldAfterPublish)
-                        .isLessThan(deadline);
-                int v = version(results.next()); // blocks until the running job emits a row
-                if (v == 2) {
-                    if (firstNew < 0) {
-                        firstNew = (System.nanoTime() - published) / 1_000_000;
-                    }
-                    stable++;
-                } else {
-                    assertThat(v).isEqualTo(1);
-                    oldAfterPublish++;
-                    stable = 0;
-                }
-            }
-            System.out.printf(
-                    "iceberg refresh: first snapshot-2 result %d ms after the commit, %d"
-                            + " snapshot-1 results after it, then %d consecutive snapshot-2"
-                            + " results%n",
-                    firstNew, oldAfterPublish, STABLE_ROWS);
-        }
+        // Snapshot 2 replaces snapshot 1's only data file.
+        RefreshingJoin.switchesToVersion2(
+                "iceberg",
+                "'format' = 'iceberg', 'path' = '" + location + "', 'sort-key' = 'k'",
+                () -> table.newOverwrite().deleteFile(v1).addFile(write(table, 2)).commit());
     }
 
     @Test
@@ -197,62 +110,30 @@ class IcebergLookupITCase {
     @Test
     void dataStreamEnrichmentReadsTheCurrentSnapshot() throws Exception {
         String location = dir.resolve("ds").toUri().toString();
-        Table table =
-                new HadoopTables(new Configuration())
-                        .create(
-                                SCHEMA,
-                                PartitionSpec.unpartitioned(),
-                                Map.of("format-version", "2"),
-                                location);
+        Table table = newTable(location);
         DataFile v1 = write(table, 1);
         table.newAppend().appendFile(v1).commit();
         long first = table.currentSnapshot().snapshotId();
         table.newOverwrite().deleteFile(v1).addFile(write(table, 7)).commit();
 
-        ParquetEnrichmentFunction<Long, String> function =
-                ParquetEnrichment.<Long>from(location)
-                        .format("ICEBERG")
-                        .sortKey("k")
-                        .key(k -> k)
-                        .columns("label")
-                        .leftJoin()
-                        .join((Long k, Row d) -> k + " " + (d == null ? "-" : d.getField(0)))
-                        .build();
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
         List<Long> keys = new ArrayList<>();
         List<String> expected = new ArrayList<>();
         for (long k = KEYS - 20; k < KEYS + 20; k++) {
             keys.add(k);
             expected.add(k + " " + (k < KEYS ? k + "/7" : "-"));
         }
-        DataStream<String> enriched =
-                AsyncDataStream.unorderedWait(
-                        env.fromData(keys), function, 30, TimeUnit.SECONDS, 50);
-        List<String> actual = new ArrayList<>();
-        try (CloseableIterator<String> it = enriched.executeAndCollect()) {
-            it.forEachRemaining(actual::add);
-        }
-        assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(
+                        RefreshingJoin.labelsThroughDataStream(
+                                ParquetEnrichment.<Long>from(location).format("ICEBERG"), keys))
+                .containsExactlyInAnyOrderElementsOf(expected);
 
         // Time travel: the first snapshot, pinned with the format's own option.
-        ParquetEnrichmentFunction<Long, String> pinned =
-                ParquetEnrichment.<Long>from(location)
-                        .format("iceberg")
-                        .formatOption("scan.version", Long.toString(first))
-                        .sortKey("k")
-                        .key(k -> k)
-                        .columns("label")
-                        .leftJoin()
-                        .join((Long k, Row d) -> k + " " + (d == null ? "-" : d.getField(0)))
-                        .build();
-        List<String> old = new ArrayList<>();
-        try (CloseableIterator<String> it =
-                AsyncDataStream.unorderedWait(env.fromData(keys), pinned, 30, TimeUnit.SECONDS, 50)
-                        .executeAndCollect()) {
-            it.forEachRemaining(old::add);
-        }
-        assertThat(old)
+        assertThat(
+                        RefreshingJoin.labelsThroughDataStream(
+                                ParquetEnrichment.<Long>from(location)
+                                        .format("iceberg")
+                                        .formatOption("scan.version", Long.toString(first)),
+                                keys))
                 .containsExactlyInAnyOrderElementsOf(
                         keys.stream().map(k -> k + " " + (k < KEYS ? k + "/1" : "-")).toList());
         assertThatThrownBy(() -> ParquetEnrichment.<Long>from(location).formatOption("fs.x", "y"))
@@ -262,12 +143,14 @@ class IcebergLookupITCase {
                 .hasMessageContaining("Unknown table format 'hudi'");
     }
 
-    /** Checks one joined row (k, ver, label) is consistent and returns its snapshot. */
-    private static int version(Row row) {
-        long k = (Long) row.getField(0);
-        int ver = (Integer) row.getField(1);
-        assertThat(row.getField(2)).as("row %s", row).isEqualTo(k + "/" + ver);
-        return ver;
+    /** An unpartitioned format-version 2 table of {@link #SCHEMA}, empty. */
+    private static Table newTable(String location) {
+        return new HadoopTables(new Configuration())
+                .create(
+                        SCHEMA,
+                        PartitionSpec.unpartitioned(),
+                        Map.of("format-version", "2"),
+                        location);
     }
 
     /** One data file of keys 0..KEYS-1 sorted, labelled with {@code version}; not committed. */

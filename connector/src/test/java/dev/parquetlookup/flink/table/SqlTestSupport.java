@@ -23,9 +23,14 @@ final class SqlTestSupport {
 
     /** 2 TaskManagers x 2 slots; register it as a static extension, one cluster per class. */
     static MiniClusterExtension miniCluster() {
+        return miniCluster(2);
+    }
+
+    /** {@code taskManagers} TaskManagers x 2 slots, as {@link #miniCluster()}. */
+    static MiniClusterExtension miniCluster(int taskManagers) {
         return new MiniClusterExtension(
                 new MiniClusterResourceConfiguration.Builder()
-                        .setNumberTaskManagers(2)
+                        .setNumberTaskManagers(taskManagers)
                         .setNumberSlotsPerTaskManager(2)
                         .build());
     }
