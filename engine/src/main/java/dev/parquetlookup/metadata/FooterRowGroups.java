@@ -143,6 +143,8 @@ record FooterRowGroups(List<RowGroupInfo> rowGroups, KeyRanges rowGroupKeys, lon
                         + " has no min/max statistics for sort-key column '"
                         + key.columns().get(0)
                         + "', so keys cannot be located. Rewrite the file with 'prepare'"
-                        + " (statistics on).");
+                        + " (statistics on)"
+                        + LookupFileException.PLAIN_FILES_ONLY
+                        + ".");
     }
 }

@@ -102,8 +102,10 @@ public final class MetadataReader {
             // Logged once per parse, and a file version is parsed once while it stays cached.
             LOG.warn(
                     "File {} has no page index for sort-key column '{}' (written by {}): lookups"
-                            + " read whole column chunks of a row group. Rewrite it with 'prepare'"
-                            + " for page-sized reads, or turn page-index synthesis on.",
+                            + " read whole column chunks of a row group. Turn page-index synthesis"
+                            + " on, or rewrite it with 'prepare' for page-sized reads"
+                            + LookupFileException.PLAIN_FILES_ONLY
+                            + ".",
                     metadata.file(),
                     metadata.sortKey().get(0),
                     metadata.createdBy());
@@ -254,7 +256,9 @@ public final class MetadataReader {
                         + " is corrupt: "
                         + why
                         + ". Rewrite the file (for example with"
-                        + " 'prepare').",
+                        + " 'prepare')"
+                        + LookupFileException.PLAIN_FILES_ONLY
+                        + ".",
                 cause);
     }
 }

@@ -204,8 +204,10 @@ final class PageIndexBuilder {
                         + chunk.rowGroup()
                         + " is damaged: "
                         + why
-                        + ". Rewrite the file (for example with 'prepare'), or turn page-index"
-                        + " synthesis off to read it as before.",
+                        + ". Turn page-index synthesis off to read it as before, or rewrite the"
+                        + " file (for example with 'prepare')"
+                        + LookupFileException.PLAIN_FILES_ONLY
+                        + ".",
                 cause);
     }
 

@@ -14,6 +14,7 @@ import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.PageIndexOrigin;
+import dev.parquetlookup.tools.FileLayout.SortVerdict;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -25,7 +26,9 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -77,6 +80,9 @@ final class InspectCommand implements Callable<Integer> {
                             + " files that do not declare their sort order.")
     List<String> keys = new ArrayList<>();
 
+    /** A table format's files' sort key in their own names (read by {@link #read}). */
+    private final Map<FileId, List<String>> storedKeys = new HashMap<>();
+
     /** Whether {@link #keys} came from the table format's sort order, not from --key. */
     private boolean keyFromTable;
 
@@ -110,15 +116,24 @@ final class InspectCommand implements Callable<Integer> {
                 ColumnBinding binding = listing.columns().get(file);
                 FileLayout layout =
                         binding == null ? read(store, file) : read(store, file, binding);
-                if (binding == null && tableFormat.isFiles(spec)) {
-                    // The order inside pages, as the engine checks it on a page's first use.
+                // The order inside pages, as the engine checks it on a page's first use: a
+                // table format's file by its key in the file's own names.
+                List<String> storedKey = binding == null ? layout.sortKey() : storedKeys.get(file);
+                if (!layout.sortKey().isEmpty()
+                        && storedKey != null
+                        && storedKey.size() == layout.sortKey().size()) {
                     layout =
                             layout.withVerdict(
                                     RowOrderCheck.check(
                                             file,
-                                            layout.sortKey(),
+                                            storedKey,
+                                            layout.sortKey().get(0),
+                                            binding == null && tableFormat.isFiles(spec),
                                             hadoop.options,
                                             layout.verdict()));
+                }
+                if (binding != null && layout.verdict().status() == SortVerdict.Status.NOT_SORTED) {
+                    layout = layout.withVerdict(tableVerdict(layout.verdict()));
                 }
                 layouts.add(layout);
             }
@@ -147,7 +162,7 @@ final class InspectCommand implements Callable<Integer> {
                         keyFromTable ? List.of() : keys,
                         projected,
                         cost,
-                        LookupCost.recommendations(report, keyColumn));
+                        LookupCost.recommendations(report, keyColumn, tableFormat.isFiles(spec)));
         var out = spec.commandLine().getOut();
         if (listing.version() != null) {
             long deleted = 0;
@@ -254,6 +269,21 @@ final class InspectCommand implements Callable<Integer> {
     }
 
     /**
+     * A table format's file not sorted by the key: the engine's refusal advice (which names {@code
+     * prepare} for plain files) replaced by what happens to it, as a table's data files are never
+     * rewritten.
+     */
+    static SortVerdict tableVerdict(SortVerdict verdict) {
+        String detail = verdict.detail();
+        int advice = detail.indexOf(" Set 'unsorted-files'");
+        return new SortVerdict(
+                verdict.status(),
+                (advice < 0 ? detail : detail.substring(0, advice))
+                        + " The engine serves it through a key index ('unsorted-files' = 'index',"
+                        + " the default).");
+    }
+
+    /**
      * A table format's file, read with the sort key in its own names and reported with the table's:
      * renamed and added columns and partition constants as the table sees them.
      */
@@ -262,7 +292,9 @@ final class InspectCommand implements Callable<Integer> {
         FileLayout layout =
                 LayoutReader.read(
                         store, file, schema -> binding.view(file, schema, keys).storedKey());
-        return layout.asTable(binding.view(file, layout.schema(), keys));
+        ColumnBinding.FileView view = binding.view(file, layout.schema(), keys);
+        storedKeys.put(file, view.storedKey());
+        return layout.asTable(view);
     }
 
     private FileLayout read(FileStore store, FileId file) throws IOException {

@@ -270,4 +270,9 @@ final class LayoutReport {
         }
         return stats;
     }
+
+    /** The sort key as {@code prepare}'s flags' values: {@code a --key b}. */
+    String sortKeyFlags() {
+        return sortKey == null ? "" : String.join(" --key ", sortKey);
+    }
 }

@@ -68,8 +68,40 @@ record LookupCost(double bytes, long reads, List<String> parts) {
         return new LookupCost(bytes, reads, List.copyOf(parts));
     }
 
-    /** What to change, most important first; empty when the layout suits point lookups. */
-    static List<String> recommendations(LayoutReport report, String keyColumn) {
+    /** Advice to a table format's user instead of {@code prepare}, which reads plain files only. */
+    static final String TABLE_WRITER =
+            "Set this in the writer that maintains the table (a Delta or Iceberg table's data"
+                    + " files are never rewritten outside its log).";
+
+    /**
+     * What to change, most important first; empty when the layout suits point lookups.
+     *
+     * @param plainFiles whether the files are plain Parquet files; a table format's advice names
+     *     its writer, never {@code prepare}
+     */
+    static List<String> recommendations(LayoutReport report, String keyColumn, boolean plainFiles) {
+        List<String> advice = recommendations(report, keyColumn);
+        if (plainFiles) {
+            return advice;
+        }
+        return advice.stream()
+                .map(
+                        a ->
+                                a.replace(FOR_PLAIN_FILES + report.sortKeyFlags() + SORTED, "")
+                                        .replaceAll(
+                                                " ?(?:[Rr]un prepare[^.]*|rewrite them together"
+                                                        + " with prepare|prepare leaves key"
+                                                        + " columns uncompressed)\\.",
+                                                " " + TABLE_WRITER))
+                .toList();
+    }
+
+    private static final String FOR_PLAIN_FILES =
+            " For plain Parquet files you own (never a Delta or Iceberg table's data files),"
+                    + " prepare --key ";
+    private static final String SORTED = " rewrites them sorted, the fastest layout.";
+
+    private static List<String> recommendations(LayoutReport report, String keyColumn) {
         LinkedHashSet<String> out = new LinkedHashSet<>();
         tableAdvice(report, out);
         pageAdvice(report, out);
@@ -110,10 +142,9 @@ record LookupCost(double bytes, long reads, List<String> parts) {
                             + report.sortKey.get(0)
                             + "': the engine serves them through a key index it builds per file"
                             + " ('unsorted-files' = 'index', the default; 'refuse' refuses them)."
-                            + " For plain Parquet files you own (never a Delta or Iceberg table's"
-                            + " data files), prepare --key "
-                            + String.join(" --key ", report.sortKey)
-                            + " rewrites them sorted, the fastest layout.");
+                            + FOR_PLAIN_FILES
+                            + report.sortKeyFlags()
+                            + SORTED);
         }
         int overlaps = report.overlappingFilePairs();
         if (overlaps > 0) {

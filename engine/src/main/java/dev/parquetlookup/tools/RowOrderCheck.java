@@ -30,9 +30,19 @@ final class RowOrderCheck {
     /**
      * The verdict on the rows of {@code file}: {@code verdict} when its leading key's values never
      * decrease in file order (NULLs skipped), else NOT_SORTED naming the first row out of order.
+     *
+     * @param sortKey the key in the file's own (stored) names
+     * @param leadName the leading key's name as the user knows it (a table format's column name)
+     * @param plainFile whether the file is a plain Parquet file, which {@code prepare} may rewrite
+     *     (a Delta or Iceberg table's data file never is)
      */
     static SortVerdict check(
-            FileId file, List<String> sortKey, Map<String, String> hadoop, SortVerdict verdict)
+            FileId file,
+            List<String> sortKey,
+            String leadName,
+            boolean plainFile,
+            Map<String, String> hadoop,
+            SortVerdict verdict)
             throws IOException {
         if (verdict.status() != SortVerdict.Status.SORTED || sortKey.isEmpty()) {
             return verdict;
@@ -61,7 +71,7 @@ final class RowOrderCheck {
                                                 + " of "
                                                 + file.fileName()
                                                 + " has '"
-                                                + lead
+                                                + leadName
                                                 + "' = "
                                                 + text(key)
                                                 + " after "
@@ -71,10 +81,15 @@ final class RowOrderCheck {
                                                 + " The engine finds it at the first lookup into"
                                                 + " such a page and serves the file through a key"
                                                 + " index ('unsorted-files' = 'refuse' refuses"
-                                                + " it); 'prepare --key "
-                                                + lead
-                                                + "' rewrites it sorted, the fastest layout"
-                                                + LookupFileException.PLAIN_FILES_ONLY;
+                                                + " it)"
+                                                + (plainFile
+                                                        ? "; 'prepare --key "
+                                                                + leadName
+                                                                + "' rewrites it sorted, the"
+                                                                + " fastest layout"
+                                                                + LookupFileException
+                                                                        .PLAIN_FILES_ONLY
+                                                        : "");
                             }
                             previous[0] = key;
                         }

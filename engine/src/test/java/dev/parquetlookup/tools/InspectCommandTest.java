@@ -101,6 +101,9 @@ class InspectCommandTest {
                                 + " \\d+")
                 .contains("Sort key: (k), given with --key")
                 .contains(
+                        "Key index: 1 of 1 file(s) not sorted by 'k' (above: why) are served"
+                                + " through a key index the engine builds per file on first use")
+                .contains(
                         "The files are not sorted by 'k': the engine serves them through a key"
                                 + " index it builds per file ('unsorted-files' = 'index', the"
                                 + " default; 'refuse' refuses them). For plain Parquet files you"

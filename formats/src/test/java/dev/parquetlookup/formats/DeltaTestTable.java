@@ -468,6 +468,15 @@ final class DeltaTestTable implements FormatTestTable<io.delta.kernel.data.Row> 
         DeltaKernelWrites.commit(engine, txn, actions);
     }
 
+    /** Whether data files are written sorted by id (else in the order given). */
+    private boolean sortRows = true;
+
+    /** Later data files keep the rows in the order given (as Spark's OPTIMIZE may leave them). */
+    public DeltaTestTable unsorted() {
+        sortRows = false;
+        return this;
+    }
+
     /** Writes {@code rows} sorted by id into a data file; returns its add action. */
     private List<io.delta.kernel.data.Row> write(Transaction txn, List<Row> rows) {
         return write(txn, table.getLatestSnapshot(engine), Row.values(rows));
@@ -481,7 +490,9 @@ final class DeltaTestTable implements FormatTestTable<io.delta.kernel.data.Row> 
             Transaction txn, Snapshot snapshot, List<Map<String, Object>> rows) {
         StructType schema = snapshot.getSchema();
         List<Map<String, Object>> sorted = new ArrayList<>(rows);
-        sorted.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
+        if (sortRows) {
+            sorted.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
+        }
         ColumnVector[] vectors = new ColumnVector[schema.length()];
         for (int c = 0; c < vectors.length; c++) {
             String name = schema.at(c).getName();

@@ -63,6 +63,38 @@ class TableFormatCommandLineTest {
                 .contains("2 row(s) of 1 file(s) deleted");
     }
 
+    /**
+     * A Delta data file whose rows are not in key order (as Spark's OPTIMIZE leaves them): inspect
+     * finds it by reading the rows, says it is served through a key index and never advises
+     * prepare; get answers through the index.
+     */
+    @Test
+    void inspectAndGetOnADeltaFileNotSortedByTheKey() throws IOException {
+        String root = dir.resolve("delta-unsorted").toUri().toString();
+        DeltaTestTable delta = DeltaTestTable.create(root, Map.of()).unsorted();
+        long[] ids = range(0, 500, 1);
+        java.util.Random random = new java.util.Random(27);
+        for (int i = ids.length - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            long t = ids[i];
+            ids[i] = ids[j];
+            ids[j] = t;
+        }
+        delta.append(rows("a", "eu", ids));
+
+        Run inspect = run("inspect", "--format", "delta", root, "--key", "id");
+        assertThat(inspect.exit()).as("not sorted: exit status 1; %s", inspect.err()).isEqualTo(1);
+        assertThat(inspect.out())
+                .contains("Sort order: NOT sorted: ")
+                .contains("The engine serves it through a key index")
+                .contains("Key index: 1 of 1 file(s) not sorted by 'id'")
+                .doesNotContain("prepare");
+
+        Run hit = run("get", "--format", "delta", root, "--key", "id", "--value", "137");
+        assertThat(hit.exit()).as(hit.err()).isZero();
+        assertThat(hit.out()).contains("137\ta-137\teu");
+    }
+
     @Test
     void getAndInspectReadTheCurrentIcebergSnapshot() throws IOException {
         String root = dir.resolve("iceberg").toUri().toString();

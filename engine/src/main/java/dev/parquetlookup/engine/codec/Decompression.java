@@ -114,7 +114,8 @@ public final class Decompression {
                                     + codec
                                     + " is not supported: rewrite the file with another writer's"
                                     + " 'prepare' step (LZ4_RAW, ZSTD, SNAPPY, GZIP or"
-                                    + " UNCOMPRESSED)");
+                                    + " UNCOMPRESSED; plain Parquet files only: never rewrite a"
+                                    + " Delta or Iceberg table's data files)");
         };
     }
 

@@ -33,9 +33,20 @@ public final class EngineCodecs implements CompressionCodecFactory {
             @Override
             public BytesInput decompress(BytesInput bytes, int uncompressedSize)
                     throws IOException {
-                byte[] in = bytes.toByteArray();
+                // A page read from a chunk is a slice of a heap buffer: read in place, no copy.
+                ByteBuffer in = bytes.toByteBuffer();
+                if (!in.hasArray()) {
+                    byte[] copy = new byte[in.remaining()];
+                    in.duplicate().get(copy);
+                    in = ByteBuffer.wrap(copy);
+                }
                 return BytesInput.from(
-                        Decompression.decompress(codec, in, 0, in.length, uncompressedSize));
+                        Decompression.decompress(
+                                codec,
+                                in.array(),
+                                in.arrayOffset() + in.position(),
+                                in.remaining(),
+                                uncompressedSize));
             }
 
             @Override

@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.IntBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -15,13 +16,15 @@ import java.nio.file.StandardOpenOption;
  */
 final class KeyIndexWriter implements Closeable {
 
-    private static final int BUFFER = 1 << 16;
+    private static final int BUFFER = 1 << 20;
 
     private final FileChannel channel;
     private final long entries;
     private final int width;
-    private final ByteBuffer codes = ByteBuffer.allocate(BUFFER).order(ByteOrder.LITTLE_ENDIAN);
-    private final ByteBuffer positions = ByteBuffer.allocate(BUFFER).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer codes =
+            ByteBuffer.allocateDirect(BUFFER).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer positions =
+            ByteBuffer.allocateDirect(BUFFER).order(ByteOrder.LITTLE_ENDIAN);
     private long codesAt;
     private long positionsAt;
     private final long end;
@@ -49,24 +52,40 @@ final class KeyIndexWriter implements Closeable {
         writeAt(start, 0);
     }
 
-    /** Appends one entry; codes must not decrease. */
-    void add(long code, long position) throws IOException {
-        if (code < lastCode) {
-            throw new IllegalStateException("codes out of order: " + code + " after " + lastCode);
+    /** Appends entries {@code [0, n)} of the two arrays; codes must not decrease. */
+    void add(long[] codeArray, long[] positionArray, int n) throws IOException {
+        for (int i = 0; i < n; i++) {
+            if (codeArray[i] < lastCode) {
+                throw new IllegalStateException(
+                        "codes out of order: " + codeArray[i] + " after " + lastCode);
+            }
+            lastCode = codeArray[i];
         }
-        lastCode = code;
-        added++;
-        if (!codes.hasRemaining()) {
-            codesAt += flush(codes, codesAt);
+        added += n;
+        for (int at = 0; at < n; ) {
+            if (!codes.hasRemaining()) {
+                codesAt += flush(codes, codesAt);
+            }
+            int length = Math.min(n - at, codes.remaining() / 8);
+            codes.asLongBuffer().put(codeArray, at, length);
+            codes.position(codes.position() + 8 * length);
+            at += length;
         }
-        codes.putLong(code);
-        if (positions.remaining() < width) {
-            positionsAt += flush(positions, positionsAt);
-        }
-        if (width == 4) {
-            positions.putInt((int) position);
-        } else {
-            positions.putLong(position);
+        for (int at = 0; at < n; ) {
+            if (!positions.hasRemaining()) {
+                positionsAt += flush(positions, positionsAt);
+            }
+            int length = Math.min(n - at, positions.remaining() / width);
+            if (width == 4) {
+                IntBuffer narrow = positions.asIntBuffer();
+                for (int i = 0; i < length; i++) {
+                    narrow.put(i, (int) positionArray[at + i]);
+                }
+            } else {
+                positions.asLongBuffer().put(positionArray, at, length);
+            }
+            positions.position(positions.position() + width * length);
+            at += length;
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine.local;
 
+import dev.parquetlookup.engine.codec.EngineCodecs;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
@@ -11,7 +12,6 @@ import dev.parquetlookup.metadata.SortKeyResolver;
 import dev.parquetlookup.writer.RepagedCopy;
 import dev.parquetlookup.writer.WriterOptions;
 
-import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.io.LocalOutputFile;
 
 import java.io.IOException;
@@ -77,7 +77,8 @@ final class LocalFormBuilder {
             result =
                     RepagedCopy.copy(
                             new RangeSourceInputFile(in),
-                            ParquetReadOptions.builder().build(),
+                            // The engine's codecs: BROTLI and LZO too (Hadoop has none for them).
+                            EngineCodecs.readOptions(),
                             new LocalOutputFile(form.temporary()),
                             keys,
                             options,

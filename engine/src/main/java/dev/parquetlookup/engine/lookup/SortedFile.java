@@ -230,7 +230,9 @@ final class SortedFile implements OpenFile, Closeable {
                                 + "' is compressed with "
                                 + codec
                                 + ", which parquet-lookup cannot read. Rewrite the file with"
-                                + " 'prepare' (LZ4_RAW, ZSTD, SNAPPY, GZIP or UNCOMPRESSED).");
+                                + " 'prepare' (LZ4_RAW, ZSTD, SNAPPY, GZIP or UNCOMPRESSED)"
+                                + LookupFileException.PLAIN_FILES_ONLY
+                                + ".");
             }
         }
     }

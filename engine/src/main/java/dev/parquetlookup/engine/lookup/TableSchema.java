@@ -102,7 +102,9 @@ public final class TableSchema {
                                 + ids.get(i)
                                 + " by "
                                 + sortKeys.get(i)
-                                + ". Rewrite them with 'prepare', or set 'sort-key'.");
+                                + ". Set 'sort-key', or rewrite them with 'prepare'"
+                                + LookupFileException.PLAIN_FILES_ONLY
+                                + ".");
             }
         }
         List<Difference> differences = differences(ids, schemas, sortKeys.get(0));

@@ -80,6 +80,12 @@ class LocalFormsTest {
 
     /** DuckDB's default layout, {@code rows} rows with ids 0, 2, 4, ... and a value salt. */
     private static void writeDuckDb(Path file, int rows, String salt) throws SQLException {
+        writeDuckDb(file, rows, salt, "snappy");
+    }
+
+    /** {@link #writeDuckDb(Path, int, String)} compressed with {@code codec}. */
+    private static void writeDuckDb(Path file, int rows, String salt, String codec)
+            throws SQLException {
         try (Statement st = duck.createStatement()) {
             st.execute(
                     "COPY (SELECT i * 2 AS id, CASE WHEN i % 7 = 0 THEN NULL ELSE '"
@@ -89,7 +95,9 @@ class LocalFormsTest {
                             + rows
                             + ") t(i) ORDER BY i) TO '"
                             + file
-                            + "' (FORMAT parquet)");
+                            + "' (FORMAT parquet, COMPRESSION "
+                            + codec
+                            + ")");
         }
     }
 
@@ -224,6 +232,25 @@ class LocalFormsTest {
             assertThat(o.kind()).isEqualTo(LocalForms.Kind.READY);
             assertThat(restarted.stats().verified()).isEqualTo(1);
             assertThat(restarted.stats().built()).isZero();
+        }
+    }
+
+    @Test
+    void brotliSourceIsDecompressedByTheEngineCodecsAndServedFromItsForm() throws Exception {
+        // Hadoop has no BROTLI codec on the class path: the copy reads with the engine's codecs.
+        int rows = 130_000;
+        Path file = tmp.resolve("data").resolve("brotli.parquet");
+        Files.createDirectories(file.getParent());
+        writeDuckDb(file, rows, "b", "brotli");
+        LocalForms forms =
+                LocalForms.open(tmp.resolve("forms"), 1L << 30, LocalFormBuilder.DEFAULT);
+        try (RefreshingTable table =
+                RefreshingTable.open(config(file, forms), RefreshOptions.defaults())) {
+            assertThat(awaitSettled(forms, file).kind()).isEqualTo(LocalForms.Kind.READY);
+            assertThat(table.files().get(0).path()).contains("forms");
+            LookupPlan plan = table.plan(List.of("id"), List.of("name", "amount", "bucket"));
+            assertAnswersLikeDuckDb(table, plan, file, rows);
+            assertThat(forms.stats().rowsBuilt()).isEqualTo(rows);
         }
     }
 

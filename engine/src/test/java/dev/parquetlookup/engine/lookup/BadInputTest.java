@@ -266,7 +266,9 @@ class BadInputTest {
                                 + uri(file)
                                 + " is corrupt: the footer is damaged (Thrift: can not read class"
                                 + " org.apache.parquet.format.FileMetaData: Socket is closed by"
-                                + " peer). Rewrite the file (for example with 'prepare').");
+                                + " peer). Rewrite the file (for example with 'prepare')"
+                                + LookupFileException.PLAIN_FILES_ONLY
+                                + ".");
     }
 
     @Test
