@@ -48,11 +48,15 @@ import java.util.concurrent.Callable;
                     + " as hex 0x0a1b, dates 2024-05-01, timestamps 2024-05-01T12:30:00.123.",
             "Files that do not declare their sort order (DuckDB, Spark, most writers) need the"
                     + " key column named with --key.",
+            "Any other columns can be looked up too (a secondary key, through a key index per file"
+                    + " built on the first lookup): name them with --key, one --value each, and"
+                    + " the files' sort key with --sort-key where they do not declare it.",
             "",
             "Examples:",
             "  get /data/lookup/customers --value 42",
             "  get /data/lookup/orders --value 42 --value 2024-05-01 --columns status,total",
             "  get /data/raw/customers.parquet --key id --value 42",
+            "  get /data/raw/customers.parquet --sort-key id --key email --value a@example.org",
             "  get --format iceberg s3a://bucket/warehouse/db/customers --key id --value 42",
             "",
             "Exit status: 0 rows found, 1 no row for the key, 2 usage error, 3 unreadable input.",
@@ -77,6 +81,15 @@ final class GetCommand implements Callable<Integer> {
                     "Sort-key column, most significant first (repeatable); needed for files that"
                             + " do not declare their sort order. Default: the declared sort key.")
     List<String> keyColumns = new ArrayList<>();
+
+    @Option(
+            names = "--sort-key",
+            paramLabel = "COLUMN",
+            split = ",",
+            description =
+                    "The columns the files are sorted by, where they do not declare it and --key"
+                            + " names other columns (a secondary key).")
+    List<String> sortKeyColumns = new ArrayList<>();
 
     @Option(
             names = "--value",
@@ -176,12 +189,30 @@ final class GetCommand implements Callable<Integer> {
                 InputFiles.list(spec, store, "PATH", path);
             }
         }
-        TableConfig config =
-                TableConfig.builder(path)
-                        .sortKey(keyColumns)
-                        .hadoopOptions(hadoop.options)
-                        .metadataCache(new MetadataCache(64L << 20))
-                        .build();
+        TableConfig config = config(sortKeyColumns.isEmpty() ? keyColumns : sortKeyColumns);
+        if (files && sortKeyColumns.isEmpty() && !keyColumns.isEmpty()) {
+            try {
+                DimensionTable table = DimensionTable.open(config);
+                return new Opened(table, table, null);
+            } catch (LookupFileException e) {
+                if (e.getCause() instanceof FileNotFoundException) {
+                    throw new ParameterException(
+                            spec.commandLine(), "PATH " + path + " does not exist: check the path");
+                }
+                // --key may name a secondary key of files that declare their sort order.
+                try {
+                    DimensionTable table = DimensionTable.open(config(List.of()));
+                    List<String> names = table.columns().stream().map(ColumnSchema::name).toList();
+                    if (names.containsAll(keyColumns)) {
+                        return new Opened(table, table, null);
+                    }
+                    table.close(); // --key names no column: the first error says so
+                } catch (IOException | RuntimeException declared) {
+                    e.addSuppressed(declared);
+                }
+                throw e;
+            }
+        }
         if (files) {
             try {
                 DimensionTable table = DimensionTable.open(config);
@@ -209,9 +240,37 @@ final class GetCommand implements Callable<Integer> {
                 lease.sourceVersion());
     }
 
-    /** The sort key's first columns, one per {@code --value}. */
+    private TableConfig config(List<String> sortKey) {
+        return TableConfig.builder(path)
+                .sortKey(sortKey)
+                .hadoopOptions(hadoop.options)
+                .metadataCache(new MetadataCache(64L << 20))
+                .build();
+    }
+
+    /**
+     * The columns looked up: {@code --key} when it is not a leading part of the table's sort key (a
+     * secondary key, one {@code --value} per column), else the sort key's first columns, one per
+     * {@code --value}.
+     */
     private List<String> lookupColumns(DimensionTable table) {
         List<String> tableKey = table.sortKey();
+        if (!keyColumns.isEmpty()
+                && !(keyColumns.size() <= tableKey.size()
+                        && tableKey.subList(0, keyColumns.size()).equals(keyColumns))) {
+            if (keyValues.size() != keyColumns.size()) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "got "
+                                + keyValues.size()
+                                + " --value values for the key ("
+                                + String.join(", ", keyColumns)
+                                + "), which is not the sort key ("
+                                + String.join(", ", tableKey)
+                                + "): give one --value per --key column");
+            }
+            return keyColumns;
+        }
         if (keyValues.size() > tableKey.size()) {
             throw new ParameterException(
                     spec.commandLine(),

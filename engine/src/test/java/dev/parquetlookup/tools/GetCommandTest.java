@@ -105,6 +105,45 @@ class GetCommandTest {
     }
 
     @Test
+    void otherColumnsThanTheSortKeyAreLookedUpThroughAKeyIndex() {
+        ToolRunner.Result r =
+                ToolRunner.run(
+                        "get",
+                        table.toString(),
+                        "--key",
+                        "status",
+                        "--value",
+                        "s1234",
+                        "--columns",
+                        "customer,total");
+        assertThat(r.exitCode()).as("%s", r).isZero();
+        assertThat(r.out())
+                .startsWith(
+                        "customer\ttotal\n1234\t1234.00\n1234\t1234.01\n2 row(s) for (status) ="
+                                + " (s1234) in ");
+
+        ToolRunner.Result composite =
+                ToolRunner.run(
+                        "get",
+                        table.toString(),
+                        "--key",
+                        "day,total",
+                        "--value",
+                        "2022-01-09",
+                        "--value",
+                        "2000.01",
+                        "--columns",
+                        "customer");
+        assertThat(composite.exitCode()).as("%s", composite).isZero();
+        assertThat(composite.out())
+                .startsWith("customer\n2000\n1 row(s) for (day, total) = (2022-01-09, 2000.01)");
+
+        ToolRunner.Result miss =
+                ToolRunner.run("get", table.toString(), "--key", "status", "--value", "s99999");
+        assertThat(miss.exitCode()).as("no row: exit status 1").isEqualTo(1);
+    }
+
+    @Test
     void badKeysAndColumnsExitWithCodeTwo() throws IOException {
         ToolRunner.Result notANumber = ToolRunner.run("get", table.toString(), "--value", "abc");
         assertThat(notANumber.exitCode()).isEqualTo(2);

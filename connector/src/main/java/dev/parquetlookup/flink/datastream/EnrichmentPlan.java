@@ -2,6 +2,7 @@ package dev.parquetlookup.flink.datastream;
 
 import dev.parquetlookup.engine.lookup.ColumnSchema;
 import dev.parquetlookup.flink.lookup.LookupSpec;
+import dev.parquetlookup.flink.lookup.ParquetLookupOptions;
 import dev.parquetlookup.flink.lookup.TableFiles;
 
 import org.apache.flink.table.types.logical.LogicalType;
@@ -34,17 +35,20 @@ record EnrichmentPlan(
      * @param keyColumns the named key columns, or null for positional key functions
      * @param keyCount how many key functions were given
      * @param columns the columns asked for, or null for every readable column
+     * @param secondaryKeys whether keys without the first sort-key column are served through key
+     *     indexes
      * @throws IllegalArgumentException if a column is missing or unreadable, or too many positional
      *     keys were given
      * @throws org.apache.flink.table.api.ValidationException if the key is not a leading prefix of
-     *     the sort key
+     *     the sort key and secondary keys are refused, or no key column can be a key
      */
     static EnrichmentPlan resolve(
             String tableName,
             TableFiles files,
             @Nullable List<String> keyColumns,
             int keyCount,
-            @Nullable List<String> columns) {
+            @Nullable List<String> columns,
+            ParquetLookupOptions.SecondaryKeys secondaryKeys) {
         Map<String, ColumnSchema> byName = new LinkedHashMap<>();
         for (ColumnSchema column : files.columns()) {
             byName.put(column.name(), column);
@@ -52,7 +56,13 @@ record EnrichmentPlan(
 
         List<String> keys = keys(tableName, files, keyColumns, keyCount);
         List<String> enginePrefix =
-                LookupSpec.enginePrefix(tableName, files.description(), keys, files.sortKey());
+                LookupSpec.engineKey(
+                        tableName,
+                        files.description(),
+                        keys,
+                        files.sortKey(),
+                        files.columns(),
+                        secondaryKeys);
 
         List<String> outputNames;
         if (columns != null) {

@@ -47,10 +47,12 @@ import java.util.Objects;
  * <p><b>Keys.</b> {@link #key(KeyExtractor)} binds key functions to the files' sort-key columns in
  * order (the first call to the first column, and so on): they must give the sort key or a leading
  * prefix of it. {@link #key(String, KeyExtractor)} names the column instead; named keys may also
- * include columns after the prefix, which are compared on the rows found. A null key value matches
- * nothing. Key values use the Java types of Flink's {@code Row}: {@code Long} for BIGINT, {@code
- * Integer} for INT, {@code String}, {@code BigDecimal}, {@code LocalDate}, {@code LocalDateTime}
- * for TIMESTAMP, {@code Instant} for TIMESTAMP_LTZ, {@code byte[]}.
+ * include columns after the prefix, which are compared on the rows found, or be any other columns
+ * (a secondary key, e.g. {@code .key("email", order -> order.email)} on a table sorted by id),
+ * served through a key index per file on those columns (option {@code secondary-keys}). A null key
+ * value matches nothing. Key values use the Java types of Flink's {@code Row}: {@code Long} for
+ * BIGINT, {@code Integer} for INT, {@code String}, {@code BigDecimal}, {@code LocalDate}, {@code
+ * LocalDateTime} for TIMESTAMP, {@code Instant} for TIMESTAMP_LTZ, {@code byte[]}.
  *
  * <p><b>Rows.</b> The dimension row is a {@link Row} of the projected columns, readable by name
  * ({@code customer.getField("name")}) or position, with the same Java types (DECIMAL as {@code
@@ -289,6 +291,15 @@ public final class ParquetEnrichment<IN> {
     }
 
     /**
+     * What a key that is not a leading prefix of the sort key does (the SQL {@code
+     * secondary-keys}): {@code INDEX} (default) serves it through a key index per file on its
+     * columns, {@code REFUSE} refuses it at {@link EnrichmentJoin#build()}.
+     */
+    public ParquetEnrichment<IN> secondaryKeys(ParquetLookupOptions.SecondaryKeys mode) {
+        return option(ParquetLookupOptions.SECONDARY_KEYS, mode);
+    }
+
+    /**
      * Directory below which the disk tier lives (the SQL {@code local-cache.dir}); default: the
      * first of Flink's {@code io.tmp.dirs}.
      */
@@ -390,7 +401,8 @@ public final class ParquetEnrichment<IN> {
                         TableFiles.inspect(config),
                         positionalKeys ? null : keyColumns,
                         keyExtractors.size(),
-                        columns);
+                        columns,
+                        config.get(ParquetLookupOptions.SECONDARY_KEYS));
         @SuppressWarnings("unchecked")
         KeyExtractor<IN>[] extractors = keyExtractors.toArray(new KeyExtractor[0]);
         return new ParquetEnrichmentFunction<>(

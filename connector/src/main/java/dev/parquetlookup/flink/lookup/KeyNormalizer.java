@@ -43,8 +43,8 @@ public final class KeyNormalizer implements Serializable {
      * @param plannerKeyNames the key columns in the planner's order (the key row's fields)
      * @param plannerKeyTypes their declared types
      * @param enginePrefix the engine's key: a leading prefix of the files' sort key, in sort order,
-     *     every column of which is among the planner's keys (checked at planning by {@code
-     *     LookupSpec.enginePrefix})
+     *     or a secondary key (other columns, in the planner's order), every column of which is
+     *     among the planner's keys (chosen at planning by {@code LookupSpec.engineKey})
      */
     public KeyNormalizer(
             List<String> plannerKeyNames,

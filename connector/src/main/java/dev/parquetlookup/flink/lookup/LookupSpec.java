@@ -1,5 +1,8 @@
 package dev.parquetlookup.flink.lookup;
 
+import dev.parquetlookup.engine.lookup.ColumnSchema;
+import dev.parquetlookup.types.ValueType;
+
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -20,7 +23,9 @@ import java.util.Objects;
  * <p>The planner passes every equality condition on the dimension table as a lookup key, e.g.
  * {@code ON o.cid = c.id AND c.country = 'DE'} gives the keys {@code (id, country)}. The engine
  * looks up the longest leading prefix of the sort key among them ({@code id}); the others ({@code
- * country}) are residual keys, checked on each returned row.
+ * country}) are residual keys, checked on each returned row. Keys without the first sort-key column
+ * ({@code ON o.mail = c.email}) are a secondary key, looked up through a key index per file ({@link
+ * #engineKey}).
  *
  * @param projectedNames the returned columns, in the order of the produced rows
  * @param projectedTypes their declared types
@@ -192,13 +197,26 @@ public record LookupSpec(
     }
 
     /**
-     * Splits lookup key columns into the engine's key (the longest leading prefix of the sort key
-     * they contain) and the rest, which are compared on the returned rows.
+     * Splits lookup key columns into the engine's key and the rest, which are compared on the
+     * returned rows. The engine's key is the longest leading prefix of the sort key among the keys
+     * (in sort order) when they contain the first sort-key column; otherwise, unless {@code
+     * secondaryKeys} refuses it, a secondary key: every key column of a type a key can have, in the
+     * planner's order, served through a key index per file on those columns (BOOLEAN, FLOAT and
+     * DOUBLE keys are compared on the rows found). Example: sorted by {@code id}, the keys {@code
+     * (id, country)} give {@code [id]}; {@code (email, score)} with a DOUBLE score give {@code
+     * [email]}.
      *
-     * @throws ValidationException if the keys do not contain the first sort-key column
+     * @param columns the table's columns (for the key columns' types)
+     * @throws ValidationException if the keys contain no sort-key prefix and secondary keys are
+     *     refused, or none of them can be a key
      */
-    public static List<String> enginePrefix(
-            String tableName, String filesDescription, List<String> keys, List<String> sortKey) {
+    public static List<String> engineKey(
+            String tableName,
+            String filesDescription,
+            List<String> keys,
+            List<String> sortKey,
+            List<ColumnSchema> columns,
+            ParquetLookupOptions.SecondaryKeys secondaryKeys) {
         List<String> prefix = new ArrayList<>();
         for (String column : sortKey) {
             if (!keys.contains(column)) {
@@ -206,18 +224,22 @@ public record LookupSpec(
             }
             prefix.add(column);
         }
-        if (prefix.isEmpty()) {
+        if (!prefix.isEmpty()) {
+            return prefix;
+        }
+        if (secondaryKeys == ParquetLookupOptions.SecondaryKeys.REFUSE) {
             throw new ValidationException(
                     String.format(
                             "Lookup join on table '%s' uses the key %s, but the files (%s) are"
-                                    + " sorted by %s: a lookup join must give the sort key or a"
-                                    + " leading prefix of it, i.e. an equality condition on '%s'"
-                                    + " at least. Fix: join on %s, or rewrite the files sorted by"
-                                    + " %s (e.g. with the 'prepare' tool; plain Parquet files only:"
-                                    + " never rewrite a Delta or Iceberg table's data files); if"
-                                    + " the files are"
-                                    + " already sorted that way but do not declare it, set"
-                                    + " 'sort-key' = '%s'.",
+                                    + " sorted by %s and 'secondary-keys' = 'refuse': a lookup"
+                                    + " join must give the sort key or a leading prefix of it,"
+                                    + " i.e. an equality condition on '%s' at least. Fix: join on"
+                                    + " %s, set 'secondary-keys' = 'index' (the default: a key"
+                                    + " index per file on the join's columns), or rewrite the"
+                                    + " files sorted by %s (e.g. with the 'prepare' tool; plain"
+                                    + " Parquet files only: never rewrite a Delta or Iceberg"
+                                    + " table's data files); if the files are already sorted that"
+                                    + " way but do not declare it, set 'sort-key' = '%s'.",
                             tableName,
                             keys,
                             filesDescription,
@@ -227,6 +249,41 @@ public record LookupSpec(
                             keys,
                             String.join(",", keys)));
         }
-        return prefix;
+        List<String> secondary = new ArrayList<>();
+        for (String key : keys) {
+            for (ColumnSchema column : columns) {
+                if (column.name().equals(key) && canBeKey(column.type().kind())) {
+                    secondary.add(key);
+                }
+            }
+        }
+        if (secondary.isEmpty()) {
+            throw new ValidationException(
+                    String.format(
+                            "Lookup join on table '%s' uses the key %s, but none of these columns"
+                                    + " can be a lookup key (BOOLEAN, FLOAT and DOUBLE columns"
+                                    + " cannot), and the files (%s) are sorted by %s. Fix: add an"
+                                    + " equality condition on '%s' or on another column of a key"
+                                    + " type (docs/sql-connector.md#lookup-keys).",
+                            tableName,
+                            keys,
+                            filesDescription,
+                            sortKey,
+                            sortKey.isEmpty() ? "?" : sortKey.get(0)));
+        }
+        return secondary;
+    }
+
+    /** Whether the engine's key {@code engineKey} is a leading prefix of {@code sortKey}. */
+    public static boolean isSortKeyPrefix(List<String> engineKey, List<String> sortKey) {
+        return engineKey.size() <= sortKey.size()
+                && sortKey.subList(0, engineKey.size()).equals(engineKey);
+    }
+
+    private static boolean canBeKey(ValueType.Kind kind) {
+        return switch (kind) {
+            case BOOLEAN, FLOAT, DOUBLE, ARRAY, MAP, ROW, NESTED, UNSUPPORTED -> false;
+            default -> true;
+        };
     }
 }

@@ -210,6 +210,27 @@ public final class ParquetLookupOptions {
                                     + " once per file in the background, kept on local disk; 'refuse'"
                                     + " refuses them. See docs/architecture.md.");
 
+    /** What a lookup join on columns that are not a prefix of the sort key does. */
+    public enum SecondaryKeys {
+        /** Served through a key index per file on the join's columns (the default). */
+        INDEX,
+        /** Refused at planning (unless {@code 'lookup.cache' = 'FULL'}). */
+        REFUSE
+    }
+
+    public static final ConfigOption<SecondaryKeys> SECONDARY_KEYS =
+            ConfigOptions.key("secondary-keys")
+                    .enumType(SecondaryKeys.class)
+                    .defaultValue(SecondaryKeys.INDEX)
+                    .withDescription(
+                            "Lookup joins on columns that are not the sort key or a leading prefix"
+                                    + " of it (an e-mail address on a table sorted by id): 'index'"
+                                    + " (default) serves them through a key index per file on the"
+                                    + " join's key columns, built once in the background when the"
+                                    + " job starts and kept on local disk; 'refuse' refuses them at"
+                                    + " planning (the FULL cache still takes any key). See"
+                                    + " docs/sql-connector.md#lookups-on-other-columns.");
+
     public static final ConfigOption<Boolean> PAGE_INDEX_SYNTHESIZE =
             ConfigOptions.key("page-index.synthesize")
                     .booleanType()
@@ -331,6 +352,7 @@ public final class ParquetLookupOptions {
                     PAGE_CACHE_MAX_BYTES,
                     PAGE_INDEX_SYNTHESIZE,
                     UNSORTED_FILES,
+                    SECONDARY_KEYS,
                     LOCAL_FILES_MMAP,
                     LOCAL_CACHE_DIR,
                     LOCAL_CACHE_MAX_BYTES,

@@ -4,6 +4,7 @@ import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetAsyncLookupFunction;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
 import dev.parquetlookup.flink.lookup.ParquetLookupFunction;
+import dev.parquetlookup.flink.lookup.ParquetLookupOptions;
 import dev.parquetlookup.flink.lookup.TableFiles;
 
 import org.apache.flink.table.api.ValidationException;
@@ -42,9 +43,11 @@ import java.util.List;
  * hint {@code 'shuffle' = 'true'}.
  *
  * <p>The planner does not tell the factory which columns a join uses; {@link
- * #getLookupRuntimeProvider} checks them against the files' sort key and throws a {@link
- * ValidationException} when they do not include its first column. With {@code 'lookup.cache' =
- * 'FULL'} any join key works: Flink indexes the scanned table by the join's keys.
+ * #getLookupRuntimeProvider} checks them against the files' sort key: keys with its first column
+ * are searched by the files' order, others (a secondary key) through a key index per file on them,
+ * or refused with a {@link ValidationException} when {@code 'secondary-keys' = 'refuse'}. With
+ * {@code 'lookup.cache' = 'FULL'} any join key works: Flink indexes the scanned table by the join's
+ * keys.
  */
 public final class ParquetLookupTableSource
         implements LookupTableSource,
@@ -109,24 +112,25 @@ public final class ParquetLookupTableSource
                 shuffle.prepare(
                         context,
                         config,
-                        LookupSpec.of(
-                                names,
-                                fieldTypes(),
-                                keyNames,
-                                LookupSpec.enginePrefix(
-                                        config.tableName(),
-                                        files.description(),
-                                        keyNames,
-                                        sortKey)));
+                        LookupSpec.of(names, fieldTypes(), keyNames, engineKey(keyNames)));
             }
             return FullCachingLookupProvider.of(
                     InputFormatProvider.of(scanFormat(), 1), fullCacheReloadTrigger);
         }
-        List<String> prefix =
-                LookupSpec.enginePrefix(
-                        config.tableName(), files.description(), keyNames, files.sortKey());
-        LookupSpec spec = LookupSpec.of(names, fieldTypes(), keyNames, prefix);
-        shuffle.prepare(context, config, spec);
+        List<String> engineKey = engineKey(keyNames);
+        LookupSpec spec = LookupSpec.of(names, fieldTypes(), keyNames, engineKey);
+        if (LookupSpec.isSortKeyPrefix(engineKey, files.sortKey())) {
+            shuffle.prepare(context, config, spec);
+        } else {
+            // A secondary key: its values say nothing about the files' key ranges, no shuffle.
+            LOG.info(
+                    "Table '{}': lookup join on {}, not a prefix of the sort key {}: served through"
+                            + " a key index per file on {}",
+                    config.tableName(),
+                    keyNames,
+                    files.sortKey(),
+                    engineKey);
+        }
 
         LookupFunction sync = new ParquetLookupFunction(config, spec);
         if (!offerAsync) {
@@ -140,6 +144,17 @@ public final class ParquetLookupTableSource
         return partialCache != null
                 ? new PartialCachingBothProvider(sync, async, partialCache)
                 : new BothProvider(sync, async);
+    }
+
+    /** The engine's key of a join on {@code keyNames}: see {@link LookupSpec#engineKey}. */
+    private List<String> engineKey(List<String> keyNames) {
+        return LookupSpec.engineKey(
+                config.tableName(),
+                files.description(),
+                keyNames,
+                files.sortKey(),
+                files.columns(),
+                config.get(ParquetLookupOptions.SECONDARY_KEYS));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.datastream;
 
+import dev.parquetlookup.flink.lookup.ParquetLookupOptions;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;
@@ -364,11 +365,42 @@ class ParquetEnrichmentITCase {
     }
 
     @Test
-    void aKeyThatIsNotASortKeyPrefixIsRefusedAtBuild() {
+    void aKeyThatIsNotASortKeyPrefixIsServedThroughAKeyIndex() throws Exception {
+        // Sort key (region, id); the key (id) alone: a secondary key, several rows per id.
+        List<String> actual =
+                run(
+                        ParquetEnrichment.<Order>from(path)
+                                .key("id", o -> o.customerId)
+                                .columns("region", "name")
+                                .localCacheDir(dir.resolve("local").toString())
+                                .join(
+                                        (Order o, Row c) ->
+                                                c == null
+                                                        ? o.orderId + " null"
+                                                        : line(o, fields(c)))
+                                .build());
+
+        List<String> expected = new ArrayList<>();
+        for (Order o : ORDERS) {
+            List<Object[]> rows = matches(r -> o.customerId != null && r[1].equals(o.customerId));
+            if (rows.isEmpty()) {
+                expected.add(o.orderId + " null");
+            }
+            for (Object[] r : rows) {
+                expected.add(line(o, pick(r, 0, 2)));
+            }
+        }
+        assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(expected).anyMatch(line -> line.endsWith(" null"));
+    }
+
+    @Test
+    void aKeyThatIsNotASortKeyPrefixIsRefusedAtBuildWhenAsked() {
         assertThatThrownBy(
                         () ->
                                 ParquetEnrichment.<Order>from(path)
                                         .key("id", o -> o.customerId)
+                                        .secondaryKeys(ParquetLookupOptions.SecondaryKeys.REFUSE)
                                         .join((Order o, Row c) -> "")
                                         .build())
                 .isInstanceOf(ValidationException.class)

@@ -2,6 +2,7 @@ package dev.parquetlookup.flink.table;
 
 import dev.parquetlookup.engine.lookup.ColumnSchema;
 import dev.parquetlookup.flink.lookup.LookupSpec;
+import dev.parquetlookup.flink.lookup.ParquetLookupOptions;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
 
@@ -107,31 +108,53 @@ class SchemaValidatorTest {
                 .hasMessageContaining("column 'missing' (SQL type INT) is not in the files;");
     }
 
+    private static final List<ColumnSchema> GNV =
+            List.of(
+                    new ColumnSchema("g", ValueType.of(ValueType.Kind.INT), false, "int32 g"),
+                    new ColumnSchema(
+                            "name", ValueType.of(ValueType.Kind.STRING), true, "binary name"),
+                    new ColumnSchema("v", ValueType.of(ValueType.Kind.DOUBLE), true, "double v"));
+
+    private static List<String> engineKey(
+            List<String> keys, ParquetLookupOptions.SecondaryKeys secondary) {
+        return LookupSpec.engineKey(
+                "cat.db.t", "file:/d", keys, List.of("g", "name"), GNV, secondary);
+    }
+
     @Test
-    void joinKeysMustStartWithTheSortKey() {
-        assertThat(LookupSpec.enginePrefix("t", "f", List.of("name", "g"), List.of("g", "name")))
-                .containsExactly("g", "name");
-        assertThat(LookupSpec.enginePrefix("t", "f", List.of("g"), List.of("g", "name")))
-                .containsExactly("g");
-        assertThat(LookupSpec.enginePrefix("t", "f", List.of("g", "v"), List.of("g", "name")))
+    void joinKeysWithASortKeyPrefixUseItAndOthersAreSecondaryKeys() {
+        ParquetLookupOptions.SecondaryKeys index = ParquetLookupOptions.SecondaryKeys.INDEX;
+        assertThat(engineKey(List.of("name", "g"), index)).containsExactly("g", "name");
+        assertThat(engineKey(List.of("g"), index)).containsExactly("g");
+        assertThat(engineKey(List.of("g", "v"), index)).containsExactly("g");
+        // No sort-key prefix: a secondary key of the columns that can be keys (v is DOUBLE).
+        assertThat(engineKey(List.of("name"), index)).containsExactly("name");
+        assertThat(engineKey(List.of("v", "name"), index)).containsExactly("name");
+        assertThat(LookupSpec.isSortKeyPrefix(List.of("name"), List.of("g", "name"))).isFalse();
+        assertThat(LookupSpec.isSortKeyPrefix(List.of("g"), List.of("g", "name"))).isTrue();
+        assertThatThrownBy(() -> engineKey(List.of("v"), index))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("none of these columns can be a lookup key");
+    }
+
+    @Test
+    void secondaryKeysRefusedKeepTheRefusal() {
+        assertThat(engineKey(List.of("g", "v"), ParquetLookupOptions.SecondaryKeys.REFUSE))
                 .containsExactly("g");
         assertThatThrownBy(
-                        () ->
-                                LookupSpec.enginePrefix(
-                                        "cat.db.t",
-                                        "file:/d",
-                                        List.of("name"),
-                                        List.of("g", "name")))
+                        () -> engineKey(List.of("name"), ParquetLookupOptions.SecondaryKeys.REFUSE))
                 .isInstanceOf(ValidationException.class)
                 .hasMessage(
                         "Lookup join on table 'cat.db.t' uses the key [name], but the files"
-                                + " (file:/d) are sorted by [g, name]: a lookup join must give"
-                                + " the sort key or a leading prefix of it, i.e. an equality"
-                                + " condition on 'g' at least. Fix: join on [g, name], or rewrite"
-                                + " the files sorted by [name] (e.g. with the 'prepare' tool; plain"
-                                + " Parquet files only: never rewrite a Delta or Iceberg table's"
-                                + " data files); if the files are already sorted that way but do"
-                                + " not declare it, set 'sort-key' = 'name'.");
+                                + " (file:/d) are sorted by [g, name] and 'secondary-keys' ="
+                                + " 'refuse': a lookup join must give the sort key or a leading"
+                                + " prefix of it, i.e. an equality condition on 'g' at least. Fix:"
+                                + " join on [g, name], set 'secondary-keys' = 'index' (the"
+                                + " default: a key index per file on the join's columns), or"
+                                + " rewrite the files sorted by [name] (e.g. with the 'prepare'"
+                                + " tool; plain Parquet files only: never rewrite a Delta or"
+                                + " Iceberg table's data files); if the files are already sorted"
+                                + " that way but do not declare it, set 'sort-key' = 'name'.");
     }
 
     @Test

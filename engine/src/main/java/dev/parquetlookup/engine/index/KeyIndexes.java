@@ -104,6 +104,10 @@ public final class KeyIndexes {
                                     new Thread(
                                             r, "parquet-lookup-index-" + counter.incrementAndGet());
                             t.setDaemon(true);
+                            // Not the context class loader of the job that happened to start the
+                            // thread: Flink closes it when that job ends, and Hadoop's
+                            // Configuration (read by a build) loads its resources through it.
+                            t.setContextClassLoader(KeyIndexes.class.getClassLoader());
                             return t;
                         });
     }

@@ -15,6 +15,8 @@ import dev.parquetlookup.types.ValueType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -227,13 +229,34 @@ public final class DimensionTable implements Closeable {
     }
 
     /**
-     * Prepares lookups on {@code keyColumns} returning {@code projectedColumns}.
+     * Prepares lookups on {@code keyColumns} returning {@code projectedColumns}. A key that is a
+     * leading prefix of the sort key (in sort-key order) is searched by the files' order; any other
+     * set of columns is a secondary key ({@link LookupPlan#secondary()}), searched through a key
+     * index per file on those columns, whose builds this call starts in the background (a lookup
+     * into a file waits only for that file's index; see {@link #lookup}).
      *
-     * @throws LookupFileException if the key is not a leading prefix of the sort key, or a
+     * @throws LookupFileException if a key column is missing or of a type a key cannot have, or a
      *     projected column is missing or nested
      */
     public LookupPlan plan(List<String> keyColumns, List<String> projectedColumns) {
-        return schema.plan(keyColumns, projectedColumns);
+        LookupPlan plan = schema.plan(keyColumns, projectedColumns);
+        prepare(plan);
+        return plan;
+    }
+
+    /**
+     * Starts the key index builds a secondary-key plan (made on this table or an earlier snapshot
+     * of it) needs in this snapshot's files, in the background; nothing for a sort-key plan. A
+     * refreshed snapshot's files that were already indexed (same file version) reuse their index.
+     *
+     * @throws LookupFileException if a key column cannot be a key in one of the files
+     */
+    public void prepare(LookupPlan plan) {
+        if (plan.secondary()) {
+            for (SortedFile f : allFiles) {
+                f.prepareSecondary(plan.keyColumns());
+            }
+        }
     }
 
     /**
@@ -242,8 +265,36 @@ public final class DimensionTable implements Closeable {
      * null key component matches nothing. Returns an empty list on a miss.
      */
     public List<Object[]> lookup(LookupPlan plan, Object[] key) throws IOException {
-        Object[] comparable = schema.comparableKey(plan, key);
+        Object[] comparable = comparableKey(plan, key);
         return comparable == null ? List.of() : lookup(plan, comparable, new LookupContext());
+    }
+
+    /**
+     * The key in the form lookups search: comparable for a sort-key plan; for a secondary key the
+     * values as they are (each file converts them to its columns' types). Null: no row can match (a
+     * null part).
+     */
+    @Nullable
+    private Object[] comparableKey(LookupPlan plan, Object[] key) {
+        if (!plan.secondary()) {
+            return schema.comparableKey(plan, key);
+        }
+        if (key.length != plan.keyColumns().size()) {
+            throw new IllegalArgumentException(
+                    "Lookup on "
+                            + plan.keyColumns()
+                            + " needs "
+                            + plan.keyColumns().size()
+                            + " key value(s), got "
+                            + key.length
+                            + ": pass one value per key column, in that order.");
+        }
+        for (Object part : key) {
+            if (part == null) {
+                return null;
+            }
+        }
+        return key;
     }
 
     /**
@@ -257,7 +308,7 @@ public final class DimensionTable implements Closeable {
             LookupPlan plan, Object[] key, RequestLimiter limiter) {
         Object[] comparable;
         try {
-            comparable = schema.comparableKey(plan, key);
+            comparable = comparableKey(plan, key);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -275,6 +326,9 @@ public final class DimensionTable implements Closeable {
     /** The lookup of a comparable key, reading pages through {@code ctx}. */
     private List<Object[]> lookup(LookupPlan plan, Object[] comparable, LookupContext ctx)
             throws IOException {
+        if (plan.secondary()) {
+            return lookupSecondary(plan, comparable, ctx);
+        }
         KeyType lead = schema.keyTypes().get(0);
         Object k0 = comparable[0];
         // First file whose running maximum reaches the key, then every file starting at or below
@@ -312,6 +366,38 @@ public final class DimensionTable implements Closeable {
                 pending = true;
             } finally {
                 ctx.releaseScratch(); // the rows are copied out: the pages are no longer read
+            }
+        }
+        if (pending) {
+            throw PagesPending.INSTANCE;
+        }
+        return result == null ? List.of() : result;
+    }
+
+    /**
+     * The lookup of a secondary key: every file (its key range says nothing about these columns)
+     * through its index on the key's columns.
+     */
+    private List<Object[]> lookupSecondary(LookupPlan plan, Object[] key, LookupContext ctx)
+            throws IOException {
+        List<Object[]> result = null;
+        List<SortedFile.RowSpan> spans = new ArrayList<>(2);
+        boolean pending = false;
+        for (SortedFile file : allFiles) {
+            spans.clear();
+            ctx.nextFile(file);
+            try {
+                file.findSecondaryRows(plan.keyColumns(), key, spans, ctx);
+                if (!spans.isEmpty()) {
+                    if (result == null) {
+                        result = new ArrayList<>();
+                    }
+                    file.readRows(spans, plan.projectedColumns(), ctx, result);
+                }
+            } catch (PagesPending p) {
+                pending = true; // every file's pages in the same wave
+            } finally {
+                ctx.releaseScratch();
             }
         }
         if (pending) {

@@ -248,19 +248,19 @@ final class FileOpener {
                 List<String> tableKey = config.sortKey();
                 Function<MessageType, List<String>> storedKey =
                         schema -> FileColumns.storedKey(id, binding.resolve(id, schema), tableKey);
+                boolean indexUnsorted = config.unsortedFiles() == UnsortedFiles.INDEX;
                 FileIndexing indexing =
-                        config.unsortedFiles() == UnsortedFiles.INDEX
-                                ? new FileIndexing(
-                                        config.indexDirectoryOrDefault(),
-                                        () ->
-                                                indexedMetadata(id, binding, footerSource)
-                                                        .bind(source, config.metadataCache()))
-                                : null;
+                        new FileIndexing(
+                                config.indexDirectoryOrDefault(),
+                                () ->
+                                        indexedMetadata(id, binding, footerSource)
+                                                .bind(source, config.metadataCache()),
+                                indexUnsorted);
                 // The file is verified sorted by the table's key in its own names, without the
                 // columns that are constants of the file; one found unsorted before is indexed.
                 // Metadata is cached under the id of what is read: the file, or its local form.
                 FileMetadata meta =
-                        indexing == null
+                        !indexUnsorted
                                 ? null
                                 : config.metadataCache()
                                         .getIfPresent(
@@ -282,7 +282,7 @@ final class FileOpener {
                                                                 storedKey,
                                                                 pageIndexOptions(config)));
                     } catch (LookupFileException.Unsorted e) {
-                        if (indexing == null) {
+                        if (!indexUnsorted) {
                             throw e;
                         }
                         LOG.info(

@@ -66,6 +66,13 @@ final class SortedFile implements OpenFile, Closeable {
     /** Rows {@code [from, to)} of one row group (row-group relative). */
     record RowSpan(int rowGroup, long from, long to) {}
 
+    /**
+     * A key whose rows are found through a key index: its stored columns' leaves and how they
+     * compare; the index codes the first {@code coded} of them (the others are compared in the rows
+     * read). An unsorted file's index codes its leading key column, a secondary key's all of its.
+     */
+    record IndexedKey(int[] leaves, List<KeyType> types, int coded) {}
+
     private final FileMetadata meta;
     private final RangeSource source;
     private final ColumnDescriptor[] leaves;
@@ -85,12 +92,15 @@ final class SortedFile implements OpenFile, Closeable {
     // Boxed once: every lookup compares against them.
     @Nullable private final Object minKey;
     @Nullable private final Object maxKey;
-    // How to serve this file through a key index once it is found unsorted; null: refuse.
+    // How this file gets key indexes (whether an unsorted file is served through one; null:
+    // refused, secondary keys indexed in the default directory).
     @Nullable private final FileIndexing indexing;
+    // The indexes of secondary keys (lookups on columns not a prefix of the sort key).
+    private final SecondaryKeys secondary;
     // This file's key index when it is served through one (opened unsorted), else null.
     @Nullable private final KeyIndexes.Handle index;
-    // First row of each row group, for row positions from the index (indexed files only).
-    @Nullable private final long[] firstRows;
+    // First row of each row group, for row positions from an index.
+    private final long[] firstRows;
     // The twin serving this file through an index since a lookup found it unsorted.
     @Nullable private volatile SortedFile indexedTwin;
     @Nullable private final PageCache pageCache;
@@ -186,17 +196,26 @@ final class SortedFile implements OpenFile, Closeable {
         this.loader = new PageLoader(meta, source, pageCache, chunkCache, leaves, errors);
         this.locator = new PageLocator(meta, leaves, loader, errors);
         KeyRanges rg = meta.rowGroupKeys();
-        if (unsorted && indexing != null) {
-            this.firstRows = new long[meta.rowGroups().size()];
-            for (int r = 0; r < firstRows.length; r++) {
-                firstRows[r] = meta.footerRowGroup(r).firstRow();
-            }
+        this.firstRows = new long[meta.rowGroups().size()];
+        for (int r = 0; r < firstRows.length; r++) {
+            firstRows[r] = meta.footerRowGroup(r).firstRow();
+        }
+        if (unsorted && indexing != null && indexing.indexUnsorted()) {
             // Starts the build in the background: the first lookup into the file waits for it.
             this.index = indexing.acquire(meta, source, leaves);
         } else {
-            this.firstRows = null;
             this.index = null;
         }
+        this.secondary =
+                new SecondaryKeys(
+                        meta,
+                        leaves,
+                        columns,
+                        this::leaf,
+                        source,
+                        indexing != null
+                                ? indexing
+                                : FileIndexing.secondaryOnly(TableConfig.DEFAULT_INDEX_DIRECTORY));
         if (columns.leadingIsConstant()) {
             // Every row has the constant: the file's range of the table's leading key is one value.
             this.minKey = meta.rowCount() == 0 ? null : columns.leadingConstant();
@@ -331,12 +350,12 @@ final class SortedFile implements OpenFile, Closeable {
                 }
             }
         } else if (index != null) {
-            indexedRows(stored, out);
+            indexedRows(index.index(), leadKey(), stored, out);
         } else {
             try {
                 locator.findRows(stored, out, ctx);
             } catch (LookupFileException.Unsorted e) {
-                if (indexing == null) {
+                if (indexing == null || !indexing.indexUnsorted()) {
                     throw e;
                 }
                 out.subList(before, out.size()).clear();
@@ -347,7 +366,57 @@ final class SortedFile implements OpenFile, Closeable {
         // Deleted rows leave the spans before any value is read (the one place rows are chosen).
         deleted.removeFrom(out, before, meta.rowGroups());
         if (index != null && stored.length > 0) {
-            keepMatching(stored, out, before, ctx);
+            keepMatching(leadKey(), stored, out, before, ctx);
+        }
+    }
+
+    /** The key of an unsorted file's index: its sort key, the index on the leading column. */
+    private IndexedKey leadKey() {
+        return new IndexedKey(meta.keyLeaves(), meta.keyTypes(), 1);
+    }
+
+    /**
+     * Starts the index builds of the secondary key {@code columns} in the background.
+     *
+     * @throws LookupFileException if a column cannot be a key in this file
+     */
+    void prepareSecondary(List<String> columns) {
+        if (meta.rowCount() > 0) {
+            secondary.prepare(columns);
+        }
+    }
+
+    /**
+     * Adds the spans of rows whose columns {@code columns} (a secondary key: table columns, not a
+     * prefix of the sort key) equal {@code key} (engine values, none null), through the file's
+     * index on those columns; waits for the index (or builds it on this thread) the first time.
+     * Deleted rows are left out.
+     */
+    void findSecondaryRows(List<String> columns, Object[] key, List<RowSpan> out, LookupContext ctx)
+            throws IOException {
+        if (meta.rowCount() == 0) {
+            return;
+        }
+        SecondaryKeys.Key secondaryKey = secondary.key(columns);
+        Object[] stored = secondaryKey.storedKey(key);
+        if (stored == null) {
+            return; // a constant of the file differs, or no stored value can equal the key
+        }
+        int before = out.size();
+        if (stored.length == 0) {
+            // The key fixes only constants of the file: every row matches.
+            for (int r = 0; r < meta.rowGroups().size(); r++) {
+                long rows = meta.footerRowGroup(r).rowCount();
+                if (rows > 0) {
+                    out.add(new RowSpan(r, 0, rows));
+                }
+            }
+        } else {
+            indexedRows(secondaryKey.handle().index(), secondaryKey.indexed(), stored, out);
+        }
+        deleted.removeFrom(out, before, meta.rowGroups());
+        if (stored.length > 0) {
+            keepMatching(secondaryKey.indexed(), stored, out, before, ctx);
         }
     }
 
@@ -380,10 +449,9 @@ final class SortedFile implements OpenFile, Closeable {
         return twin;
     }
 
-    /** Adds the rows the key index names for the leading key {@code stored[0]}, as spans. */
-    private void indexedRows(Object[] stored, List<RowSpan> out) throws IOException {
-        KeyIndex keys = index.index();
-        long[] rows = keys.rows(KeyCodes.code(List.of(meta.keyTypes().get(0)), stored));
+    /** Adds the rows {@code keys} names for the code of {@code stored}, as spans. */
+    private void indexedRows(KeyIndex keys, IndexedKey key, Object[] stored, List<RowSpan> out) {
+        long[] rows = keys.rows(KeyCodes.code(key.types().subList(0, key.coded()), stored));
         int r = 0;
         for (int i = 0; i < rows.length; i++) {
             long row = rows[i];
@@ -406,10 +474,11 @@ final class SortedFile implements OpenFile, Closeable {
     /**
      * Reads the key columns of the rows in {@code out} from {@code before} on and keeps only those
      * whose key equals {@code stored}: other keys with the same code (a hash) and rows differing in
-     * later key columns leave; a row whose leading key does not have its entry's code means the
-     * index does not match the file, an error.
+     * later key columns leave; a row whose coded key columns do not have its entry's code (or hold
+     * a NULL, which is never indexed) means the index does not match the file, an error.
      */
-    private void keepMatching(Object[] stored, List<RowSpan> out, int before, LookupContext ctx)
+    private void keepMatching(
+            IndexedKey key, Object[] stored, List<RowSpan> out, int before, LookupContext ctx)
             throws IOException {
         int total = 0;
         for (int i = before; i < out.size(); i++) {
@@ -426,7 +495,7 @@ final class SortedFile implements OpenFile, Closeable {
                 requests.add(
                         new PageLoader.PageRequest(
                                 ctx.rowGroup(meta, loader.source(), span.rowGroup()),
-                                meta.keyLeaves()[k],
+                                key.leaves()[k],
                                 span.from(),
                                 span.to()));
             }
@@ -434,40 +503,42 @@ final class SortedFile implements OpenFile, Closeable {
         List<List<LoadedPage>> pages = loader.loadPages(requests, ctx);
         int request = 0;
         for (int k = 0; k < stored.length; k++) {
-            ColumnTypes.ValueReader reader = KeyCodes.comparableReader(meta.keyTypes().get(k));
+            ColumnTypes.ValueReader reader = KeyCodes.comparableReader(key.types().get(k));
             int row = 0;
             for (RowSpan span : spans) {
                 for (LoadedPage page : pages.get(request++)) {
-                    row = readPage(page, meta.keyLeaves()[k], span, reader, k, keys, row, ctx);
+                    row = readPage(page, key.leaves()[k], span, reader, k, keys, row, ctx);
                 }
             }
         }
-        List<KeyType> lead = List.of(meta.keyTypes().get(0));
-        long code = KeyCodes.code(lead, stored);
+        List<KeyType> coded = key.types().subList(0, key.coded());
+        long code = KeyCodes.code(coded, stored);
         out.subList(before, out.size()).clear();
         int row = 0;
         for (RowSpan span : spans) {
             long runStart = -1;
             for (long r = span.from(); r < span.to(); r++) {
                 Object[] found = keys[row++];
-                if (found[0] == null || KeyCodes.code(lead, found) != code) {
+                int nullPart = firstNull(found, key.coded());
+                if (nullPart >= 0 || KeyCodes.code(coded, found) != code) {
+                    int shown = nullPart >= 0 ? nullPart : 0;
                     throw indexMismatch(
                             "names row "
                                     + r
                                     + " of row group "
                                     + span.rowGroup()
                                     + " for key "
-                                    + meta.keyTypes().get(0).format(stored[0])
+                                    + key.types().get(shown).format(stored[shown])
                                     + ", which holds "
-                                    + (found[0] == null
+                                    + (found[shown] == null
                                             ? "NULL"
-                                            : meta.keyTypes().get(0).format(found[0])));
+                                            : key.types().get(shown).format(found[shown])));
                 }
                 boolean match = true;
                 for (int k = 0; k < stored.length && match; k++) {
                     match =
                             found[k] != null
-                                    && meta.keyTypes().get(k).compare(found[k], stored[k]) == 0;
+                                    && key.types().get(k).compare(found[k], stored[k]) == 0;
                 }
                 if (match && runStart < 0) {
                     runStart = r;
@@ -480,6 +551,16 @@ final class SortedFile implements OpenFile, Closeable {
                 out.add(new RowSpan(span.rowGroup(), runStart, span.to()));
             }
         }
+    }
+
+    /** The first of the first {@code n} parts of {@code key} that is null, or -1. */
+    private static int firstNull(Object[] key, int n) {
+        for (int i = 0; i < n; i++) {
+            if (key[i] == null) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private LookupFileException indexMismatch(String what) {
@@ -665,6 +746,7 @@ final class SortedFile implements OpenFile, Closeable {
 
     @Override
     public void close() throws IOException {
+        secondary.close();
         SortedFile twin = indexedTwin;
         if (twin != null) {
             twin.index.close(); // the twin shares this file's source

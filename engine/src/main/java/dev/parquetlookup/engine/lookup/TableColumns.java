@@ -11,8 +11,8 @@ import java.util.List;
 
 /**
  * A {@link DimensionTable}'s columns and sort key, and what a caller may ask of them: lookup plans
- * (the key a leading part of the sort key, projected columns readable) and keys in the comparable
- * form the files are searched with. Immutable.
+ * (the key a leading part of the sort key, or a secondary key of other columns; projected columns
+ * readable) and keys in the comparable form the files are searched with. Immutable.
  */
 final class TableColumns {
 
@@ -62,23 +62,19 @@ final class TableColumns {
 
     /** See {@link DimensionTable#plan}. */
     LookupPlan plan(List<String> keyColumns, List<String> projectedColumns) {
-        if (keyColumns.isEmpty()
-                || keyColumns.size() > sortKey.size()
-                || !sortKey.subList(0, keyColumns.size()).equals(keyColumns)) {
+        if (keyColumns.isEmpty()) {
             throw new LookupFileException(
-                    "Lookup key "
-                            + keyColumns
-                            + " is not the sort key of "
+                    "A lookup on "
                             + path
-                            + " or a"
-                            + " leading part of it: the files are sorted by "
+                            + " needs at least one key column; its sort key is "
                             + sortKey
-                            + ". Look up by "
-                            + sortKey.get(0)
-                            + (sortKey.size() > 1 ? " (or " + sortKey + " in that order)" : "")
-                            + ", or rewrite the files sorted by your key with 'prepare'"
-                            + LookupFileException.PLAIN_FILES_ONLY
                             + ".");
+        }
+        boolean sorted =
+                keyColumns.size() <= sortKey.size()
+                        && sortKey.subList(0, keyColumns.size()).equals(keyColumns);
+        if (!sorted) {
+            checkSecondaryKey(keyColumns);
         }
         List<ValueType> keyTypeList = new ArrayList<>();
         for (String key : keyColumns) {
@@ -106,7 +102,35 @@ final class TableColumns {
             }
             projectedTypes.add(column.type());
         }
-        return new LookupPlan(keyColumns, keyTypeList, projectedColumns, projectedTypes);
+        return new LookupPlan(keyColumns, keyTypeList, projectedColumns, projectedTypes, !sorted);
+    }
+
+    /**
+     * Checks a secondary key (not a leading prefix of the sort key): distinct top-level columns of
+     * types a key can have.
+     */
+    private void checkSecondaryKey(List<String> keyColumns) {
+        if (new java.util.HashSet<>(keyColumns).size() != keyColumns.size()) {
+            throw new LookupFileException(
+                    "Lookup key " + keyColumns + " of " + path + " names a column twice.");
+        }
+        for (String key : keyColumns) {
+            ColumnSchema column = column(key);
+            switch (column.type().kind()) {
+                case BOOLEAN, FLOAT, DOUBLE, ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
+                        throw new LookupFileException(
+                                "Column '"
+                                        + key
+                                        + "' of "
+                                        + path
+                                        + " is "
+                                        + column.parquetType()
+                                        + ", which cannot be a lookup key (BOOLEAN, FLOAT, DOUBLE"
+                                        + " and nested columns cannot). Look up by other columns"
+                                        + " and compare this one on the rows found.");
+                default -> {}
+            }
+        }
     }
 
     ColumnSchema column(String name) {

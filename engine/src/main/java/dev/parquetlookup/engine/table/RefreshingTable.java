@@ -82,6 +82,9 @@ public final class RefreshingTable implements Closeable {
     /** Stops hearing of local forms becoming ready, or null without local forms. */
     @Nullable private final AutoCloseable localFormsListener;
 
+    /** Plans on secondary keys made so far: each new snapshot starts their index builds. */
+    private final Set<LookupPlan> secondaryPlans = ConcurrentHashMap.newKeySet();
+
     private volatile Snapshot current;
     private volatile boolean closed;
 
@@ -215,7 +218,11 @@ public final class RefreshingTable implements Closeable {
      */
     public LookupPlan plan(List<String> keyColumns, List<String> projectedColumns) {
         try (Lease lease = acquire()) {
-            return lease.table().plan(keyColumns, projectedColumns);
+            LookupPlan plan = lease.table().plan(keyColumns, projectedColumns);
+            if (plan.secondary()) {
+                secondaryPlans.add(plan); // later snapshots start their index builds at once
+            }
+            return plan;
         }
     }
 
@@ -299,6 +306,20 @@ public final class RefreshingTable implements Closeable {
             if (closed) {
                 next.release();
                 return RefreshResult.UNCHANGED;
+            }
+            for (LookupPlan plan : secondaryPlans) {
+                try {
+                    // New files' key indexes build in the background before lookups need them;
+                    // unchanged files keep theirs.
+                    next.table.prepare(plan);
+                } catch (RuntimeException e) {
+                    LOG.warn(
+                            "Version {} of {}: cannot index {} ({}); its lookups will say why",
+                            next.version,
+                            config.path(),
+                            plan.keyColumns(),
+                            e.toString());
+                }
             }
             live.add(next);
             current = next;

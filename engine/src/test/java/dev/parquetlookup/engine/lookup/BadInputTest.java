@@ -53,6 +53,7 @@ class BadInputTest {
                 .sortKey(List.of(sortKey))
                 .metadataCache(cache)
                 .unsortedFiles(UnsortedFiles.REFUSE) // the refusals; served: UnsortedFilesTest
+                .indexDirectory(tmp.resolve("indexes")) // secondary keys
                 .build();
     }
 
@@ -411,7 +412,7 @@ class BadInputTest {
     }
 
     @Test
-    void planOnANonPrefixOrMissingColumnIsRefused() throws IOException {
+    void planOnANonPrefixIsASecondaryKeyAndAMissingColumnIsRefused() throws IOException {
         Path file = tmp.resolve("ab.parquet");
         ColumnSpec a = new ColumnSpec("a", ValueType.of(Kind.INT), Storage.PLAIN, false);
         ColumnSpec b = new ColumnSpec("b", ValueType.of(Kind.INT), Storage.PLAIN, false);
@@ -421,16 +422,17 @@ class BadInputTest {
                 WriterOptions.defaults(),
                 List.of(new Object[] {1, 1}, new Object[] {1, 2}, new Object[] {2, 0}));
         try (DimensionTable table = DimensionTable.open(config(file, "a", "b"))) {
-            assertThatThrownBy(() -> table.plan(List.of("b"), List.of("a")))
+            // Not a leading part of the sort key (or out of its order): a secondary key.
+            for (List<String> key : List.of(List.of("b"), List.of("b", "a"))) {
+                LookupPlan secondary = table.plan(key, List.of("a"));
+                assertThat(secondary.secondary()).as("%s", key).isTrue();
+            }
+            assertThat(table.lookup(table.plan(List.of("b"), List.of("a")), new Object[] {0}))
+                    .extracting(r -> r[0])
+                    .containsExactly(2);
+            assertThatThrownBy(() -> table.plan(List.of("nope"), List.of("a")))
                     .isInstanceOf(LookupFileException.class)
-                    .hasMessage(
-                            "Lookup key [b] is not the sort key of "
-                                    + file
-                                    + " or a leading part of it: the files are sorted by [a, b]."
-                                    + " Look up by a (or [a, b] in that order), or rewrite the"
-                                    + " files sorted by your key with 'prepare'"
-                                    + LookupFileException.PLAIN_FILES_ONLY
-                                    + ".");
+                    .hasMessageContaining("Column 'nope' does not exist in " + file);
             assertThatThrownBy(() -> table.plan(List.of("a"), List.of("nope")))
                     .isInstanceOf(LookupFileException.class)
                     .hasMessage(
