@@ -2,6 +2,8 @@ package dev.parquetlookup.io;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 
 /**
  * The client of one object store for ranged reads: every read of a remote file whose store has one
@@ -28,6 +30,56 @@ public interface AsyncRangeReader extends AutoCloseable {
      * on the client's own threads: what follows it must not block.
      */
     CompletableFuture<byte[][]> readAll(FileId file, List<FileRange> ranges);
+
+    /**
+     * One read of {@code ranges} made of one request per range, for readers that send each range on
+     * its own: {@code get} starts the request of range {@code i} (empty ranges are not asked for);
+     * the result holds their bytes in order. The first failure fails the read and cancels the other
+     * requests, and cancelling the result cancels, and so aborts, every request.
+     */
+    static CompletableFuture<byte[][]> eachRange(
+            List<FileRange> ranges, IntFunction<CompletableFuture<byte[]>> get) {
+        @SuppressWarnings("unchecked")
+        CompletableFuture<byte[]>[] gets = new CompletableFuture[ranges.size()];
+        for (int i = 0; i < gets.length; i++) {
+            gets[i] =
+                    ranges.get(i).length() == 0
+                            ? CompletableFuture.completedFuture(new byte[0])
+                            : get.apply(i);
+        }
+        CompletableFuture<byte[][]> all;
+        if (gets.length == 1) {
+            all = gets[0].thenApply(bytes -> new byte[][] {bytes});
+        } else {
+            CompletableFuture<byte[][]> each = new CompletableFuture<>();
+            byte[][] result = new byte[gets.length][];
+            AtomicInteger left = new AtomicInteger(gets.length);
+            for (int i = 0; i < gets.length; i++) {
+                int index = i;
+                gets[i].whenComplete(
+                        (bytes, failure) -> {
+                            if (failure != null) {
+                                each.completeExceptionally(failure);
+                            } else {
+                                result[index] = bytes;
+                                if (left.decrementAndGet() == 0) {
+                                    each.complete(result);
+                                }
+                            }
+                        });
+            }
+            all = each;
+        }
+        all.whenComplete(
+                (bytes, failure) -> {
+                    if (failure != null) {
+                        for (CompletableFuture<byte[]> g : gets) {
+                            g.cancel(true);
+                        }
+                    }
+                });
+        return all;
+    }
 
     /** Releases the client's connections and threads; called once, when the file store closes. */
     @Override

@@ -8,12 +8,14 @@ import dev.parquetlookup.io.TransientFailures;
 import org.apache.hadoop.conf.Configuration;
 
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * Decorator of a store's {@link AsyncRangeReader} that hedges late GETs: each range is its own
@@ -60,6 +62,13 @@ public final class HedgedRangeReader implements AsyncRangeReader {
     /** Ranges larger than this are not hedged (1 MiB). */
     static final int MAX_HEDGED_BYTES = 1 << 20;
 
+    /**
+     * The checks for late GETs run at most every {@code min-delay} / this (5 ms by default): a GET
+     * is hedged up to that much after its delay, and the timer wakes at most 200 times a second
+     * however many GETs are out, instead of being set and cancelled for each GET.
+     */
+    static final int TICKS_PER_MIN_DELAY = 4;
+
     /** Tokens saved at most: hedges in a burst after a quiet spell. */
     static final int BURST_TOKENS = 10;
 
@@ -94,10 +103,10 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         }
     }
 
-    /** Runs a task after a delay; cancelling the returned handle drops it. A seam for tests. */
+    /** Runs a task after a delay on one thread (never two at once). A seam for tests. */
     @FunctionalInterface
     interface Timer {
-        Runnable schedule(Runnable task, long delayNanos);
+        void schedule(Runnable task, long delayNanos);
     }
 
     private final AsyncRangeReader delegate;
@@ -105,14 +114,21 @@ public final class HedgedRangeReader implements AsyncRangeReader {
     private final Budget budget;
     private final HedgeStatistics statistics;
     private final Timer timer;
-    private final ScheduledThreadPoolExecutor ownTimer;
+    private final LongSupplier clock;
+    private final long tickNanos;
+
+    /** GETs out whose hedge is not decided yet, in the order they were sent. */
+    private final ConcurrentLinkedQueue<Race> watched = new ConcurrentLinkedQueue<>();
+
+    /** When the next check of {@link #watched} is due; {@code Long.MAX_VALUE}: none is. */
+    private volatile long checkAt = Long.MAX_VALUE;
 
     HedgedRangeReader(
             AsyncRangeReader delegate,
             Settings settings,
             HedgeStatistics statistics,
             Timer timer,
-            ScheduledThreadPoolExecutor ownTimer) {
+            LongSupplier clock) {
         this.delegate = delegate;
         this.latencies =
                 new RecentLatencies(
@@ -122,7 +138,8 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         this.budget = new Budget(settings.budget());
         this.statistics = statistics;
         this.timer = timer;
-        this.ownTimer = ownTimer;
+        this.clock = clock;
+        this.tickNanos = Math.max(1, settings.minDelay().toNanos() / TICKS_PER_MIN_DELAY);
     }
 
     /**
@@ -139,21 +156,34 @@ public final class HedgedRangeReader implements AsyncRangeReader {
     /** {@code reader} hedged with {@code settings}, counted in {@code statistics}. */
     public static HedgedRangeReader hedged(
             AsyncRangeReader reader, Settings settings, HedgeStatistics statistics) {
-        ScheduledThreadPoolExecutor pool =
-                new ScheduledThreadPoolExecutor(
-                        1,
-                        r -> {
-                            Thread t = new Thread(r, "parquet-lookup-hedge-timer");
-                            t.setDaemon(true);
-                            return t;
-                        });
-        pool.setRemoveOnCancelPolicy(true);
-        Timer timer =
-                (task, nanos) -> {
-                    ScheduledFuture<?> f = pool.schedule(task, nanos, TimeUnit.NANOSECONDS);
-                    return () -> f.cancel(false);
-                };
-        return new HedgedRangeReader(reader, settings, statistics, timer, pool);
+        return new HedgedRangeReader(
+                reader, settings, statistics, SharedTimer::schedule, System::nanoTime);
+    }
+
+    /**
+     * The one timer thread of every hedging reader of the JVM (a daemon, started with the first
+     * one): its tasks only decide and send a hedge, which does not block, so one thread serves any
+     * number of readers; its queue holds at most one task per GET out.
+     */
+    private static final class SharedTimer {
+        private static final ScheduledThreadPoolExecutor POOL = start();
+
+        private static ScheduledThreadPoolExecutor start() {
+            ScheduledThreadPoolExecutor pool =
+                    new ScheduledThreadPoolExecutor(
+                            1,
+                            r -> {
+                                Thread t = new Thread(r, "parquet-lookup-hedge-timer");
+                                t.setDaemon(true);
+                                return t;
+                            });
+            pool.setRemoveOnCancelPolicy(true);
+            return pool;
+        }
+
+        static void schedule(Runnable task, long delayNanos) {
+            POOL.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        }
     }
 
     /** The delay after which a GET is hedged now. */
@@ -163,48 +193,11 @@ public final class HedgedRangeReader implements AsyncRangeReader {
 
     @Override
     public CompletableFuture<byte[][]> readAll(FileId file, List<FileRange> ranges) {
-        if (ranges.size() == 1) {
-            CompletableFuture<byte[]> get = get(file, ranges.get(0));
-            CompletableFuture<byte[][]> one = get.thenApply(bytes -> new byte[][] {bytes});
-            one.whenComplete(
-                    (bytes, failure) -> {
-                        if (one.isCancelled()) {
-                            get.cancel(true);
-                        }
-                    });
-            return one;
-        }
-        @SuppressWarnings("unchecked")
-        CompletableFuture<byte[]>[] gets = new CompletableFuture[ranges.size()];
-        for (int i = 0; i < gets.length; i++) {
-            gets[i] = get(file, ranges.get(i));
-        }
-        CompletableFuture<byte[][]> all =
-                CompletableFuture.allOf(gets)
-                        .thenApply(
-                                ignored -> {
-                                    byte[][] result = new byte[gets.length][];
-                                    for (int i = 0; i < result.length; i++) {
-                                        result[i] = gets[i].join();
-                                    }
-                                    return result;
-                                });
-        all.whenComplete(
-                (bytes, failure) -> {
-                    if (all.isCancelled() || failure != null) {
-                        // A failed range fails the read: the other ranges' requests are dropped.
-                        for (CompletableFuture<byte[]> g : gets) {
-                            g.cancel(true);
-                        }
-                    }
-                });
-        return all;
+        // A failed range fails the read: the other ranges' requests are dropped.
+        return AsyncRangeReader.eachRange(ranges, i -> get(file, ranges.get(i)));
     }
 
     private CompletableFuture<byte[]> get(FileId file, FileRange range) {
-        if (range.length() == 0) {
-            return CompletableFuture.completedFuture(new byte[0]);
-        }
         statistics.get();
         if (range.length() > MAX_HEDGED_BYTES) {
             return first(delegate.readAll(file, List.of(range)));
@@ -226,11 +219,43 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         return one;
     }
 
+    /** Watches {@code race} for its delay: a check is due by its deadline. */
+    private void watch(Race race) {
+        watched.add(race);
+        if (race.deadlineNanos < checkAt) {
+            checkAt = race.deadlineNanos;
+            timer.schedule(this::check, race.deadlineNanos - clock.getAsLong());
+        }
+    }
+
+    /**
+     * On the timer's thread: hedges the watched GETs past their deadline, forgets the answered
+     * ones, and sets the next check (not sooner than a tick from now).
+     */
+    private void check() {
+        checkAt = Long.MAX_VALUE;
+        long now = clock.getAsLong();
+        long next = Long.MAX_VALUE;
+        for (Iterator<Race> it = watched.iterator(); it.hasNext(); ) {
+            Race race = it.next();
+            if (race.result.isDone()) {
+                it.remove();
+            } else if (race.deadlineNanos <= now) {
+                it.remove();
+                race.late();
+            } else {
+                next = Math.min(next, race.deadlineNanos);
+            }
+        }
+        if (next != Long.MAX_VALUE && next < checkAt) {
+            next = Math.max(next, now + tickNanos);
+            checkAt = next;
+            timer.schedule(this::check, next - now);
+        }
+    }
+
     @Override
     public void close() {
-        if (ownTimer != null) {
-            ownTimer.shutdownNow();
-        }
         delegate.close();
     }
 
@@ -239,7 +264,8 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         final CompletableFuture<byte[]> result = new CompletableFuture<>();
         private final FileId file;
         private final FileRange range;
-        private final long startNanos = System.nanoTime();
+        private final long startNanos = clock.getAsLong();
+        private long deadlineNanos;
         // Guarded by this:
         private CompletableFuture<byte[][]> first;
         private CompletableFuture<byte[][]> second;
@@ -247,7 +273,6 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         private boolean firstFailed;
         private boolean secondFailed;
         private Throwable failure;
-        private Runnable lateTimer;
 
         Race(FileId file, FileRange range) {
             this.file = file;
@@ -262,10 +287,9 @@ public final class HedgedRangeReader implements AsyncRangeReader {
             request.whenComplete((bytes, f) -> answered(false, bytes, f));
             long delay = latencies.delayNanos();
             statistics.latencies(delay, latencies.medianNanos());
-            synchronized (this) {
-                if (!result.isDone()) {
-                    lateTimer = timer.schedule(this::late, delay);
-                }
+            if (!result.isDone()) {
+                deadlineNanos = startNanos + delay;
+                watch(this);
             }
             result.whenComplete(
                     (bytes, f) -> {
@@ -286,7 +310,6 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         /** The first request is late: hedge it if the budget allows. */
         private void late() {
             synchronized (this) {
-                lateTimer = null;
                 if (result.isDone() || firstFailed) {
                     return;
                 }
@@ -295,7 +318,7 @@ public final class HedgedRangeReader implements AsyncRangeReader {
                     return;
                 }
                 statistics.hedgeSent();
-                secondStartNanos = System.nanoTime();
+                secondStartNanos = clock.getAsLong();
             }
             CompletableFuture<byte[][]> request = send();
             synchronized (this) {
@@ -314,7 +337,7 @@ public final class HedgedRangeReader implements AsyncRangeReader {
                 synchronized (this) {
                     start = hedge ? secondStartNanos : startNanos;
                 }
-                latencies.record(System.nanoTime() - start);
+                latencies.record(clock.getAsLong() - start);
                 if (result.complete(bytes[0])) {
                     if (hedge) {
                         statistics.hedgeWon();
@@ -349,15 +372,9 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         private void cancelAll() {
             CompletableFuture<byte[][]> a;
             CompletableFuture<byte[][]> b;
-            Runnable t;
             synchronized (this) {
                 a = first;
                 b = second;
-                t = lateTimer;
-                lateTimer = null;
-            }
-            if (t != null) {
-                t.run();
             }
             if (a != null && !a.isDone()) {
                 a.cancel(true);

@@ -6,84 +6,167 @@ import dev.parquetlookup.io.FileRange;
 
 import org.apache.hadoop.fs.FileSystem;
 
-import org.reactivestreams.Publisher;
-import org.reactivestreams.Subscriber;
-import org.reactivestreams.Subscription;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.auth.credentials.AwsCredentials;
-import software.amazon.awssdk.http.Protocol;
-import software.amazon.awssdk.http.SdkHttpMethod;
-import software.amazon.awssdk.http.SdkHttpRequest;
-import software.amazon.awssdk.http.SdkHttpResponse;
-import software.amazon.awssdk.http.async.AsyncExecuteRequest;
-import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
-import software.amazon.awssdk.http.async.SdkAsyncHttpResponseHandler;
-import software.amazon.awssdk.http.async.SdkHttpContentPublisher;
-import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
-import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Owns ranged GETs of {@code s3a://} files, the S3 store's {@link AsyncRangeReader}: the AWS SDK's
- * Netty HTTP client ({@link NettyNioAsyncHttpClient}: TLS, a pool of kept-alive HTTP/1.1
- * connections, timeouts) without the SDK's request pipeline (no marshalling, interceptors, endpoint
- * rules or SDK signing): each GET is an {@link SdkHttpRequest} built and signed by {@link
- * S3RangeRequests} and {@link S3GetSigner}, its body written straight into an array of the range's
- * length.
+ * Owns ranged GETs of {@code s3a://} files, the S3 store's {@link AsyncRangeReader}: a small
+ * HTTP/1.1 client on Netty (the Netty jars the AWS SDK's {@code netty-nio-client} brings) made for
+ * one kind of request, a signed GET without a body: each GET is built and signed by {@link
+ * S3RangeRequests} and {@link S3GetSigner}, written on a kept-alive connection as one message, and
+ * its body copied once, from Netty's pooled buffers straight into an array of the range's length.
+ * It replaced the SDK's {@code NettyNioAsyncHttpClient} (2026-12-06), whose per-request pipeline
+ * (reactive-streams adapters, handlers added and removed per request, five layers of connection
+ * pools, metrics) cost most of a GET's client CPU ({@code docs/objectstore.md}).
  *
- * <p>The client has two event-loop threads; connections are opened on demand up to {@code
- * fs.s3a.connection.maximum} (500 by default, above any in-flight bound of ours, so the connections
- * open are at most the requests in flight) and closed after 5 s idle; the connect timeout is {@code
- * fs.s3a.connection.establish.timeout}, and {@code fs.s3a.connection.request.timeout} bounds how
- * long a request waits for the next bytes of its answer (Netty's read and write timeouts; 0: none),
- * and {@value S3RangeReaderFactory#REQUEST_TIMEOUT} (10 s) how long a whole request may take: past
- * it the request is aborted and fails as transient. Answers mean what {@link S3RangeAnswers} says.
- * Cancelling a read's future aborts its requests (the connection is closed). A read's future
- * completes on an event-loop thread: what follows it must not block. It does not retry: {@link
- * dev.parquetlookup.io.RetryingRangeSource} does.
+ * <p>Connections: two event-loop threads; a connection is taken from the idle ones (most recently
+ * used first) or opened, up to {@code fs.s3a.connection.maximum} (500 by default, above any
+ * in-flight bound of ours, so the connections open are at most the requests in flight; past it a
+ * GET waits for a connection), carries one request at a time, goes back to the idle ones after a
+ * complete answer that allows it, and is closed after {@value #MAX_IDLE_SECONDS} s idle (below
+ * servers' idle timeouts, Jetty and S3: 20-30 s, so a kept connection is not reused as the server
+ * closes it). TLS for {@code https} endpoints with the JDK's trust store and host-name checking.
+ *
+ * <p>Timeouts: {@code fs.s3a.connection.establish.timeout} bounds a connect, {@code
+ * fs.s3a.connection.request.timeout} how long a request waits for the next bytes of its answer (0:
+ * none), and {@value S3RangeReaderFactory#REQUEST_TIMEOUT} (10 s) how long a whole request may take
+ * from its start: past either the request is aborted (its connection closed) and fails as
+ * transient. Answers mean what {@link S3RangeAnswers} says. Cancelling a read's future aborts its
+ * requests (their connections are closed). A read's future completes on an event-loop thread: what
+ * follows it must not block. It does not retry: {@link dev.parquetlookup.io.RetryingRangeSource}
+ * does.
  */
 final class NettyS3RangeReader implements AsyncRangeReader {
 
     private static final Logger LOG = LoggerFactory.getLogger(NettyS3RangeReader.class);
 
-    private final S3RangeRequests s3;
-    private final SdkAsyncHttpClient http;
+    static final int MAX_IDLE_SECONDS = 5;
 
-    private NettyS3RangeReader(S3RangeRequests s3, SdkAsyncHttpClient http) {
+    private final S3RangeRequests s3;
+    private final EventLoopGroup loops;
+    private final Bootstrap bootstrap;
+    private final int maxConnections;
+    private final long idleTimeoutNanos; // 0: none
+    private final long wholeTimeoutNanos; // 0: none
+
+    /** Idle connections, the most recently used first. */
+    private final ConcurrentLinkedDeque<Channel> idle = new ConcurrentLinkedDeque<>();
+
+    /** GETs waiting for a connection while {@link #maxConnections} are open. */
+    private final ConcurrentLinkedQueue<Exchange> waiting = new ConcurrentLinkedQueue<>();
+
+    /** Connections open or being opened. */
+    private final AtomicInteger open = new AtomicInteger();
+
+    private NettyS3RangeReader(S3RangeRequests s3, int maxConnections) throws IOException {
         this.s3 = s3;
-        this.http = http;
+        this.maxConnections = maxConnections;
+        this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(s3.requestTimeoutMillis());
+        this.wholeTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(s3.wholeRequestTimeoutMillis());
+        SslContext ssl = s3.https() ? SslContextBuilder.forClient().build() : null;
+        this.loops = new NioEventLoopGroup(2, new DefaultThreadFactory("parquet-lookup-s3", true));
+        this.bootstrap =
+                new Bootstrap()
+                        .group(loops)
+                        .channel(NioSocketChannel.class)
+                        .option(
+                                ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                                (int) Math.min(Integer.MAX_VALUE, s3.connectTimeoutMillis()))
+                        .option(ChannelOption.TCP_NODELAY, true)
+                        .option(ChannelOption.SO_KEEPALIVE, true)
+                        // A ranged GET's answer of a few KiB in one read, not from 2 KiB up.
+                        .option(
+                                ChannelOption.RCVBUF_ALLOCATOR,
+                                new AdaptiveRecvByteBufAllocator(1024, 16 << 10, 1 << 16))
+                        .handler(
+                                new ChannelInitializer<SocketChannel>() {
+                                    @Override
+                                    protected void initChannel(SocketChannel ch) {
+                                        if (ssl != null) {
+                                            ch.pipeline().addLast(tls(ssl, ch));
+                                        }
+                                        ch.pipeline()
+                                                .addLast(
+                                                        new HttpClientCodec(
+                                                                new HttpDecoderConfig()
+                                                                        .setHeadersFactory(
+                                                                                DefaultHttpHeadersFactory
+                                                                                        .headersFactory()
+                                                                                        .withValidation(
+                                                                                                false)),
+                                                                false,
+                                                                false))
+                                                .addLast(new Connection());
+                                    }
+                                });
+        loops.scheduleAtFixedRate(
+                this::closeIdle, MAX_IDLE_SECONDS, MAX_IDLE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private SslHandler tls(SslContext ssl, SocketChannel ch) {
+        SslHandler handler = ssl.newHandler(ch.alloc(), s3.hostName(), s3.port());
+        SSLEngine engine = handler.engine();
+        SSLParameters parameters = engine.getSSLParameters();
+        parameters.setEndpointIdentificationAlgorithm("HTTPS");
+        engine.setSSLParameters(parameters);
+        handler.setHandshakeTimeoutMillis(s3.connectTimeoutMillis());
+        return handler;
     }
 
     /** A reader for {@code s3a} with S3A's endpoint, region, path style and credentials. */
     static NettyS3RangeReader forFileSystem(FileSystem fs) throws IOException {
         S3RangeRequests s3 = S3RangeRequests.forFileSystem(fs);
-        Duration idle = Duration.ofMillis(s3.requestTimeoutMillis());
-        SdkAsyncHttpClient http =
-                NettyNioAsyncHttpClient.builder()
-                        .protocol(Protocol.HTTP1_1)
-                        .eventLoopGroupBuilder(SdkEventLoopGroup.builder().numberOfThreads(2))
-                        .maxConcurrency(fs.getConf().getInt("fs.s3a.connection.maximum", 500))
-                        .connectionTimeout(Duration.ofMillis(s3.connectTimeoutMillis()))
-                        .readTimeout(idle)
-                        .writeTimeout(idle)
-                        // Below servers' idle timeouts (Jetty, S3: 20-30 s), so a kept
-                        // connection is not reused as the server closes it.
-                        .connectionMaxIdleTime(Duration.ofSeconds(5))
-                        .build();
-        LOG.info(
-                "{}: asynchronous ranged GETs through the SDK's Netty HTTP client at {}",
-                fs.getUri(),
-                s3.describe());
-        return new NettyS3RangeReader(s3, http);
+        NettyS3RangeReader reader =
+                new NettyS3RangeReader(
+                        s3, Math.max(1, fs.getConf().getInt("fs.s3a.connection.maximum", 500)));
+        LOG.info("{}: asynchronous ranged GETs through Netty at {}", fs.getUri(), s3.describe());
+        return reader;
     }
 
     @Override
@@ -93,93 +176,250 @@ final class NettyS3RangeReader implements AsyncRangeReader {
 
     @Override
     public void close() {
-        http.close();
+        loops.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        for (Exchange e; (e = waiting.poll()) != null; ) {
+            e.fail(new IOException("the S3 client was closed"));
+        }
     }
 
     private CompletableFuture<byte[]> get(
             FileId file, String path, AwsCredentials c, FileRange range) {
-        RangeAnswer answer = new RangeAnswer(file, range);
-        CompletableFuture<Void> execution;
+        Exchange exchange = new Exchange(file, range);
         try {
-            SdkHttpRequest.Builder request =
-                    SdkHttpRequest.builder()
-                            .method(SdkHttpMethod.GET)
-                            .protocol(s3.https() ? "https" : "http")
-                            .host(s3.hostName())
-                            .port(s3.port())
-                            .encodedPath(path);
-            s3.headers(path, c, file, range, request::putHeader);
-            execution =
-                    http.execute(
-                            AsyncExecuteRequest.builder()
-                                    .request(request.build())
-                                    .requestContentPublisher(NoBody.INSTANCE)
-                                    .responseHandler(answer)
-                                    .build());
+            HttpHeaders headers =
+                    DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
+            headers.add("Host", s3.host());
+            s3.headers(path, c, file, range, headers::add);
+            exchange.request =
+                    new DefaultFullHttpRequest(
+                            HttpVersion.HTTP_1_1,
+                            HttpMethod.GET,
+                            path,
+                            Unpooled.EMPTY_BUFFER,
+                            headers,
+                            DefaultHttpHeadersFactory.trailersFactory().newHeaders());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(S3RangeAnswers.transportFailure(file, range, e));
         }
-        CompletableFuture<byte[]> result = answer.result;
-        execution.whenComplete(
-                (ignored, failure) -> {
-                    if (failure != null) {
-                        answer.onError(failure);
-                    }
-                });
-        // Cancelling the result (a timeout, a hedge that won) fails the execution, which closes
-        // the connection.
-        result.whenComplete(
-                (bytes, failure) -> {
-                    if (result.isCancelled()) {
-                        execution.cancel(true);
-                    }
-                });
-        long whole = s3.wholeRequestTimeoutMillis();
-        if (whole > 0 && !result.isDone()) {
-            // The read and write timeouts bound idle time only: an answer trickling in, or one
-            // whose connection stalls between timeouts, is bounded here. orTimeout's timer is
-            // dropped when the copy completes with the result.
-            result.copy()
-                    .orTimeout(whole, TimeUnit.MILLISECONDS)
-                    .whenComplete(
-                            (bytes, failure) -> {
-                                if (failure instanceof TimeoutException) {
-                                    answer.onError(
-                                            new TimeoutException(
-                                                    "no complete answer within "
-                                                            + whole
-                                                            + " ms ("
-                                                            + S3RangeReaderFactory.REQUEST_TIMEOUT
-                                                            + ")"));
-                                    execution.cancel(true);
-                                }
-                            });
+        Channel ch = takeIdle();
+        if (ch != null) {
+            exchange.dispatchOn(ch);
+        } else {
+            connectOrWait(exchange);
         }
-        return result;
+        return exchange;
+    }
+
+    /** An idle connection still open and not idle too long, or null. */
+    private Channel takeIdle() {
+        for (Channel ch; (ch = idle.pollFirst()) != null; ) {
+            if (ch.isActive()) {
+                return ch;
+            }
+            ch.close();
+        }
+        return null;
+    }
+
+    private void connectOrWait(Exchange exchange) {
+        if (open.incrementAndGet() > maxConnections) {
+            open.decrementAndGet();
+            waiting.add(exchange);
+            serveWaiting(); // a connection may have gone idle meanwhile
+            return;
+        }
+        ChannelFuture connect;
+        try {
+            connect = bootstrap.connect(s3.hostName(), s3.port());
+        } catch (RuntimeException e) {
+            open.decrementAndGet();
+            exchange.fail(e);
+            return;
+        }
+        Channel ch = connect.channel();
+        ch.closeFuture().addListener((ChannelFutureListener) f -> closed(f.channel()));
+        connect.addListener(
+                (ChannelFutureListener)
+                        f -> {
+                            if (f.isSuccess()) {
+                                exchange.dispatchOn(f.channel());
+                            } else {
+                                exchange.fail(f.cause());
+                                f.channel().close();
+                            }
+                        });
+    }
+
+    /** A connection was closed: it no longer counts, and a waiting GET may open one. */
+    private void closed(Channel ch) {
+        open.decrementAndGet();
+        idle.remove(ch);
+        if (!waiting.isEmpty()) {
+            Exchange next = waiting.poll();
+            if (next != null) {
+                connectOrWait(next);
+            }
+        }
+    }
+
+    /** A connection is free again after a complete answer. */
+    private void release(Channel ch) {
+        if (!waiting.isEmpty()) {
+            Exchange next = waiting.poll();
+            if (next != null) {
+                next.dispatchOn(ch);
+                return;
+            }
+        }
+        ch.attr(Connection.IDLE_SINCE).set(System.nanoTime());
+        idle.addFirst(ch);
+        if (!waiting.isEmpty()) {
+            serveWaiting();
+        }
+    }
+
+    private void serveWaiting() {
+        while (!waiting.isEmpty()) {
+            Channel ch = takeIdle();
+            if (ch == null) {
+                return;
+            }
+            Exchange next = waiting.poll();
+            if (next == null) {
+                idle.addFirst(ch);
+                return;
+            }
+            next.dispatchOn(ch);
+        }
+    }
+
+    /** Closes connections idle for {@value #MAX_IDLE_SECONDS} s or more (every 5 s). */
+    private void closeIdle() {
+        long now = System.nanoTime();
+        for (Channel ch : idle) {
+            Long since = ch.attr(Connection.IDLE_SINCE).get();
+            if (since != null
+                    && now - since >= TimeUnit.SECONDS.toNanos(MAX_IDLE_SECONDS)
+                    && idle.remove(ch)) {
+                ch.close();
+            }
+        }
     }
 
     /**
-     * The answer to one GET: its status, then its body, copied into an array of the range's length
+     * One GET and its answer: its status, then its body, copied into an array of the range's length
      * (a data answer) or of at most {@link S3RangeAnswers#ERROR_BODY_BYTES} (an error's XML).
+     * Cancelling it closes its connection.
      */
-    private static final class RangeAnswer
-            implements SdkAsyncHttpResponseHandler, Subscriber<ByteBuffer> {
-        final CompletableFuture<byte[]> result = new CompletableFuture<>();
+    private final class Exchange extends CompletableFuture<byte[]> implements Runnable {
         private final FileId file;
         private final FileRange range;
+        private final long startNanos = System.nanoTime();
+        DefaultFullHttpRequest request;
+        // Set and read on the connection's event loop, except `channel` (volatile for cancel).
+        private volatile Channel channel;
+        private Connection connection;
+        private long lastReadNanos;
         private int status;
         private byte[] body;
         private int held; // bytes of the body in `body`
         private long received; // bytes of the body received
 
-        RangeAnswer(FileId file, FileRange range) {
+        Exchange(FileId file, FileRange range) {
             this.file = file;
             this.range = range;
         }
 
+        void dispatchOn(Channel ch) {
+            channel = ch;
+            if (ch.eventLoop().inEventLoop()) {
+                run();
+            } else {
+                ch.eventLoop().execute(this);
+            }
+        }
+
+        /** On the connection's event loop: sends the request. */
         @Override
-        public void onHeaders(SdkHttpResponse response) {
-            status = response.statusCode();
+        public void run() {
+            Channel ch = channel;
+            if (isDone()) {
+                // Cancelled while it waited for a connection: the connection is free.
+                if (ch.isActive()) {
+                    release(ch);
+                }
+                return;
+            }
+            Connection c = ch.pipeline().get(Connection.class);
+            if (c == null || !ch.isActive()) {
+                fail(new IOException("the connection was closed before the request was sent"));
+                return;
+            }
+            connection = c;
+            c.current = this;
+            lastReadNanos = System.nanoTime();
+            c.armTimer(ch, deadline(), lastReadNanos);
+            DefaultFullHttpRequest r = request;
+            request = null;
+            ch.writeAndFlush(r, ch.voidPromise());
+        }
+
+        /** When this GET times out, as things stand; {@code Long.MAX_VALUE} for never. */
+        long deadline() {
+            long deadline = Long.MAX_VALUE;
+            if (wholeTimeoutNanos > 0) {
+                deadline = startNanos + wholeTimeoutNanos;
+            }
+            if (idleTimeoutNanos > 0) {
+                deadline = Math.min(deadline, lastReadNanos + idleTimeoutNanos);
+            }
+            return deadline;
+        }
+
+        /** On the event loop, at or after {@link #deadline()}: aborts the GET if it is past. */
+        void checkTimeouts(long now) {
+            if (isDone()) {
+                return;
+            }
+            if (wholeTimeoutNanos > 0 && now - startNanos >= wholeTimeoutNanos) {
+                abort(
+                        new TimeoutException(
+                                "no complete answer within "
+                                        + TimeUnit.NANOSECONDS.toMillis(wholeTimeoutNanos)
+                                        + " ms ("
+                                        + S3RangeReaderFactory.REQUEST_TIMEOUT
+                                        + ")"));
+            } else if (idleTimeoutNanos > 0 && now - lastReadNanos >= idleTimeoutNanos) {
+                abort(
+                        new TimeoutException(
+                                "no bytes of the answer within "
+                                        + TimeUnit.NANOSECONDS.toMillis(idleTimeoutNanos)
+                                        + " ms (fs.s3a.connection.request.timeout)"));
+            }
+        }
+
+        /** Fails the GET and closes its connection. */
+        private void abort(Throwable failure) {
+            fail(failure);
+            Channel ch = channel;
+            if (ch != null) {
+                ch.close();
+            }
+        }
+
+        void fail(Throwable failure) {
+            finished();
+            completeExceptionally(S3RangeAnswers.transportFailure(file, range, failure));
+        }
+
+        private void finished() {
+            if (connection != null && connection.current == this) {
+                connection.current = null;
+            }
+        }
+
+        void onHeaders(HttpResponse response) {
+            status = response.status().code();
             body =
                     new byte
                             [S3RangeAnswers.isData(status, range)
@@ -187,86 +427,142 @@ final class NettyS3RangeReader implements AsyncRangeReader {
                                     : S3RangeAnswers.ERROR_BODY_BYTES];
         }
 
-        @Override
-        public void onStream(Publisher<ByteBuffer> stream) {
-            stream.subscribe(this);
-        }
-
-        @Override
-        public void onSubscribe(Subscription subscription) {
-            subscription.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(ByteBuffer bytes) {
-            int n = bytes.remaining();
+        void onContent(ByteBuf bytes) {
+            lastReadNanos = System.nanoTime();
+            int n = bytes.readableBytes();
             int copy = Math.min(n, body.length - held);
-            bytes.get(body, held, copy);
+            bytes.readBytes(body, held, copy);
             held += copy;
             received += n;
         }
 
-        @Override
-        public void onError(Throwable failure) {
-            if (!result.isDone()) {
-                result.completeExceptionally(S3RangeAnswers.transportFailure(file, range, failure));
+        /** The answer's last byte came: the connection is free, the GET decided. */
+        void onEnd(boolean keepAlive) {
+            finished();
+            Channel ch = channel;
+            if (keepAlive && !isDone()) {
+                release(ch);
+            } else {
+                ch.close();
             }
-        }
-
-        @Override
-        public void onComplete() {
             if (!S3RangeAnswers.isData(status, range)) {
-                result.completeExceptionally(
+                completeExceptionally(
                         S3RangeAnswers.statusFailure(file, range, status, body, held));
                 return;
             }
             IOException wrongLength = S3RangeAnswers.lengthFailure(file, range, status, received);
             if (wrongLength != null) {
-                result.completeExceptionally(wrongLength);
+                completeExceptionally(wrongLength);
             } else {
-                result.complete(body);
+                complete(body);
+            }
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            Channel ch = channel;
+            if (cancelled && ch != null) {
+                // A timeout or a hedge that won: the answer is not wanted, its connection closed.
+                if (ch.eventLoop().inEventLoop()) {
+                    cancelOnLoop(ch);
+                } else {
+                    ch.eventLoop().execute(() -> cancelOnLoop(ch));
+                }
+            }
+            return cancelled;
+        }
+
+        private void cancelOnLoop(Channel ch) {
+            if (connection != null && connection.current == this) {
+                finished();
+                ch.close();
             }
         }
     }
 
-    /** The empty body of a GET: one empty buffer, then the end. */
-    private enum NoBody implements SdkHttpContentPublisher {
-        INSTANCE;
+    /** The handler of one connection: hands the answer of its current GET to that GET. */
+    private static final class Connection extends ChannelInboundHandlerAdapter {
+        static final io.netty.util.AttributeKey<Long> IDLE_SINCE =
+                io.netty.util.AttributeKey.valueOf(Connection.class, "idleSince");
 
-        private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+        Exchange current;
+        private boolean keepAlive;
+        // The timer of the connection's GETs, armed lazily: a GET's deadline is later than the
+        // one before it on the same connection, so one timer usually serves many GETs (one
+        // scheduled task per connection and timeout period instead of one per GET).
+        private ScheduledFuture<?> timer;
+        private long timerAt;
 
-        @Override
-        public Optional<Long> contentLength() {
-            return Optional.of(0L);
+        /** On the event loop: makes sure the timer fires by {@code deadline}. */
+        void armTimer(Channel ch, long deadline, long now) {
+            if (deadline == Long.MAX_VALUE || (timer != null && timerAt <= deadline)) {
+                return;
+            }
+            if (timer != null) {
+                timer.cancel(false);
+            }
+            timerAt = deadline;
+            timer = ch.eventLoop().schedule(() -> fire(ch), deadline - now, TimeUnit.NANOSECONDS);
+        }
+
+        private void fire(Channel ch) {
+            timer = null;
+            Exchange e = current;
+            if (e == null || !ch.isActive()) {
+                return;
+            }
+            long now = System.nanoTime();
+            e.checkTimeouts(now);
+            if (current == e && !e.isDone()) {
+                armTimer(ch, e.deadline(), now);
+            }
         }
 
         @Override
-        public void subscribe(Subscriber<? super ByteBuffer> subscriber) {
-            subscriber.onSubscribe(
-                    new Subscription() {
-                        private boolean done;
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            try {
+                Exchange e = current;
+                if (e == null) {
+                    ctx.close(); // bytes no request asked for
+                    return;
+                }
+                if (msg instanceof HttpObject o && o.decoderResult().isFailure()) {
+                    e.abort(o.decoderResult().cause());
+                    return;
+                }
+                if (msg instanceof HttpResponse response) {
+                    keepAlive = HttpUtil.isKeepAlive(response);
+                    e.onHeaders(response);
+                }
+                if (msg instanceof HttpContent content) {
+                    e.onContent(content.content());
+                    if (msg instanceof LastHttpContent) {
+                        e.onEnd(keepAlive);
+                    }
+                }
+            } finally {
+                ReferenceCountUtil.release(msg);
+            }
+        }
 
-                        @Override
-                        public void request(long n) {
-                            if (done) {
-                                return;
-                            }
-                            done = true;
-                            if (n <= 0) {
-                                subscriber.onError(
-                                        new IllegalArgumentException(
-                                                "demand must be positive (rule 3.9): " + n));
-                                return;
-                            }
-                            subscriber.onNext(EMPTY.duplicate());
-                            subscriber.onComplete();
-                        }
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            Exchange e = current;
+            if (e != null) {
+                e.fail(new IOException("the connection was closed during the request"));
+            }
+            super.channelInactive(ctx);
+        }
 
-                        @Override
-                        public void cancel() {
-                            done = true;
-                        }
-                    });
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            Exchange e = current;
+            if (e != null) {
+                e.abort(cause);
+            } else {
+                ctx.close();
+            }
         }
     }
 }

@@ -16,7 +16,8 @@ import java.time.format.DateTimeFormatter;
  * x-amz-content-sha256}, {@code x-amz-date} and, with session credentials, {@code
  * x-amz-security-token}. {@code Range} and {@code If-Match} are sent unsigned (S3 allows it). The
  * signing key is derived once per day, region and secret; one request costs one SHA-256 and two
- * HMACs over short strings.
+ * HMACs over short strings, with the {@link MessageDigest} and {@link Mac} of the calling thread
+ * (looked up once per thread, not per request) and the date formatted once per second.
  *
  * <pre>{@code
  * S3GetSigner signer = new S3GetSigner("us-east-1");
@@ -40,8 +41,33 @@ final class S3GetSigner {
 
     private record SigningKey(String day, String secret, byte[] key) {}
 
+    private record AmzDate(long epochSecond, String text) {}
+
+    private static final ThreadLocal<MessageDigest> SHA256 =
+            ThreadLocal.withInitial(
+                    () -> {
+                        try {
+                            return MessageDigest.getInstance("SHA-256");
+                        } catch (GeneralSecurityException e) {
+                            throw new IllegalStateException("SHA-256 is not available", e);
+                        }
+                    });
+
+    private static final ThreadLocal<Mac> HMAC =
+            ThreadLocal.withInitial(
+                    () -> {
+                        try {
+                            return Mac.getInstance("HmacSHA256");
+                        } catch (GeneralSecurityException e) {
+                            throw new IllegalStateException("HmacSHA256 is not available", e);
+                        }
+                    });
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
     private final String region;
     private volatile SigningKey signingKey;
+    private volatile AmzDate amzDate = new AmzDate(Long.MIN_VALUE, "");
 
     S3GetSigner(String region) {
         this.region = region;
@@ -58,7 +84,7 @@ final class S3GetSigner {
             String secretKey,
             String sessionToken,
             Instant now) {
-        String amzDate = AMZ_DATE.format(now);
+        String amzDate = amzDate(now);
         String day = amzDate.substring(0, 8);
         String scope = day + "/" + region + "/s3/aws4_request";
         StringBuilder canonical = new StringBuilder(256);
@@ -90,6 +116,16 @@ final class S3GetSigner {
                         + signedHeaders
                         + ", Signature="
                         + signature);
+    }
+
+    /** {@code now} as {@code yyyyMMdd'T'HHmmss'Z'}, formatted once per second. */
+    private String amzDate(Instant now) {
+        AmzDate d = amzDate;
+        if (d.epochSecond() != now.getEpochSecond()) {
+            d = new AmzDate(now.getEpochSecond(), AMZ_DATE.format(now));
+            amzDate = d;
+        }
+        return d.text();
     }
 
     private byte[] key(String day, String secret) {
@@ -133,7 +169,7 @@ final class S3GetSigner {
 
     private static byte[] hmac(byte[] key, String data) {
         try {
-            Mac mac = Mac.getInstance("HmacSHA256");
+            Mac mac = HMAC.get();
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
             return mac.doFinal(data.getBytes(StandardCharsets.UTF_8));
         } catch (GeneralSecurityException e) {
@@ -142,19 +178,14 @@ final class S3GetSigner {
     }
 
     private static byte[] sha256(String data) {
-        try {
-            return MessageDigest.getInstance("SHA-256")
-                    .digest(data.getBytes(StandardCharsets.UTF_8));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("SHA-256 is not available", e);
-        }
+        return SHA256.get().digest(data.getBytes(StandardCharsets.UTF_8));
     }
 
     private static String hex(byte[] bytes) {
         char[] out = new char[bytes.length * 2];
         for (int i = 0; i < bytes.length; i++) {
-            out[2 * i] = Character.forDigit((bytes[i] >> 4) & 0xf, 16);
-            out[2 * i + 1] = Character.forDigit(bytes[i] & 0xf, 16);
+            out[2 * i] = HEX[(bytes[i] >> 4) & 0xf];
+            out[2 * i + 1] = HEX[bytes[i] & 0xf];
         }
         return new String(out);
     }

@@ -71,11 +71,11 @@ public final class S3RangeReaderFactory implements AsyncRangeReaderFactory {
         }
         try {
             Class.forName(
-                    "software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient",
+                    "io.netty.handler.codec.http.HttpClientCodec",
                     false,
                     S3RangeReaderFactory.class.getClassLoader());
         } catch (ClassNotFoundException e) {
-            return "the AWS SDK's Netty HTTP client (netty-nio-client) is not on the class path";
+            return "Netty (the jars of the AWS SDK's netty-nio-client) is not on the class path";
         }
         return null;
     }

@@ -1,5 +1,6 @@
 package dev.parquetlookup.io.s3;
 
+import dev.parquetlookup.io.AsyncRangeReader;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 
@@ -21,7 +22,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
-import java.util.function.IntFunction;
 
 /**
  * Owns the ranged GETs of one S3A file system for {@link NettyS3RangeReader}: where they go (S3A's
@@ -49,6 +49,8 @@ final class S3RangeRequests {
 
     private record Resolved(AwsCredentials credentials, long atNanos) {}
 
+    private record ObjectPath(String file, String path) {}
+
     private final S3AFileSystem fs;
     private final S3GetSigner signer;
     private final AwsCredentialsProvider credentials;
@@ -64,6 +66,7 @@ final class S3RangeRequests {
     private final long requestTimeoutMillis; // 0: none
     private final long wholeRequestTimeoutMillis; // 0: none
     private volatile Resolved resolved;
+    private volatile ObjectPath lastPath;
 
     private S3RangeRequests(
             S3AFileSystem fs,
@@ -182,6 +185,13 @@ final class S3RangeRequests {
         return port;
     }
 
+    /**
+     * The {@code Host} header: {@link #hostName}, with {@code :port} unless the scheme's default.
+     */
+    String host() {
+        return host;
+    }
+
     long connectTimeoutMillis() {
         return connectTimeoutMillis;
     }
@@ -199,9 +209,20 @@ final class S3RangeRequests {
         return requestTimeoutMillis;
     }
 
-    /** The URI-encoded path of {@code file}'s object: the request's path and canonical URI. */
+    /**
+     * The URI-encoded path of {@code file}'s object: the request's path and canonical URI. Kept for
+     * the last file asked for (a Hadoop {@link Path} costs microseconds to parse, and a lookup's
+     * reads are mostly of one file in a row).
+     */
     String path(FileId file) {
-        return pathPrefix + "/" + S3GetSigner.encodePath(fs.pathToKey(new Path(file.path())));
+        ObjectPath last = lastPath;
+        if (last != null && last.file().equals(file.path())) {
+            return last.path();
+        }
+        String path =
+                pathPrefix + "/" + S3GetSigner.encodePath(fs.pathToKey(new Path(file.path())));
+        lastPath = new ObjectPath(file.path(), path);
+        return path;
     }
 
     /** The credentials to sign with: S3A's provider chain, asked again every 10 s. */
@@ -255,8 +276,8 @@ final class S3RangeRequests {
 
     /**
      * One read of {@code ranges} of {@code file}: the object's path and the credentials are
-     * resolved once, then {@code get} starts each range's GET (see {@link #readAll(List,
-     * IntFunction)}).
+     * resolved once, then {@code get} starts each range's GET (see {@link
+     * AsyncRangeReader#eachRange}).
      */
     CompletableFuture<byte[][]> readAll(FileId file, List<FileRange> ranges, SignedGet get) {
         String objectPath;
@@ -268,51 +289,7 @@ final class S3RangeRequests {
             return CompletableFuture.failedFuture(
                     new IOException("cannot sign a GET of " + file.path() + ": " + e, e));
         }
-        return readAll(ranges, i -> get.start(file, objectPath, c, ranges.get(i)));
-    }
-
-    /**
-     * One read of {@code ranges}: {@code get} starts the GET of range {@code i}; the result holds
-     * their bytes in order, and cancelling it (a timeout) cancels, and so aborts, every GET.
-     */
-    static CompletableFuture<byte[][]> readAll(
-            List<FileRange> ranges, IntFunction<CompletableFuture<byte[]>> get) {
-        @SuppressWarnings("unchecked")
-        CompletableFuture<byte[]>[] gets = new CompletableFuture[ranges.size()];
-        for (int i = 0; i < gets.length; i++) {
-            gets[i] =
-                    ranges.get(i).length() == 0
-                            ? CompletableFuture.completedFuture(new byte[0])
-                            : get.apply(i);
-        }
-        if (gets.length == 1) {
-            CompletableFuture<byte[][]> one = gets[0].thenApply(bytes -> new byte[][] {bytes});
-            one.whenComplete(
-                    (bytes, failure) -> {
-                        if (one.isCancelled()) {
-                            gets[0].cancel(true);
-                        }
-                    });
-            return one;
-        }
-        CompletableFuture<byte[][]> all =
-                CompletableFuture.allOf(gets)
-                        .thenApply(
-                                ignored -> {
-                                    byte[][] result = new byte[gets.length][];
-                                    for (int i = 0; i < result.length; i++) {
-                                        result[i] = gets[i].join();
-                                    }
-                                    return result;
-                                });
-        all.whenComplete(
-                (bytes, failure) -> {
-                    if (all.isCancelled()) {
-                        for (CompletableFuture<byte[]> g : gets) {
-                            g.cancel(true);
-                        }
-                    }
-                });
-        return all;
+        return AsyncRangeReader.eachRange(
+                ranges, i -> get.start(file, objectPath, c, ranges.get(i)));
     }
 }

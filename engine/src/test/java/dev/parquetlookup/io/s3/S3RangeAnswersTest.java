@@ -1,5 +1,6 @@
 package dev.parquetlookup.io.s3;
 
+import dev.parquetlookup.io.AsyncRangeReader;
 import dev.parquetlookup.io.AsyncRangeReaderFactory;
 import dev.parquetlookup.io.FileChangedException;
 import dev.parquetlookup.io.FileId;
@@ -28,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * What the S3 client makes of S3's answers and of transport failures ({@link S3RangeAnswers}), how
- * one read's GETs are combined and cancelled ({@link S3RangeRequests#readAll}), and how the removed
- * client option is handled ({@link S3RangeReaderFactory}).
+ * one read's GETs are combined and cancelled ({@link AsyncRangeReader#eachRange}, shared with the
+ * hedging reader), and how the removed client option is handled ({@link S3RangeReaderFactory}).
  */
 class S3RangeAnswersTest {
 
@@ -124,7 +125,7 @@ class S3RangeAnswersTest {
         List<FileRange> ranges = List.of(new FileRange(0, 2), new FileRange(5, 0), RANGE);
         List<CompletableFuture<byte[]>> started = new java.util.ArrayList<>();
         CompletableFuture<byte[][]> read =
-                S3RangeRequests.readAll(
+                AsyncRangeReader.eachRange(
                         ranges,
                         i -> {
                             CompletableFuture<byte[]> get = new CompletableFuture<>();
@@ -139,7 +140,7 @@ class S3RangeAnswersTest {
         for (List<FileRange> rs : List.of(List.of(RANGE), List.of(RANGE, RANGE))) {
             started.clear();
             CompletableFuture<byte[][]> cancelled =
-                    S3RangeRequests.readAll(
+                    AsyncRangeReader.eachRange(
                             rs,
                             i -> {
                                 CompletableFuture<byte[]> get = new CompletableFuture<>();
@@ -149,6 +150,19 @@ class S3RangeAnswersTest {
             cancelled.cancel(true);
             assertThat(started).hasSize(rs.size()).allSatisfy(g -> assertThat(g).isCancelled());
         }
+
+        started.clear();
+        CompletableFuture<byte[][]> failed =
+                AsyncRangeReader.eachRange(
+                        List.of(RANGE, RANGE),
+                        i -> {
+                            CompletableFuture<byte[]> get = new CompletableFuture<>();
+                            started.add(get);
+                            return get;
+                        });
+        started.get(0).completeExceptionally(new IOException("reset"));
+        assertThat(failed).isCompletedExceptionally();
+        assertThat(started.get(1)).as("a failed range drops the other's GET").isCancelled();
     }
 
     @Test
