@@ -7,7 +7,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,15 +17,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ClusterHarnessITCase {
 
-    @RegisterExtension
-    static final FlinkClusterExtension FLINK = new FlinkClusterExtension(2, Map.of());
+    @RegisterExtension static final FlinkClusterExtension FLINK = new FlinkClusterExtension();
 
     @Test
     @Timeout(180)
     void datagenToFilesystemRunsOnTheCluster() throws Exception {
         FlinkCluster cluster = FLINK.cluster();
         assertThat(cluster.jobManager().get("/overview").path("slots-total").asInt()).isEqualTo(4);
-        Path out = cluster.home().resolve("data/harness-sink");
+        Path out = FLINK.dataDir().resolve("harness-sink");
         long rows = 1000;
 
         try (SqlGatewayClient.Session sql = cluster.gateway().openSession()) {

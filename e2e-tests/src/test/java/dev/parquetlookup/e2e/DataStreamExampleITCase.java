@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,8 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DataStreamExampleITCase {
 
-    @RegisterExtension
-    static final FlinkClusterExtension FLINK = new FlinkClusterExtension(2, Map.of());
+    @RegisterExtension static final FlinkClusterExtension FLINK = new FlinkClusterExtension();
 
     private static final long CUSTOMERS = 20_000;
     private static final long ORDERS = 30_000;
@@ -44,7 +42,7 @@ class DataStreamExampleITCase {
         Path examplesJar = Path.of(FlinkCluster.requiredProperty("e2e.examples.jar"));
         Path connectorJar = Path.of(FlinkCluster.requiredProperty("e2e.connector.jar"));
         assertThat(examplesJar).as("the examples jar (built by the reactor)").isRegularFile();
-        Path dataDir = cluster.home().resolve("data/example");
+        Path dataDir = FLINK.dataDir().resolve("example");
 
         FlinkCluster.ClientRun run =
                 cluster.runClient(

@@ -49,6 +49,7 @@ final class FlinkCluster implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
     private static final String BASH_JAVA_UTILS_PREFIX = "BASH_JAVA_UTILS_EXEC_RESULT:";
+    private static final String CLIENT_PREFIX = "flink-client-";
 
     /** The flags Flink's own config.yaml puts in env.java.opts.all for Java 17. */
     private static final List<String> JAVA_OPTS =
@@ -133,8 +134,10 @@ final class FlinkCluster implements AutoCloseable {
             for (int i = 0; i < taskManagers; i++) {
                 cluster.startTaskManagerProcess();
             }
+            // The gateway needs no TaskManager to start: it starts while they register.
+            Process gateway = cluster.launchGateway();
             cluster.awaitTaskManagers(taskManagers);
-            cluster.startGateway();
+            cluster.awaitGateway(gateway);
             return cluster;
         } catch (IOException | TimeoutException | RuntimeException e) {
             System.err.println(cluster.logTails(60));
@@ -270,7 +273,7 @@ final class FlinkCluster implements AutoCloseable {
      * own JVM against this cluster, e.g. {@code run -c Main job.jar --arg 1}, and waits for it.
      */
     ClientRun runClient(List<String> args, Duration timeout) throws IOException, TimeoutException {
-        String name = "flink-client-" + clientRuns++;
+        String name = CLIENT_PREFIX + clientRuns++;
         Path out = logDir.resolve(name + ".out");
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
@@ -469,7 +472,8 @@ final class FlinkCluster implements AutoCloseable {
                 () -> {
                     processes.forEach(
                             (name, p) -> {
-                                if (!killed.contains(name)) {
+                                // The cluster's processes; a `flink run` client ends by design.
+                                if (!killed.contains(name) && !name.startsWith(CLIENT_PREFIX)) {
                                     requireAlive(name, p);
                                 }
                             });
@@ -482,19 +486,21 @@ final class FlinkCluster implements AutoCloseable {
                 });
     }
 
-    private void startGateway() throws IOException, TimeoutException {
+    private Process launchGateway() throws IOException {
         List<String> args =
                 List.of(
                         "-Dexecution.target=remote",
                         "-Dsql-gateway.endpoint.rest.address=" + LOOPBACK,
                         "-Dsql-gateway.endpoint.rest.bind-address=" + LOOPBACK,
                         "-Dsql-gateway.endpoint.rest.port=" + gatewayPort);
-        Process p =
-                launch(
-                        "sql-gateway",
-                        List.of("-Xmx512m", "-Xms128m"),
-                        "org.apache.flink.table.gateway.SqlGateway",
-                        args);
+        return launch(
+                "sql-gateway",
+                List.of("-Xmx512m", "-Xms128m"),
+                "org.apache.flink.table.gateway.SqlGateway",
+                args);
+    }
+
+    private void awaitGateway(Process p) throws TimeoutException {
         RestClient rest = new RestClient(URI.create("http://" + LOOPBACK + ":" + gatewayPort));
         Poll.until(
                 "the SQL Gateway at " + rest.base(),

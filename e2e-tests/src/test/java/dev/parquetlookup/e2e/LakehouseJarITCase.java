@@ -22,8 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LakehouseJarITCase {
 
-    @RegisterExtension
-    static final FlinkClusterExtension FLINK = new FlinkClusterExtension(2, Map.of());
+    @RegisterExtension static final FlinkClusterExtension FLINK = new FlinkClusterExtension();
 
     private static final long SEED = 20_261_205L;
     private static final long CUSTOMERS = 8_000; // even ids 0 .. 15_998
@@ -34,7 +33,7 @@ class LakehouseJarITCase {
     @Timeout(300)
     void tableServedThroughTheSqlJarAlone(String format) throws Exception {
         FlinkCluster cluster = FLINK.cluster();
-        Path data = cluster.home().resolve("data-" + format);
+        Path data = FLINK.dataDir().resolve(format);
         Path tableDir = data.resolve("lake/customers");
         if (format.equals("delta")) {
             LakehouseTables.writeDelta(tableDir, CUSTOMERS, 4);

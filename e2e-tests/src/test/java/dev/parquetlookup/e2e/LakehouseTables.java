@@ -1,27 +1,24 @@
 package dev.parquetlookup.e2e;
 
+import dev.parquetlookup.formats.DeltaKernelWrites;
+
 import org.apache.hadoop.conf.Configuration;
 
-import io.delta.kernel.DataWriteContext;
 import io.delta.kernel.Operation;
 import io.delta.kernel.Table;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
-import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.defaults.internal.data.DefaultColumnarBatch;
 import io.delta.kernel.defaults.internal.data.vector.DefaultGenericVector;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.types.IntegerType;
 import io.delta.kernel.types.LongType;
 import io.delta.kernel.types.StringType;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
-import io.delta.kernel.utils.CloseableIterator;
-import io.delta.kernel.utils.DataFileStatus;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
@@ -40,13 +37,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The {@link DimensionFiles} customers {@code (id BIGINT, name STRING, tier INT)} as a Delta table
  * and as an Iceberg table, each written in the test JVM by the format's own writers (the Delta
- * kernel's transactions and Parquet writer; Iceberg's generic Parquet writers), in {@code files}
- * data files of consecutive ids, sorted by {@code id}, committed as one version.
+ * kernel's transactions and Parquet writer, through formats' DeltaKernelWrites; Iceberg's generic
+ * Parquet writers), in {@code files} data files of consecutive ids, sorted by {@code id}, committed
+ * as one version.
  *
  * <pre>{@code
  * LakehouseTables.writeDelta(dir.resolve("delta"), 8_000, 4);   // serve with 'sort-key' = 'id'
@@ -80,8 +77,6 @@ final class LakehouseTables {
         Transaction txn =
                 table.createTransactionBuilder(engine, "parquet-lookup e2e", Operation.WRITE)
                         .build(engine);
-        Row state = txn.getTransactionState(engine);
-        DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
         List<Row> actions = new ArrayList<>();
         for (List<DimensionFiles.Customer> rows : split(customers, files)) {
             List<Object> ids = new ArrayList<>();
@@ -101,25 +96,9 @@ final class LakehouseTables {
                                 DefaultGenericVector.fromList(StringType.STRING, names),
                                 DefaultGenericVector.fromList(IntegerType.INTEGER, tiers)
                             });
-            CloseableIterator<FilteredColumnarBatch> physical =
-                    Transaction.transformLogicalData(
-                            engine,
-                            state,
-                            Utils.singletonCloseableIterator(
-                                    new FilteredColumnarBatch(batch, Optional.empty())),
-                            Map.of());
-            CloseableIterator<DataFileStatus> written =
-                    engine.getParquetHandler()
-                            .writeParquetFiles(
-                                    context.getTargetDirectory(),
-                                    physical,
-                                    context.getStatisticsColumns());
-            Transaction.generateAppendActions(engine, state, written, context)
-                    .forEachRemaining(actions::add);
+            actions.addAll(DeltaKernelWrites.appendActions(engine, txn, batch, Map.of()));
         }
-        txn.commit(
-                engine,
-                CloseableIterable.inMemoryIterable(Utils.toCloseableIterator(actions.iterator())));
+        DeltaKernelWrites.commit(engine, txn, actions);
     }
 
     /** A format-version 2 Iceberg table whose sort order is {@code id} ascending. */

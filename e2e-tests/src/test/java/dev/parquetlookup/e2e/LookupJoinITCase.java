@@ -22,8 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LookupJoinITCase {
 
-    @RegisterExtension
-    static final FlinkClusterExtension FLINK = new FlinkClusterExtension(2, Map.of());
+    @RegisterExtension static final FlinkClusterExtension FLINK = new FlinkClusterExtension();
 
     private static final long SEED = 20_261_130L;
     private static final long CUSTOMERS = 20_000; // even ids 0 .. 39_998
@@ -41,7 +40,7 @@ class LookupJoinITCase {
     @Timeout(240)
     void lookupJoinThroughTheGatewayEnrichesEveryEvent() throws Exception {
         FlinkCluster cluster = FLINK.cluster();
-        Path data = cluster.home().resolve("data");
+        Path data = FLINK.dataDir();
         Path customers = data.resolve("customers");
         DimensionFiles.write(customers, CUSTOMERS, 4, WriterOptions.Codec.ZSTD);
         System.out.println("events seed " + SEED);

@@ -39,8 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class S3LookupJoinITCase {
 
-    @RegisterExtension
-    static final FlinkClusterExtension FLINK = new FlinkClusterExtension(2, Map.of());
+    @RegisterExtension static final FlinkClusterExtension FLINK = new FlinkClusterExtension();
 
     private static final long SEED = 20_261_201L;
     private static final long CUSTOMERS = 12_000; // even ids 0 .. 23_998
@@ -114,7 +113,7 @@ class S3LookupJoinITCase {
         assertThat(names(jarsIn(Path.of(FlinkCluster.requiredProperty("e2e.flink.lib")))))
                 .as("the cluster's lib/ has no S3 support of its own")
                 .noneMatch(n -> n.startsWith("hadoop-") || n.startsWith("s3-"));
-        Path data = cluster.home().resolve("data");
+        Path data = FLINK.dataDir();
         List<Path> files = writeDimension(data.resolve("customers"));
         uploadToS3(files);
 

@@ -3,6 +3,7 @@ package dev.parquetlookup.e2e;
 import dev.parquetlookup.writer.WriterOptions;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,12 +23,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A checkpointed streaming lookup-join job (the shaded SQL jar, added with {@code ADD JAR}) loses a
  * TaskManager ({@code kill -9}) mid-run; a replacement TaskManager starts, the job restores from
  * its last checkpoint, and the exactly-once file sink ends up with every expected enriched row
- * exactly once.
+ * exactly once. It runs last on the test JVM's shared cluster (its {@code Order}, see
+ * junit-platform.properties): it kills one of its TaskManagers.
  */
+@Order(Integer.MAX_VALUE)
 class TaskManagerFailureITCase {
 
-    @RegisterExtension
-    static final FlinkClusterExtension FLINK = new FlinkClusterExtension(2, Map.of());
+    @RegisterExtension static final FlinkClusterExtension FLINK = new FlinkClusterExtension();
 
     private static final long ROWS = 24_000;
     private static final long ROWS_PER_SECOND = 1_000;
@@ -38,8 +40,8 @@ class TaskManagerFailureITCase {
     @Timeout(300)
     void jobRecoversFromTaskManagerLossWithExactlyOnceOutput() throws Exception {
         FlinkCluster cluster = FLINK.cluster();
-        Path out = cluster.home().resolve("data/failover-sink");
-        Path customers = cluster.home().resolve("data/customers");
+        Path out = FLINK.dataDir().resolve("failover-sink");
+        Path customers = FLINK.dataDir().resolve("customers");
         DimensionFiles.write(customers, CUSTOMERS, 2, WriterOptions.Codec.SNAPPY);
         Path jar = Path.of(FlinkCluster.requiredProperty("e2e.connector.jar"));
         String jobId;
