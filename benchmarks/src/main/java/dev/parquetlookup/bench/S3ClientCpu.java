@@ -8,6 +8,7 @@ import dev.parquetlookup.s3proxy.S3ProxyServer;
 
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -24,11 +25,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * The client's CPU per ranged GET ({@code objectstore-client}): N ranged 8 KiB GETs at random
  * offsets of one 16 MiB object, at most B in flight, straight to S3Proxy on loopback (D = 0, no
  * latency proxy in this JVM), through each of the two read paths of {@code s3a://} ({@code netty}:
- * the S3 store's client, the SDK's Netty HTTP client with our own signing, no SDK pipeline; {@code
- * s3a}: the fallback, S3A's streams on the store's pool of blocking reads, forced with {@code
+ * the S3 store's client, our HTTP/1.1 client on Netty with our own signing; {@code s3a}: the
+ * fallback, S3A's streams on the store's pool of blocking reads, forced with {@code
  * parquet-lookup.s3.async-reads} = {@code false}). Counts this process's CPU time (every thread:
  * the client's event loops and workers, JIT and GC included) over the measured GETs, after a
- * warm-up of N/2 GETs per client. S3Proxy runs in its own JVM and is not counted.
+ * warm-up of N GETs per client; {@code threads_cpu_us_per_get} is the same for the JVM's Java
+ * threads only (the client's event loops, the caller, the hedging timer: without the JIT's and the
+ * GC's threads, whose share a loaded machine stretches over the first rounds). S3Proxy runs in its
+ * own JVM and is not counted. {@code -Dobjectstore-client.clients=netty} measures only the client.
  *
  * <pre>{@code
  * java -jar benchmarks.jar objectstore-client [--quick]
@@ -63,7 +67,7 @@ final class S3ClientCpu {
             OpenScaleData.upload(server.hadoopOptions(), dir, "s3a://" + BUCKET + "/cpu/");
             // Alternate the clients twice: the second round of each is the one to read.
             for (int round = 1; round <= 2; round++) {
-                for (String client : List.of("s3a", "netty")) {
+                for (String client : clients()) {
                     for (int inFlight : List.of(8, 64)) {
                         measure(server.hadoopOptions(), client, inFlight, gets, data, round);
                     }
@@ -82,30 +86,57 @@ final class S3ClientCpu {
         try (HadoopFileStore store = HadoopFileStore.create(hadoop)) {
             FileId id = store.list("s3a://" + BUCKET + "/cpu/blob.bin").get(0);
             try (RangeSource source = store.open(id)) {
-                issue(source, inFlight, gets / 2, data, 1); // warm-up: client start, JIT
+                issue(source, inFlight, gets, data, 1); // warm-up: client start, JIT
                 System.gc();
                 var os =
                         (com.sun.management.OperatingSystemMXBean)
                                 ManagementFactory.getOperatingSystemMXBean();
+                Map<Long, Long> threads0 = threadCpu();
                 long cpu0 = os.getProcessCpuTime();
                 long t0 = System.nanoTime();
                 issue(source, inFlight, gets, data, 2);
                 long wall = System.nanoTime() - t0;
                 long cpu = os.getProcessCpuTime() - cpu0;
+                long threads = 0;
+                for (Map.Entry<Long, Long> e : threadCpu().entrySet()) {
+                    threads += e.getValue() - threads0.getOrDefault(e.getKey(), 0L);
+                }
                 note(
                         "client=%s round=%d in_flight=%d gets=%d range_bytes=%d cpu_us_per_get=%.1f"
-                                + " gets_per_s=%.0f cores_busy=%.2f load=%s",
+                                + " threads_cpu_us_per_get=%.1f gets_per_s=%.0f cores_busy=%.2f"
+                                + " load=%s",
                         client,
                         round,
                         inFlight,
                         gets,
                         RANGE_BYTES,
                         cpu / 1e3 / gets,
+                        threads / 1e3 / gets,
                         gets * 1e9 / wall,
                         cpu / (double) wall,
                         ObjectStoreSuite.loadAverage());
             }
         }
+    }
+
+    /**
+     * The clients to measure: {@code -Dobjectstore-client.clients=netty} leaves out S3A's streams.
+     */
+    private static List<String> clients() {
+        return List.of(System.getProperty("objectstore-client.clients", "s3a,netty").split(","));
+    }
+
+    /** CPU time of every live Java thread by id (the JIT's and GC's threads are not among them). */
+    private static Map<Long, Long> threadCpu() {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> cpu = new java.util.HashMap<>();
+        for (long id : mx.getAllThreadIds()) {
+            long t = mx.getThreadCpuTime(id);
+            if (t >= 0) {
+                cpu.put(id, t);
+            }
+        }
+        return cpu;
     }
 
     /** Issues {@code n} GETs, at most {@code inFlight} at once, checking every byte. */

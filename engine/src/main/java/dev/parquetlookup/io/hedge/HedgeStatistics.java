@@ -8,7 +8,9 @@ import java.util.concurrent.atomic.LongAdder;
  * last delay and median latency learnt. The readers the engine builds report to {@link #shared()},
  * one per JVM (a TaskManager), like the shared metadata cache: the lookup functions' metrics {@code
  * storeGets}, {@code hedgesSent}, {@code hedgesWon}, {@code hedgesOverBudget} and {@code
- * hedgeDelayMicros} read it. Thread-safe, striped adders.
+ * hedgeDelayMicros} read it. They sum every table and job of the TaskManager and keep counting
+ * across jobs (a job's share is the difference of two readings, taken while no other table's reads
+ * run); a table with hedging off adds nothing. Thread-safe, striped adders.
  */
 public final class HedgeStatistics {
 

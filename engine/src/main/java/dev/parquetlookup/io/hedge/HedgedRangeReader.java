@@ -35,7 +35,9 @@ import java.util.function.LongSupplier;
  *
  * <p>A failure ends the read at once unless it is transient and the other request is still out;
  * then the other request's answer decides. Cancelling a read cancels both requests. Counters go to
- * a {@link HedgeStatistics}.
+ * a {@link HedgeStatistics}. One timer thread serves every reader of the JVM; a reader checks its
+ * GETs out in batches, at most every {@code min-delay} / {@value #TICKS_PER_MIN_DELAY}, instead of
+ * setting and cancelling a timer per GET.
  *
  * <p>Hadoop options (table options with the prefix {@code hadoop.}), read by {@link #around}:
  *

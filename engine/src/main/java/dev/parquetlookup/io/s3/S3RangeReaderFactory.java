@@ -70,12 +70,14 @@ public final class S3RangeReaderFactory implements AsyncRangeReaderFactory {
             return unsupported + " is configured, which only S3A's own client applies";
         }
         try {
+            // HttpDecoderConfig: a Netty 4.1 recent enough for the client (the SDK's own is).
             Class.forName(
-                    "io.netty.handler.codec.http.HttpClientCodec",
+                    "io.netty.handler.codec.http.HttpDecoderConfig",
                     false,
                     S3RangeReaderFactory.class.getClassLoader());
         } catch (ClassNotFoundException e) {
-            return "Netty (the jars of the AWS SDK's netty-nio-client) is not on the class path";
+            return "Netty 4.1 with HttpDecoderConfig (the jars of the AWS SDK's netty-nio-client)"
+                    + " is not on the class path";
         }
         return null;
     }
