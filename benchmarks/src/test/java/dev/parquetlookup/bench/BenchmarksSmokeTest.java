@@ -89,6 +89,16 @@ class BenchmarksSmokeTest {
         assertThat(lines)
                 .anyMatch(l -> l.matches("NOTE case=no-page-index-local-form build_ms=.*"));
         assertThat(lines)
+                .as("lookups by a secondary key against the sort key, and the index's cost")
+                .anyMatch(
+                        l ->
+                                l.matches(
+                                        "RATIO suite=reader case=secondary-key-uniform threads=1"
+                                                + " parquet-lookup-secondary/parquet-lookup-sortkey"
+                                                + "=[\\d.]+.*"))
+                .anyMatch(l -> l.matches("NOTE case=secondary-key index key=v .* build_ms=.*"))
+                .anyMatch(l -> l.matches("NOTE case=secondary-key full_cache_first_row_ms=.*"));
+        assertThat(lines)
                 .as("reader ratios carry numbers, not NA")
                 .anyMatch(
                         l ->

@@ -115,6 +115,48 @@ abstract class TableFormatContract<T extends FormatTestTable<F>, F>
     }
 
     @Test
+    void secondaryKeysSkipDeletedRows() throws IOException {
+        T t = createWithRowDeletes();
+        F file = t.append(rows("a", "eu", range(0, 500, 1)));
+        t.append(rows("b", "us", range(0, 100, 1)));
+        deleteRows(t, file, 0, 3, 64, 200, 499);
+        Map<Long, List<String>> expected = t.read(t.version());
+        RefreshingTable table = open(); // sorted by id, looked up by name: a secondary key
+        LookupPlan byName = table.plan(List.of("name"), List.of("id", "name", "region"));
+        assertThat(byName.secondary()).isTrue();
+        for (String prefix : List.of("a", "b")) {
+            for (long i = 0; i < 510; i++) {
+                long id = i;
+                String name = prefix + "-" + id;
+                List<String> want =
+                        expected.getOrDefault(id, List.of()).stream()
+                                .filter(r -> r.startsWith(id + "|" + name + "|"))
+                                .toList();
+                List<String> got =
+                        table.lookup(byName, new Object[] {name}).stream()
+                                .map(r -> FormatTestTable.joined(r))
+                                .toList();
+                assertThat(got).as(name).isEqualTo(want);
+            }
+        }
+        assertThat(table.lookup(byName, new Object[] {"a-3"})).isEmpty(); // deleted
+    }
+
+    @Test
+    void aSecondaryKeyWithAPartitionColumnComparesItsValueWithoutReading() throws IOException {
+        T partitioned = createPartitionedByRegion();
+        partitioned.appendValues(values(0, 300, "name", "p", "eu"));
+        partitioned.appendValues(values(100, 400, "name", "p", "us"));
+        RefreshingTable byRegionAndName = open();
+        LookupPlan plan = byRegionAndName.plan(List.of("name", "region"), List.of("id", "region"));
+        assertThat(byRegionAndName.lookup(plan, new Object[] {"p-150", "us"}))
+                .extracting(FormatTestTable::joined)
+                .containsExactly("150|us");
+        assertThat(byRegionAndName.lookup(plan, new Object[] {"p-350", "eu"})).isEmpty();
+        assertThat(byRegionAndName.lookup(plan, new Object[] {"p-150", null})).isEmpty();
+    }
+
+    @Test
     void aMissingDeleteFileIsRefusedAndTheLastGoodVersionServes() throws IOException {
         T t = createWithRowDeletes();
         F file = t.append(rows("a", "eu", range(0, 500, 1)));

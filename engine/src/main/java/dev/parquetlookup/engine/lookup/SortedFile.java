@@ -506,9 +506,11 @@ final class SortedFile implements OpenFile, Closeable {
             ColumnTypes.ValueReader reader = KeyCodes.comparableReader(key.types().get(k));
             int row = 0;
             for (RowSpan span : spans) {
-                for (LoadedPage page : pages.get(request++)) {
+                List<LoadedPage> keyPages = pages.get(request++);
+                for (LoadedPage page : keyPages) {
                     row = readPage(page, key.leaves()[k], span, reader, k, keys, row, ctx);
                 }
+                loader.keep(keyPages, ctx); // read again when the key column is projected
             }
         }
         List<KeyType> coded = key.types().subList(0, key.coded());

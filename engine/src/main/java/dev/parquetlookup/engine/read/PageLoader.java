@@ -111,6 +111,16 @@ public final class PageLoader {
             throws IOException {
         List<LoadedPage> pages =
                 loadPages(List.of(new PageRequest(rg, leaf, from, to)), stop, ctx).get(0);
+        keep(pages, ctx);
+        return pages;
+    }
+
+    /**
+     * Keeps {@code pages} among the pages this lookup decoded in the current file, so that a later
+     * request of their rows reuses them (a key column read to check the rows an index named, then
+     * projected).
+     */
+    public void keep(List<LoadedPage> pages, LookupContext ctx) {
         for (LoadedPage page : pages) {
             if (!ctx.loaded.contains(page)) {
                 // A page decoded again for more rows replaces the earlier prefix.
@@ -122,7 +132,6 @@ public final class PageLoader {
                 ctx.loaded.add(page);
             }
         }
-        return pages;
     }
 
     /**
