@@ -115,6 +115,20 @@ final class TableColumns {
                     "Lookup key " + keyColumns + " of " + path + " names a column twice.");
         }
         for (String key : keyColumns) {
+            if (columns.stream().noneMatch(c -> c.name().equals(key))) {
+                throw new LookupFileException(
+                        "Lookup key "
+                                + keyColumns
+                                + " of "
+                                + path
+                                + " names column '"
+                                + key
+                                + "', which does not exist; its columns are "
+                                + columns.stream().map(ColumnSchema::name).toList()
+                                + " and it is sorted by "
+                                + sortKey
+                                + ". Fix the join condition (or --key).");
+            }
             ColumnSchema column = column(key);
             switch (column.type().kind()) {
                 case BOOLEAN, FLOAT, DOUBLE, ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->

@@ -432,7 +432,11 @@ class BadInputTest {
                     .containsExactly(2);
             assertThatThrownBy(() -> table.plan(List.of("nope"), List.of("a")))
                     .isInstanceOf(LookupFileException.class)
-                    .hasMessageContaining("Column 'nope' does not exist in " + file);
+                    .hasMessageContaining(
+                            "Lookup key [nope] of "
+                                    + file
+                                    + " names column 'nope', which does not exist; its columns"
+                                    + " are [a, b] and it is sorted by [a, b]");
             assertThatThrownBy(() -> table.plan(List.of("a"), List.of("nope")))
                     .isInstanceOf(LookupFileException.class)
                     .hasMessage(
