@@ -8,7 +8,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Owns the bounded pool on which blocking reads of remote file systems without an asynchronous
@@ -24,7 +23,6 @@ final class BlockingReads implements Executor {
     private final ThreadPoolExecutor pool;
 
     BlockingReads(String name) {
-        AtomicInteger counter = new AtomicInteger();
         pool =
                 new ThreadPoolExecutor(
                         THREADS,
@@ -32,11 +30,7 @@ final class BlockingReads implements Executor {
                         30,
                         TimeUnit.SECONDS,
                         new LinkedBlockingQueue<>(),
-                        r -> {
-                            Thread t = new Thread(r, name + "-" + counter.incrementAndGet());
-                            t.setDaemon(true);
-                            return t;
-                        });
+                        DaemonThreads.perTable(name));
         pool.allowCoreThreadTimeOut(true);
     }
 

@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine.index;
 
+import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.KeyType;
@@ -22,7 +23,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -95,21 +95,12 @@ public final class KeyIndexes {
     KeyIndexes(int chunk) {
         this.chunk = chunk;
         int threads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2));
-        AtomicInteger counter = new AtomicInteger();
+        // JVM-wide: not the context class loader of the job that happened to start a thread (Flink
+        // closes it when that job ends, and Hadoop's Configuration, read by a build, loads through
+        // it).
         this.builders =
                 Executors.newFixedThreadPool(
-                        threads,
-                        r -> {
-                            Thread t =
-                                    new Thread(
-                                            r, "parquet-lookup-index-" + counter.incrementAndGet());
-                            t.setDaemon(true);
-                            // Not the context class loader of the job that happened to start the
-                            // thread: Flink closes it when that job ends, and Hadoop's
-                            // Configuration (read by a build) loads its resources through it.
-                            t.setContextClassLoader(KeyIndexes.class.getClassLoader());
-                            return t;
-                        });
+                        threads, DaemonThreads.jvmWide("parquet-lookup-index"));
     }
 
     /** The counters so far. */

@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine.local;
 
+import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 
@@ -23,7 +24,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -161,7 +161,6 @@ public final class LocalForms {
         this.maxBytes = maxBytes;
         this.builder = builder;
         Files.createDirectories(directory);
-        AtomicInteger threads = new AtomicInteger();
         ThreadPoolExecutor pool =
                 new ThreadPoolExecutor(
                         1,
@@ -169,15 +168,7 @@ public final class LocalForms {
                         30,
                         TimeUnit.SECONDS,
                         new LinkedBlockingQueue<>(),
-                        r -> {
-                            Thread t =
-                                    new Thread(
-                                            r,
-                                            "parquet-lookup-local-form-"
-                                                    + threads.incrementAndGet());
-                            t.setDaemon(true);
-                            return t;
-                        });
+                        DaemonThreads.jvmWide("parquet-lookup-local-form"));
         pool.allowCoreThreadTimeOut(true);
         this.executor = pool;
         // Forms of an earlier run count against the budget until evicted or used.

@@ -2,6 +2,7 @@ package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.page.KeyPageBounds;
 import dev.parquetlookup.io.CountingRangeSource;
+import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
@@ -25,7 +26,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -97,17 +97,9 @@ final class FileOpener {
             return TailFirstOpener.openAll(context, ids);
         }
         int threads = Math.min(PARALLELISM, ids.size());
-        AtomicInteger counter = new AtomicInteger();
         ExecutorService pool =
                 Executors.newFixedThreadPool(
-                        threads,
-                        r -> {
-                            Thread t =
-                                    new Thread(
-                                            r, "parquet-lookup-open-" + counter.incrementAndGet());
-                            t.setDaemon(true);
-                            return t;
-                        });
+                        threads, DaemonThreads.perTable("parquet-lookup-open"));
         SortedFile[] files = new SortedFile[ids.size()];
         Throwable[] failures = new Throwable[ids.size()];
         try {

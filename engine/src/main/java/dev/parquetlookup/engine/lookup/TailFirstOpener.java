@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine.lookup;
 
+import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.ForwardingRangeSource;
@@ -80,18 +81,13 @@ final class TailFirstOpener {
      */
     private static ExecutorService decoders() {
         int threads = Math.max(4, Math.min(16, Runtime.getRuntime().availableProcessors()));
-        AtomicInteger counter = new AtomicInteger();
         return new ThreadPoolExecutor(
                 threads,
                 threads,
                 1,
                 TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(),
-                r -> {
-                    Thread t = new Thread(r, "parquet-lookup-open-" + counter.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
+                DaemonThreads.perTable("parquet-lookup-open"));
     }
 
     /** Opens {@code ids} (see the class comment); the files in {@code ids}' order. */

@@ -1,5 +1,6 @@
 package dev.parquetlookup.io.disk;
 
+import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.FileStore;
@@ -134,11 +135,7 @@ public final class DiskTier implements Closeable {
                         0,
                         TimeUnit.MILLISECONDS,
                         new LinkedBlockingQueue<>(),
-                        r -> {
-                            Thread t = new Thread(r, "parquet-lookup-disk-tier-writer");
-                            t.setDaemon(true);
-                            return t;
-                        });
+                        DaemonThreads.jvmWide("parquet-lookup-disk-tier-writer"));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.parquetlookup.io.hedge;
 
 import dev.parquetlookup.io.AsyncRangeReader;
+import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.TransientFailures;
@@ -173,12 +174,7 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         private static ScheduledThreadPoolExecutor start() {
             ScheduledThreadPoolExecutor pool =
                     new ScheduledThreadPoolExecutor(
-                            1,
-                            r -> {
-                                Thread t = new Thread(r, "parquet-lookup-hedge-timer");
-                                t.setDaemon(true);
-                                return t;
-                            });
+                            1, DaemonThreads.jvmWide("parquet-lookup-hedge-timer"));
             pool.setRemoveOnCancelPolicy(true);
             return pool;
         }
