@@ -69,6 +69,8 @@ public record BenchOptions(
                     + "  SUITE: reader | layout | flink | pageindex | objectstore | all"
                     + " (reader-noindex: only the reader suite's files without a page index;"
                     + " reader-dict: only its dictionary-encoded layout;"
+                    + " reader-unsorted: only its unsorted case (key index build, bytes per"
+                    + " row, lookups against the sorted file);"
                     + " paimon: the lookup join against Apache Paimon's, not in 'all' (it writes"
                     + " the dataset again into a Paimon table), e.g. 'paimon --quick';"
                     + " objectstore-open: only the objectstore suite's opening case;"
@@ -121,6 +123,7 @@ public record BenchOptions(
         if (SUITES.contains(suite)
                 || suite.equals("reader-noindex")
                 || suite.equals("reader-dict")
+                || suite.equals("reader-unsorted")
                 || suite.equals(PaimonSuite.SUITE)
                 || suite.equals("objectstore-open")
                 || suite.equals("objectstore-client")

@@ -99,6 +99,7 @@ final class ReaderSuite {
         if (ONLY.isEmpty()) {
             new NoPageIndexCase(options, report, log).run();
             new DictionaryKeyCase(options, report, log).run();
+            new UnsortedCase(options, report, log).run();
         }
     }
 
