@@ -60,6 +60,7 @@ public final class BenchMain {
                                     .run(new NoPageIndexCase(options, report, out).run());
                     case "reader-dict" -> new DictionaryKeyCase(options, report, out).run();
                     case "reader-secondary" -> new SecondaryKeyCase(options, report, out).run();
+                    case "reader-unsorted" -> new UnsortedCase(options, report, out).run();
                     case "prepare" -> new PrepareCase(options, report, out).run();
                     case "pageindex" -> new PageIndexSuite(options, report, out).run();
                     case "layout" -> new LayoutSuite(options, report, out).run();

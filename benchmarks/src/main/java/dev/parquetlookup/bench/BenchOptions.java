@@ -70,6 +70,8 @@ public record BenchOptions(
                     + " (reader-noindex: only the reader suite's files without a page index;"
                     + " reader-dict: only its dictionary-encoded layout;"
                     + " reader-secondary: only its lookups by a secondary key;"
+                    + " reader-unsorted: only its unsorted case (key index build, bytes per"
+                    + " row, lookups against the sorted file);"
                     + " paimon: the lookup join against Apache Paimon's, not in 'all' (it writes"
                     + " the dataset again into a Paimon table), e.g. 'paimon --quick';"
                     + " objectstore-open: only the objectstore suite's opening case;"
@@ -123,6 +125,7 @@ public record BenchOptions(
                 || suite.equals("reader-noindex")
                 || suite.equals("reader-dict")
                 || suite.equals("reader-secondary")
+                || suite.equals("reader-unsorted")
                 || suite.equals(PaimonSuite.SUITE)
                 || suite.equals("objectstore-open")
                 || suite.equals("objectstore-client")

@@ -128,7 +128,7 @@ final class DictionaryKeyCase {
     }
 
     /** A system under another name, so two files' engines can share a case. */
-    private record Renamed(LookupSystem inner, String name) implements LookupSystem {
+    record Renamed(LookupSystem inner, String name) implements LookupSystem {
         @Override
         public String config() {
             return inner.config();

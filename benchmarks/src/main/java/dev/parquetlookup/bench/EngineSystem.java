@@ -28,6 +28,14 @@ final class EngineSystem implements LookupSystem {
         this(file, pageCache, new MetadataCache(METADATA_CACHE_BYTES));
     }
 
+    /** The engine on a table configured by the caller (no page cache unless it sets one). */
+    EngineSystem(TableConfig config, boolean pageCache) throws Exception {
+        this.name = pageCache ? "parquet-lookup-pagecache" : "parquet-lookup";
+        this.pageCache = pageCache;
+        this.table = DimensionTable.open(config);
+        this.plan = table.plan(List.of("k"), List.of("v"));
+    }
+
     EngineSystem(Path file, boolean pageCache, MetadataCache metadataCache) throws Exception {
         this.name = pageCache ? "parquet-lookup-pagecache" : "parquet-lookup";
         this.pageCache = pageCache;

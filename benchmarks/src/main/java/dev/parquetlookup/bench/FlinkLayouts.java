@@ -13,19 +13,33 @@ final class FlinkLayouts {
 
     private FlinkLayouts() {}
 
+    /** Files of the unsorted layout: the seed rows scrambled, in equal consecutive parts. */
+    static final int UNSORTED_FILES = 10;
+
     /**
      * One file layout measured.
      *
      * @param name {@code prepared} or {@code protocol}
      * @param system the RESULT lines' system
      * @param casePrefix prefix of the RATIO lines' case names
+     * @param files the number of files the rows are split into (a directory when more than one)
      */
     record LayoutRun(
             String name,
             String system,
             String casePrefix,
             SeedLayout layout,
-            Map<String, String> variants) {
+            Map<String, String> variants,
+            int files) {
+
+        LayoutRun(
+                String name,
+                String system,
+                String casePrefix,
+                SeedLayout layout,
+                Map<String, String> variants) {
+            this(name, system, casePrefix, layout, variants, 1);
+        }
 
         String table(String variant) {
             return "dim_" + name + "_" + variant.replace('-', '_');
@@ -59,6 +73,19 @@ final class FlinkLayouts {
                             "protocol-",
                             SeedLayout.lookupDefault(options.rows()),
                             chosen(variants)));
+            // The same rows in a scrambled order split over several files, served through the
+            // key index the connector builds per file ('unsorted-files' = 'index').
+            Map<String, String> unsorted = new LinkedHashMap<>();
+            unsorted.put("sync-nocache", SYNC_NOCACHE);
+            unsorted.put("async-nocache", ASYNC_NOCACHE);
+            runs.add(
+                    new LayoutRun(
+                            "unsorted",
+                            FlinkSuite.SYSTEM + "-unsorted",
+                            "unsorted-",
+                            SeedLayout.lookupDefault(options.rows()).withSorted(false),
+                            unsorted,
+                            UNSORTED_FILES));
         }
         return runs;
     }

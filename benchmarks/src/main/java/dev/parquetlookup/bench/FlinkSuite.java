@@ -23,7 +23,6 @@ import javax.annotation.Nullable;
 
 import java.io.PrintStream;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -145,7 +144,10 @@ final class FlinkSuite {
             StreamTableEnvironment tables = StreamTableEnvironment.create(env);
             defineEvents(env, tables, events);
             for (FlinkLayouts.LayoutRun run : runs) {
-                Path file = SeedDataset.get(report.out(), run.layout(), log);
+                Path file =
+                        run.files() == 1
+                                ? SeedDataset.get(report.out(), run.layout(), log)
+                                : SeedDataset.split(report.out(), run.layout(), run.files(), log);
                 report.note(
                         "flink layout="
                                 + run.name()
@@ -153,13 +155,16 @@ final class FlinkSuite {
                                 + run.system()
                                 + " "
                                 + run.layout().describe()
-                                + " file_bytes="
-                                + Files.size(file));
+                                + " files="
+                                + run.files()
+                                + " bytes="
+                                + SeedDataset.bytes(file));
                 createTables(tables, file, run);
                 Map<String, List<Job>> jobs = runJobs(cluster, tables, run, events, expected);
                 results(run, jobs, events, parallelism, chart);
             }
         }
+        unsortedRatios(runs, parallelism);
         report.note("load suite=flink end=" + ObjectStoreSuite.loadAverage());
         Charts.bars(
                 report.out().resolve("flink-events.png"),
@@ -346,6 +351,9 @@ final class FlinkSuite {
                                 ? ours.replace("async-", "sync-")
                                 : "sync-nocache");
             }
+            if (peers.isEmpty()) {
+                continue; // the unsorted layout's sync variant: compared with the sorted files
+            }
             ResultRow row = report.find(SUITE, run.system(), ours, parallelism);
             Map<String, Double> ratios = new LinkedHashMap<>();
             for (String peer : peers) {
@@ -353,6 +361,29 @@ final class FlinkSuite {
                 ratios.put(ours + "/" + peer, row.opsPerSec() / other.opsPerSec());
             }
             report.ratios(SUITE, run.casePrefix() + ours, parallelism, ratios);
+        }
+    }
+
+    /** Events/s of the unsorted files (through key indexes) over the same rows sorted. */
+    private void unsortedRatios(List<FlinkLayouts.LayoutRun> runs, int parallelism) {
+        for (FlinkLayouts.LayoutRun unsorted : runs) {
+            if (unsorted.files() == 1) {
+                continue;
+            }
+            String sorted = SYSTEM + "-protocol";
+            for (String variant : unsorted.variants().keySet()) {
+                ResultRow ours = report.find(SUITE, unsorted.system(), variant, parallelism);
+                ResultRow peer = report.find(SUITE, sorted, variant, parallelism);
+                if (ours != null && peer != null) {
+                    report.ratios(
+                            SUITE,
+                            unsorted.casePrefix() + variant + "-vs-sorted",
+                            parallelism,
+                            Map.of(
+                                    variant + "/protocol-sorted-" + variant,
+                                    ours.opsPerSec() / peer.opsPerSec()));
+                }
+            }
         }
     }
 

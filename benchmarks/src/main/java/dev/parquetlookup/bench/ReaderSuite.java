@@ -100,6 +100,7 @@ final class ReaderSuite {
             new NoPageIndexCase(options, report, log).run();
             new DictionaryKeyCase(options, report, log).run();
             new SecondaryKeyCase(options, report, log).run();
+            new UnsortedCase(options, report, log).run();
         }
     }
 

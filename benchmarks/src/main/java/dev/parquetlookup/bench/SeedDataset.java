@@ -87,6 +87,48 @@ public final class SeedDataset {
         return file;
     }
 
+    /**
+     * The rows of {@code layout} (unsorted: in its scrambled order) split into {@code files}
+     * consecutive parts, one file each, in a directory cached like single files.
+     */
+    public static Path split(Path out, SeedLayout layout, int files, PrintStream log)
+            throws IOException {
+        if (layout.sorted()) {
+            throw new IllegalArgumentException("split seed files are written unsorted");
+        }
+        Path dir = out.resolve("data").resolve("seed-" + layout.id() + "-files" + files);
+        // Beside the directory: the connector reads every file in it.
+        Path done = dir.resolveSibling(dir.getFileName() + ".done");
+        if (Files.exists(done)) {
+            return dir;
+        }
+        long start = System.nanoTime();
+        Files.createDirectories(dir);
+        for (int f = 0; f < files; f++) {
+            Path part = dir.resolve(String.format("part-%03d.parquet", f));
+            writeUnsorted(part, layout, layout.rows() * f / files, layout.rows() * (f + 1) / files);
+        }
+        Files.writeString(done, layout.id() + " " + GENERATOR);
+        log.printf(
+                "NOTE generated %s (%d files, %d bytes) in %.1f s%n",
+                dir.getFileName(), files, bytes(dir), (System.nanoTime() - start) / 1e9);
+        return dir;
+    }
+
+    /** Bytes of a file, or of the Parquet files of a directory. */
+    static long bytes(Path path) throws IOException {
+        if (!Files.isDirectory(path)) {
+            return Files.size(path);
+        }
+        long sum = 0;
+        try (var files = Files.list(path)) {
+            for (Path p : files.filter(p -> p.toString().endsWith(".parquet")).toList()) {
+                sum += Files.size(p);
+            }
+        }
+        return sum;
+    }
+
     /** The project's own writer, as users are told to write lookup files. */
     private static void writeSorted(Path target, SeedLayout layout) throws IOException {
         WriterOptions options =
@@ -123,6 +165,12 @@ public final class SeedDataset {
      * knob.
      */
     private static void writeUnsorted(Path target, SeedLayout layout) throws IOException {
+        writeUnsorted(target, layout, 0, layout.rows());
+    }
+
+    /** Rows {@code [from, to)} of the scrambled order. */
+    private static void writeUnsorted(Path target, SeedLayout layout, long from, long to)
+            throws IOException {
         if (!layout.pageIndex()) {
             throw new IllegalArgumentException("unsorted seed files are written with a page index");
         }
@@ -146,7 +194,7 @@ public final class SeedDataset {
                         .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
                         .withStatisticsTruncateLength(Integer.MAX_VALUE)
                         .build()) {
-            for (long i = 0; i < layout.rows(); i++) {
+            for (long i = from; i < to; i++) {
                 writer.write(scramble.apply(i) + 1);
             }
         }

@@ -79,6 +79,15 @@ class BenchmarksSmokeTest {
                         l ->
                                 l.startsWith(
                                         "RESULT suite=reader system=parquet-lookup case=cold-start"));
+        // The unsorted case: index build and bytes per row by key type, lookups vs sorted.
+        assertThat(lines)
+                .anyMatch(l -> l.contains("case=unsorted-index-build key=BIGINT rows=50000"))
+                .anyMatch(l -> l.contains("case=unsorted-index-bytes key=STRING+INT rows=50000"))
+                .anyMatch(
+                        l ->
+                                l.startsWith("RATIO suite=reader case=unsorted-uniform threads=1")
+                                        && l.contains(
+                                                "parquet-lookup-unsorted/parquet-lookup-sorted="));
         assertThat(results)
                 .as("the DuckDB file served from its local form")
                 .anyMatch(
@@ -213,6 +222,17 @@ class BenchmarksSmokeTest {
                                 l.startsWith("RATIO suite=flink case=protocol-async-nocache")
                                         && l.contains(" async-nocache/full-cache=")
                                         && l.contains(" async-nocache/sync-nocache="));
+        // The same rows unsorted in several files, through key indexes, against them sorted.
+        assertThat(results)
+                .anyMatch(l -> l.startsWith("RESULT suite=flink system=flink-sql-unsorted case="));
+        assertThat(lines)
+                .anyMatch(
+                        l ->
+                                l.startsWith(
+                                                "RATIO suite=flink"
+                                                        + " case=unsorted-async-nocache-vs-sorted")
+                                        && l.contains(
+                                                " async-nocache/protocol-sorted-async-nocache="));
 
         assertThat(results)
                 .as("objectstore: the server ceiling")
