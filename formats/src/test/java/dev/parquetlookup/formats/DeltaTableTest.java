@@ -1,5 +1,7 @@
 package dev.parquetlookup.formats;
 
+import dev.parquetlookup.engine.lookup.TableConfig;
+import dev.parquetlookup.engine.lookup.UnsortedFiles;
 import dev.parquetlookup.engine.table.RefreshResult;
 import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.metadata.LookupFileException;
@@ -220,6 +222,31 @@ class DeltaTableTest extends TableFormatContract<DeltaTestTable, Row> {
                 .hasMessageContaining("its columns are [id, name, region]")
                 .hasMessageNotContaining("col-");
         assertServes(table, delta, 2);
+
+        // A file not sorted by the key, refused ('unsorted-files' = 'refuse'): the refusal names
+        // the table's column, not the file's col-<uuid>.
+        long[] descending = new long[300];
+        for (int i = 0; i < descending.length; i++) {
+            descending[i] = 1_299 - i;
+        }
+        delta.unsorted().appendValues(FormatTestTable.Row.values(rows("c", "eu", descending)));
+        RefreshingTable refusing =
+                open(
+                        TableConfig.builder(location())
+                                .sortKey(List.of("id"))
+                                .unsortedFiles(UnsortedFiles.REFUSE)
+                                .metadataCache(cache)
+                                .pageCache(null)
+                                .build());
+        assertThatThrownBy(
+                        () ->
+                                refusing.lookup(
+                                        refusing.plan(List.of("id"), List.of("name")),
+                                        new Object[] {1_100L}))
+                .isInstanceOf(LookupFileException.Unsorted.class)
+                .hasMessageContaining("is not sorted by 'id'")
+                .hasMessageContaining("--key id")
+                .hasMessageNotContaining("col-");
     }
 
     @Test

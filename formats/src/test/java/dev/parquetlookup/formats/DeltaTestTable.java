@@ -215,7 +215,9 @@ final class DeltaTestTable implements FormatTestTable<io.delta.kernel.data.Row> 
                         io.delta.kernel.internal.util.ColumnMapping.getColumnMappingMode(
                                 impl.getMetadata().getConfiguration()));
         List<Map<String, Object>> sorted = new ArrayList<>(rows);
-        sorted.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
+        if (sortRows) {
+            sorted.sort(Comparator.comparingLong(r -> (Long) r.get("id")));
+        }
         StructType physical = new StructType();
         List<ColumnVector> vectors = new ArrayList<>();
         Map<String, io.delta.kernel.expressions.Literal> partition = new HashMap<>();

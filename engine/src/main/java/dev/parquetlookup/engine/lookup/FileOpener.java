@@ -238,8 +238,17 @@ final class FileOpener {
             try {
                 ColumnBinding binding = binding(id);
                 List<String> tableKey = config.sortKey();
+                // The key's names in this file (a column-mapped Delta file's col-<uuid>), kept for
+                // a refusal's message, which names the table's columns.
+                List<List<String>> storedNames = new ArrayList<>(2);
                 Function<MessageType, List<String>> storedKey =
-                        schema -> FileColumns.storedKey(id, binding.resolve(id, schema), tableKey);
+                        schema -> {
+                            ColumnBinding.Resolved resolved = binding.resolve(id, schema);
+                            List<String> stored = FileColumns.storedKey(id, resolved, tableKey);
+                            storedNames.add(stored);
+                            storedNames.add(stored.stream().map(resolved::tableName).toList());
+                            return stored;
+                        };
                 boolean indexUnsorted = config.unsortedFiles() == UnsortedFiles.INDEX;
                 FileIndexing indexing =
                         new FileIndexing(
@@ -275,7 +284,9 @@ final class FileOpener {
                                                                 pageIndexOptions(config)));
                     } catch (LookupFileException.Unsorted e) {
                         if (!indexUnsorted) {
-                            throw e;
+                            throw storedNames.isEmpty()
+                                    ? e
+                                    : e.inTableNames(storedNames.get(0), storedNames.get(1));
                         }
                         LOG.info(
                                 "File {} is not sorted by its key ({}); serving it through a key"

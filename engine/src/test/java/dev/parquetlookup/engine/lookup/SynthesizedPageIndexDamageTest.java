@@ -93,7 +93,8 @@ class SynthesizedPageIndexDamageTest {
                 .hasMessageContaining("column 'v'")
                 .hasMessageContaining("row group 1")
                 .hasMessageContaining("offset " + offset)
-                .hasMessageContaining("Rewrite the file");
+                .hasMessageContaining("or rewrite the file")
+                .hasMessageContaining("plain Parquet files only");
     }
 
     @Test
