@@ -17,6 +17,7 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.List;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -98,9 +99,18 @@ class ParquetLookupValidationITCase {
     }
 
     @Test
-    void joinKeysThatAreNotASortKeyPrefixAreRejectedAtPlanning() {
-        TableEnvironment tEnv =
+    void joinKeysThatAreNotASortKeyPrefixAreRejectedAtPlanningWhenSecondaryKeysAreRefused() {
+        // By default such a join plans (served through a key index per file on its columns:
+        // ParquetLookupSecondaryKeyITCase checks its rows).
+        TableEnvironment served =
                 tEnvWithTable(TestDimension.DDL_COLUMNS, dimDir.toUri().toString(), "");
+        assertThat(served.explainSql(join("e.name = d.name"))).contains("LookupJoin");
+
+        TableEnvironment tEnv =
+                tEnvWithTable(
+                        TestDimension.DDL_COLUMNS,
+                        dimDir.toUri().toString(),
+                        "'secondary-keys' = 'refuse'");
         assertThatThrownBy(() -> tEnv.explainSql(join("e.name = d.name")))
                 .rootCause()
                 .isInstanceOf(ValidationException.class)
@@ -108,9 +118,11 @@ class ParquetLookupValidationITCase {
                         "Lookup join on table 'default_catalog.default_database.dim' uses the key"
                                 + " [name], but the files (")
                 .hasMessageContaining(
-                        ") are sorted by [g, name]: a lookup join must give the sort key or a"
-                                + " leading prefix of it, i.e. an equality condition on 'g' at"
-                                + " least. Fix: join on [g, name], or rewrite the files sorted by"
+                        ") are sorted by [g, name] and 'secondary-keys' = 'refuse': a lookup join"
+                                + " must give the sort key or a leading prefix of it, i.e. an"
+                                + " equality condition on 'g' at least. Fix: join on [g, name],"
+                                + " set 'secondary-keys' = 'index' (the default: a key index per"
+                                + " file on the join's columns), or rewrite the files sorted by"
                                 + " [name] (e.g. with the 'prepare' tool; plain Parquet files"
                                 + " only: never rewrite a Delta or Iceberg table's data files); if"
                                 + " the files are already sorted that way but do not declare it,"
