@@ -74,7 +74,7 @@ public record FileMetadata(
      * How the row groups' page index is read or synthesized when that happens lazily, else null.
      */
     @Nullable
-    public RowGroupIndexPlan lazyPageIndex() {
+    public RowGroupIndexes.Plan lazyPageIndex() {
         RowGroupIndexes r = rowGroupIndexes();
         return r == null ? null : r.index();
     }
@@ -84,7 +84,7 @@ public record FileMetadata(
      * offsets, row counts (its page locations and key page bounds may be null).
      */
     public RowGroupInfo footerRowGroup(int r) {
-        RowGroupIndexPlan lazy = lazyPageIndex();
+        RowGroupIndexes.Plan lazy = lazyPageIndex();
         return lazy == null ? rowGroups.get(r) : lazy.footerRowGroup(r);
     }
 

@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * The min/max key of a sequence of pages (or row groups) of one sort-key column, decoded once into
- * arrays, with binary searches over them.
+ * arrays, with binary searches over them; {@link #firstAbove} is the binary search over ascending
+ * keys that key pages and dictionaries use too.
  *
  * <p>Entries without bounds (all-null pages, missing statistics) are kept out of the arrays; {@link
  * #entry(int)} maps back to the page number. For {@link KeyType.Kind#LONG} keys the bounds are
@@ -100,15 +101,15 @@ public final class KeyRanges {
     /** First entry whose max is at least {@code key}, or {@link #size()} if none. */
     public int firstWithMaxAtLeast(Object key) {
         return maxLong != null
-                ? KeySearch.firstAbove(maxLong, entries.length, (Long) key, false)
-                : KeySearch.firstAbove(max, entries.length, key, false, type);
+                ? firstAbove(maxLong, entries.length, (Long) key, false)
+                : firstAbove(max, entries.length, key, false, type);
     }
 
     /** Last entry whose min is at most {@code key}, or -1 if none. */
     public int lastWithMinAtMost(Object key) {
         return (minLong != null
-                        ? KeySearch.firstAbove(minLong, entries.length, (Long) key, true)
-                        : KeySearch.firstAbove(min, entries.length, key, true, type))
+                        ? firstAbove(minLong, entries.length, (Long) key, true)
+                        : firstAbove(min, entries.length, key, true, type))
                 - 1;
     }
 
@@ -153,5 +154,47 @@ public final class KeyRanges {
             bytes += 8 + KeyType.retainedBytes(min[i]) + 8 + KeyType.retainedBytes(max[i]);
         }
         return bytes;
+    }
+
+    // Binary search over ascending keys, shared by page bounds, decoded key pages and dictionaries.
+    // firstAbove(a, n, k, false) is the first index whose key is at least k (a lower bound); with
+    // strict it is the first index whose key is above k (an upper bound). Example: over
+    // [1, 4, 4, 9] key 4 gives 1 and, strictly, 3.
+
+    /**
+     * First index of the first {@code size} primitive keys at least (strict: above) {@code key}.
+     */
+    public static int firstAbove(long[] keys, int size, long key, boolean strict) {
+        int lo = 0;
+        int hi = size;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (keys[mid] < key || (strict && keys[mid] == key)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * As {@link #firstAbove(long[], int, long, boolean)}, for keys in {@code type}'s comparable
+     * form.
+     */
+    public static int firstAbove(
+            Object[] keys, int size, Object key, boolean strict, KeyType type) {
+        int lo = 0;
+        int hi = size;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = type.compare(keys[mid], key);
+            if (c < 0 || (strict && c == 0)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 }

@@ -3,6 +3,8 @@ package dev.parquetlookup.metadata;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.metadata.RowGroupInfo.ColumnChunkInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -30,7 +32,7 @@ import java.util.Optional;
  * ColumnIndex are read this way ({@link #of}); others take the eager path (own partial index, or a
  * synthesized one).
  */
-public final class LazyPageIndex implements RowGroupIndexPlan {
+public final class LazyPageIndex implements RowGroupIndexes.Plan {
 
     /** Two runs of index bytes closer than this are fetched in one read. */
     static final int MERGE_GAP = 64 * 1024;

@@ -3,6 +3,7 @@ package dev.parquetlookup.metadata;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.metadata.RowGroupInfo.ColumnChunkInfo;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
@@ -34,7 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Only files without any own page index are read this way ({@link #of}); a file with a partial
  * own index is completed at open ({@link RowGroupAssembly}).
  */
-public final class LazySynthesis implements RowGroupIndexPlan {
+public final class LazySynthesis implements RowGroupIndexes.Plan {
 
     private final FileId file;
     private final List<RowGroupInfo> footerRowGroups;

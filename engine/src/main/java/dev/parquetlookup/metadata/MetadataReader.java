@@ -151,7 +151,7 @@ public final class MetadataReader {
         List<BlockMetaData> blocks = parquet.getBlocks();
         FooterRowGroups rows = FooterRowGroups.read(footer.file(), key, blocks);
         boolean synthesize = pageIndex.synthesize() && keysAreFlat(schema, key);
-        RowGroupIndexPlan lazy =
+        RowGroupIndexes.Plan lazy =
                 pageIndex.lazy()
                         ? lazyPlan(footer, schema, key, rows, synthesize, pageIndex, checkOrder)
                         : null;
@@ -211,7 +211,7 @@ public final class MetadataReader {
      * built at open (a partial own index, synthesis off or at open). Reads nothing.
      */
     @Nullable
-    private static RowGroupIndexPlan lazyPlan(
+    private static RowGroupIndexes.Plan lazyPlan(
             FooterReader.Footer footer,
             MessageType schema,
             SortKeyResolver.SortKey key,

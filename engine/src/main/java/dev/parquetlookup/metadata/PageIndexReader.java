@@ -3,6 +3,7 @@ package dev.parquetlookup.metadata;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 
 import org.apache.parquet.format.ColumnIndex;
 import org.apache.parquet.format.Util;

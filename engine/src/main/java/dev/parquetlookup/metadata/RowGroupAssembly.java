@@ -1,6 +1,8 @@
 package dev.parquetlookup.metadata;
 
 import dev.parquetlookup.io.FileId;
+import dev.parquetlookup.metadata.RowGroupInfo.ColumnChunkInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;

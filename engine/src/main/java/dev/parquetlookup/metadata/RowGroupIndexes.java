@@ -1,5 +1,6 @@
 package dev.parquetlookup.metadata;
 
+import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RequestLimiter;
@@ -37,7 +38,7 @@ import java.util.function.BiConsumer;
  */
 public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
 
-    private final RowGroupIndexPlan index;
+    private final Plan index;
     private final List<String> sortKey;
     private final RangeSource source;
     @Nullable private final MetadataCache cache;
@@ -48,10 +49,7 @@ public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
     private final AtomicLong reads = new AtomicLong();
 
     RowGroupIndexes(
-            RowGroupIndexPlan index,
-            List<String> sortKey,
-            RangeSource source,
-            @Nullable MetadataCache cache) {
+            Plan index, List<String> sortKey, RangeSource source, @Nullable MetadataCache cache) {
         this.index = index;
         this.sortKey = List.copyOf(sortKey);
         this.source = source;
@@ -60,7 +58,7 @@ public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
     }
 
     /** How each row group's index is read or synthesized. */
-    public RowGroupIndexPlan index() {
+    public Plan index() {
         return index;
     }
 
@@ -267,5 +265,50 @@ public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
     @Override
     public int hashCode() {
         return System.identityHashCode(this);
+    }
+
+    /**
+     * How the row groups of one file get their page index on first use, row group by row group (the
+     * enclosing class runs the plan, single flight, into the metadata cache): read from the file's
+     * own index ({@link LazyPageIndex}) or synthesized from the row group's page headers ({@link
+     * LazySynthesis}). Immutable, taken from the footer at open, shared by every table that opens
+     * the file version.
+     *
+     * <p>Example: {@code plan.load(3, source)} reads row group 3's ColumnIndex and OffsetIndexes
+     * (own) or walks its chunks' page headers (synthesized); an asynchronous lookup fetches {@code
+     * plan.ranges(3)} without holding a thread and hands the bytes to {@code plan.decode}.
+     */
+    public sealed interface Plan permits LazyPageIndex, LazySynthesis {
+
+        FileId file();
+
+        int rowGroupCount();
+
+        /**
+         * Row group {@code r} as the footer describes it: no page locations, no key page bounds.
+         */
+        RowGroupInfo footerRowGroup(int r);
+
+        /** The byte ranges one asynchronous build of row group {@code r}'s index fetches. */
+        List<FileRange> ranges(int r);
+
+        /**
+         * Row group {@code r} with its page index built from {@code bytes} (the reads of {@link
+         * #ranges(int)}); {@code source} reads anything the ranges left out.
+         *
+         * @throws LookupFileException if the index or the pages are damaged, or out of order
+         */
+        RowGroupInfo decode(int r, byte[][] bytes, RangeSource source) throws IOException;
+
+        /** Row group {@code r} with its page index, read through {@code source} on this thread. */
+        default RowGroupInfo load(int r, RangeSource source) throws IOException {
+            return decode(r, source.readAll(ranges(r)), source);
+        }
+
+        /** What building a row group's index does, for messages: "Reading the page index". */
+        String action();
+
+        /** Approximate heap size of this plan (footer row groups included). */
+        long retainedBytes();
     }
 }

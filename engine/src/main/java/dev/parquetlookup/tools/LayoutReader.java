@@ -10,7 +10,7 @@ import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
-import dev.parquetlookup.metadata.PageLocations;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 import dev.parquetlookup.tools.FileLayout.ChunkLayout;
 import dev.parquetlookup.tools.FileLayout.RowGroupLayout;
 import dev.parquetlookup.tools.FileLayout.SortVerdict;

@@ -2,7 +2,7 @@ package dev.parquetlookup.tools;
 
 import dev.parquetlookup.engine.lookup.TableSchema;
 import dev.parquetlookup.metadata.KeyRanges;
-import dev.parquetlookup.metadata.PageLocations;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 import dev.parquetlookup.tools.FileLayout.ChunkLayout;
 import dev.parquetlookup.tools.FileLayout.RowGroupLayout;
 import dev.parquetlookup.tools.FileLayout.SortVerdict;

@@ -1,5 +1,7 @@
 package dev.parquetlookup.metadata;
 
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
+
 import org.apache.parquet.format.OffsetIndex;
 import org.apache.parquet.format.PageLocation;
 import org.apache.parquet.format.Util;

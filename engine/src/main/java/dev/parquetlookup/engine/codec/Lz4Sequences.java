@@ -1,5 +1,7 @@
 package dev.parquetlookup.engine.codec;
 
+import dev.parquetlookup.engine.codec.PrefixDecompressor.CompressedInput;
+
 import java.io.IOException;
 
 /**

@@ -10,8 +10,8 @@ import dev.parquetlookup.engine.read.PagesPending;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyRanges;
 import dev.parquetlookup.metadata.KeyType;
-import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 
 import org.apache.parquet.column.ColumnDescriptor;
 

@@ -1,6 +1,6 @@
 package dev.parquetlookup.engine.page;
 
-import dev.parquetlookup.metadata.KeySearch;
+import dev.parquetlookup.metadata.KeyRanges;
 import dev.parquetlookup.metadata.KeyType;
 
 import org.apache.parquet.column.Dictionary;
@@ -146,7 +146,7 @@ public final class KeyDictionary {
         }
         int[] rank = new int[size];
         for (int id = 0; id < size; id++) {
-            rank[id] = KeySearch.firstAbove(sorted, distinct, values[id], false);
+            rank[id] = KeyRanges.firstAbove(sorted, distinct, values[id], false);
         }
         return new KeyDictionary(type, size, Arrays.copyOf(sorted, distinct), null, distinct, rank);
     }
@@ -170,7 +170,7 @@ public final class KeyDictionary {
         }
         int[] rank = new int[size];
         for (int id = 0; id < size; id++) {
-            rank[id] = KeySearch.firstAbove(sorted, distinct, values[id], false, type);
+            rank[id] = KeyRanges.firstAbove(sorted, distinct, values[id], false, type);
         }
         return new KeyDictionary(type, size, null, Arrays.copyOf(sorted, distinct), distinct, rank);
     }
@@ -193,8 +193,8 @@ public final class KeyDictionary {
     /** First rank whose value is at least ({@code strict}: above) {@code key}. */
     int firstRankAbove(Object key, boolean strict) {
         return sortedLongs != null
-                ? KeySearch.firstAbove(sortedLongs, distinct, (Long) key, strict)
-                : KeySearch.firstAbove(sortedObjects, distinct, key, strict, type);
+                ? KeyRanges.firstAbove(sortedLongs, distinct, (Long) key, strict)
+                : KeyRanges.firstAbove(sortedObjects, distinct, key, strict, type);
     }
 
     /** Heap bytes, for the page cache's weigher. */

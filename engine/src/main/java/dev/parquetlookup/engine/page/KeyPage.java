@@ -1,7 +1,7 @@
 package dev.parquetlookup.engine.page;
 
-import dev.parquetlookup.engine.codec.Scratch;
-import dev.parquetlookup.metadata.KeySearch;
+import dev.parquetlookup.engine.codec.ScratchBuffers.Scratch;
+import dev.parquetlookup.metadata.KeyRanges;
 import dev.parquetlookup.metadata.KeyType;
 
 import org.apache.parquet.column.ColumnDescriptor;
@@ -227,8 +227,8 @@ public abstract class KeyPage {
         @Override
         int firstAbove(Object key, boolean strict) {
             return longs != null
-                    ? KeySearch.firstAbove(longs, size, (Long) key, strict)
-                    : KeySearch.firstAbove(objects, size, key, strict, type);
+                    ? KeyRanges.firstAbove(longs, size, (Long) key, strict)
+                    : KeyRanges.firstAbove(objects, size, key, strict, type);
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.parquetlookup.engine.page;
 
-import dev.parquetlookup.engine.codec.Scratch;
+import dev.parquetlookup.engine.codec.ScratchBuffers.Scratch;
 import dev.parquetlookup.metadata.KeyType;
 
 import org.apache.parquet.column.ColumnDescriptor;

@@ -3,8 +3,8 @@ package dev.parquetlookup.engine.read;
 import dev.parquetlookup.engine.page.DataPage;
 import dev.parquetlookup.engine.page.PageDecoder;
 import dev.parquetlookup.io.FileRange;
-import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.ColumnChunkInfo;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;

@@ -1,11 +1,11 @@
 package dev.parquetlookup.engine.read;
 
 import dev.parquetlookup.io.FileRange;
-import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.ColumnChunkInfo;
 
 import org.apache.parquet.column.ColumnDescriptor;
 

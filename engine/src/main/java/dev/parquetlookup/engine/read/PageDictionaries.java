@@ -4,11 +4,11 @@ import dev.parquetlookup.engine.page.KeyDictionary;
 import dev.parquetlookup.engine.page.PageDecoder;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
-import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.ColumnChunkInfo;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;

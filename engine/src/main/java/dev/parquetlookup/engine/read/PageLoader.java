@@ -10,12 +10,12 @@ import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RequestLimiter;
-import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.MetadataCache;
-import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.ColumnChunkInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;

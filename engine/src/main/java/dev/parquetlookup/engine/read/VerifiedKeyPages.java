@@ -1,8 +1,8 @@
 package dev.parquetlookup.engine.read;
 
 import dev.parquetlookup.engine.page.KeyStop;
-import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;

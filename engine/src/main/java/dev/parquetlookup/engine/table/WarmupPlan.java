@@ -4,11 +4,11 @@ import dev.parquetlookup.engine.table.TableWarmup.Mode;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.disk.TieredFileStore;
-import dev.parquetlookup.metadata.ColumnChunkInfo;
 import dev.parquetlookup.metadata.FileMetadata;
-import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupIndexes;
 import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.ColumnChunkInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -7,7 +7,7 @@ import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
-import dev.parquetlookup.metadata.PageLocations;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 import dev.parquetlookup.testing.PageIndexRewriter;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.writer.ColumnSpec;

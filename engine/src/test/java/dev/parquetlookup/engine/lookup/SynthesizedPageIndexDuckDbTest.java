@@ -9,8 +9,8 @@ import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.PageIndexOrigin;
-import dev.parquetlookup.metadata.PageLocations;
 import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 import dev.parquetlookup.testing.Values;
 import dev.parquetlookup.types.TimestampValue;
 

@@ -8,7 +8,7 @@ import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.MetadataCache;
-import dev.parquetlookup.metadata.PageLocations;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 import dev.parquetlookup.testing.ColumnSpec;
 import dev.parquetlookup.testing.ColumnSpec.Storage;
 import dev.parquetlookup.testing.ParquetJavaFiles;
