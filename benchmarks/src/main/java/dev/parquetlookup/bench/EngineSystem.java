@@ -41,12 +41,20 @@ final class EngineSystem implements LookupSystem {
         this.pageCache = pageCache;
         this.table =
                 DimensionTable.open(
-                        TableConfig.builder(file.toAbsolutePath().toString())
-                                .sortKey(List.of("k"))
-                                .metadataCache(metadataCache)
+                        seedTable(file, metadataCache)
                                 .pageCache(pageCache ? new PageCache(PAGE_CACHE_BYTES) : null)
                                 .build());
         this.plan = table.plan(List.of("k"), List.of("v"));
+    }
+
+    /**
+     * The seed file's table settings: its path, sort key {@code k} and the given metadata cache. A
+     * case adds what it varies (a page cache, an index directory).
+     */
+    static TableConfig.Builder seedTable(Path file, MetadataCache metadataCache) {
+        return TableConfig.builder(file.toAbsolutePath().toString())
+                .sortKey(List.of("k"))
+                .metadataCache(metadataCache);
     }
 
     @Override
