@@ -40,6 +40,8 @@ public final class LazyPageIndex implements RowGroupIndexPlan {
     private final int[] keyLeaves;
     private final List<KeyType> keyTypes;
     private final List<String> keyColumns;
+    // The leading key column as the table names it, for a refusal.
+    private final String keyName;
     // False for a file served through a key index: its pages need not be in key order.
     private final boolean checkOrder;
     private final String[] columnPaths;
@@ -55,6 +57,7 @@ public final class LazyPageIndex implements RowGroupIndexPlan {
             int[] keyLeaves,
             List<KeyType> keyTypes,
             List<String> keyColumns,
+            String keyName,
             String[] columnPaths,
             long[][] offsetIndexOffsets,
             int[][] offsetIndexLengths,
@@ -67,6 +70,7 @@ public final class LazyPageIndex implements RowGroupIndexPlan {
         this.keyLeaves = keyLeaves;
         this.keyTypes = keyTypes;
         this.keyColumns = keyColumns;
+        this.keyName = keyName;
         this.columnPaths = columnPaths;
         this.offsetIndexOffsets = offsetIndexOffsets;
         this.offsetIndexLengths = offsetIndexLengths;
@@ -138,6 +142,7 @@ public final class LazyPageIndex implements RowGroupIndexPlan {
                         key.leaves(),
                         key.types(),
                         key.columns(),
+                        key.names().get(0),
                         paths,
                         oiOffsets,
                         oiLengths,
@@ -262,9 +267,7 @@ public final class LazyPageIndex implements RowGroupIndexPlan {
         RowGroupInfo info =
                 new RowGroupInfo(r, footer.firstRow(), footer.rowCount(), columns, keyPages);
         Optional<SortOrderCheck.Violation> v =
-                checkOrder
-                        ? SortOrderCheck.pageViolation(file, keyColumns.get(0), info)
-                        : Optional.empty();
+                checkOrder ? SortOrderCheck.pageViolation(file, keyName, info) : Optional.empty();
         if (v.isPresent()) {
             throw v.get().toException();
         }

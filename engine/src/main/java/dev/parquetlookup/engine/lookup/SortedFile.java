@@ -356,9 +356,7 @@ final class SortedFile implements OpenFile, Closeable {
                 locator.findRows(stored, out, ctx);
             } catch (LookupFileException.Unsorted e) {
                 if (indexing == null || !indexing.indexUnsorted()) {
-                    throw e.inTableNames(
-                            meta.sortKey(),
-                            meta.sortKey().stream().map(columns::tableName).toList());
+                    throw e;
                 }
                 out.subList(before, out.size()).clear();
                 indexedTwin(e).findRows(key, out, ctx);
