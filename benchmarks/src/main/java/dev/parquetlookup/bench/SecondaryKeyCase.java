@@ -164,20 +164,19 @@ final class SecondaryKeyCase {
     }
 
     /** The engine on the seed file, looked up by {@code v} (secondary) or by {@code k}. */
-    private static final class Engine implements LookupSystem {
+    private static final class Engine extends TableSystem {
         private final boolean bySecondary;
-        private final DimensionTable table;
         private final LookupPlan plan;
 
         Engine(Path file, Path indexes, boolean bySecondary) throws IOException {
-            this.bySecondary = bySecondary;
-            this.table =
+            super(
                     DimensionTable.open(
                             EngineSystem.seedTable(
                                             file,
                                             new MetadataCache(EngineSystem.METADATA_CACHE_BYTES))
                                     .indexDirectory(indexes)
-                                    .build());
+                                    .build()));
+            this.bySecondary = bySecondary;
             this.plan = table.plan(List.of(bySecondary ? "v" : "k"), List.of("v"));
         }
 
@@ -198,29 +197,9 @@ final class SecondaryKeyCase {
         public Session session() {
             return k -> {
                 byte[] v = Md5Hex.bytes(k);
-                List<Object[]> rows =
-                        table.lookup(plan, new Object[] {bySecondary ? (Object) v : (Object) k});
-                String found = null;
-                for (Object[] row : rows) {
-                    found = new String((byte[]) row[0], StandardCharsets.UTF_8);
-                }
-                return found;
+                return value(
+                        table.lookup(plan, new Object[] {bySecondary ? (Object) v : (Object) k}));
             };
-        }
-
-        @Override
-        public long bytesRead() {
-            return table.readStatistics().bytesRead();
-        }
-
-        @Override
-        public long readRequests() {
-            return table.readStatistics().readRequests();
-        }
-
-        @Override
-        public void close() throws Exception {
-            table.close();
         }
     }
 }
