@@ -98,6 +98,30 @@ final class CaseRunner {
         return new Outcome(runs, common, expected);
     }
 
+    /**
+     * One key mix on one thread, as the single-file cases run it: 100,000 keys with {@code --quick}
+     * (400,000 otherwise) after 50,000 warm-up keys, then one RESULT line a system. The case prints
+     * its own RATIO lines.
+     */
+    static void measureOneThread(
+            String suite,
+            String caseName,
+            KeyMix mix,
+            List<LookupSystem> systems,
+            BenchOptions options,
+            Report report)
+            throws Exception {
+        int count = options.quick() ? 100_000 : 400_000;
+        long[] keys = mix.keys(options.rows(), count, 0);
+        long[] warm = mix.keys(options.rows(), Math.min(count, 50_000), 1);
+        Outcome outcome =
+                measure(suite, caseName, systems, options.rows(), keys, warm, 1, options, report);
+        for (LookupSystem system : systems) {
+            report.result(
+                    row(suite, system, null, caseName, 1, outcome.runs().get(system), Map.of()));
+        }
+    }
+
     /** The seed dataset's answer for key k. */
     static String truth(long rows, long k) {
         return k >= 1 && k <= rows ? Md5Hex.of(k) : null;

@@ -12,7 +12,6 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The {@code reader} suite's dictionary case: the seed data in the protocol's lookup layout with
@@ -65,33 +64,9 @@ final class DictionaryKeyCase {
                 report.note(
                         "case=" + CASE + " system=" + s.name() + " config=\"" + s.config() + "\"");
             }
-            int count = options.quick() ? 100_000 : 400_000;
             for (KeyMix mix : List.of(KeyMix.UNIFORM, KeyMix.ZIPF)) {
                 String name = CASE + "-" + mix.label();
-                long[] keys = mix.keys(options.rows(), count, 0);
-                long[] warm = mix.keys(options.rows(), Math.min(count, 50_000), 1);
-                CaseRunner.Outcome outcome =
-                        CaseRunner.measure(
-                                ReaderSuite.SUITE,
-                                name,
-                                systems,
-                                options.rows(),
-                                keys,
-                                warm,
-                                1,
-                                options,
-                                report);
-                for (LookupSystem system : systems) {
-                    report.result(
-                            CaseRunner.row(
-                                    ReaderSuite.SUITE,
-                                    system,
-                                    null,
-                                    name,
-                                    1,
-                                    outcome.runs().get(system),
-                                    Map.of()));
-                }
+                CaseRunner.measureOneThread(ReaderSuite.SUITE, name, mix, systems, options, report);
                 report.ratio(ReaderSuite.SUITE, name, 1, DICT, List.of(PLAIN, "floor"));
                 report.ratio(
                         ReaderSuite.SUITE, name, 1, DICT_CACHED, List.of(PLAIN_CACHED, "floor"));

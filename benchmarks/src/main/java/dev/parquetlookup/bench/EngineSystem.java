@@ -6,7 +6,6 @@ import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.engine.read.PageCache;
 import dev.parquetlookup.metadata.MetadataCache;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -14,14 +13,13 @@ import java.util.List;
  * This project's engine: a {@link DimensionTable} on the seed file, sort key {@code k}, projecting
  * {@code v}, with its own metadata cache (warmed by the open) and the page cache off or on.
  */
-final class EngineSystem implements LookupSystem {
+final class EngineSystem extends TableSystem {
 
     static final long METADATA_CACHE_BYTES = 256L << 20;
     static final long PAGE_CACHE_BYTES = 256L << 20;
 
     private final String name;
     private final boolean pageCache;
-    private final DimensionTable table;
     private final LookupPlan plan;
 
     EngineSystem(Path file, boolean pageCache) throws Exception {
@@ -30,23 +28,31 @@ final class EngineSystem implements LookupSystem {
 
     /** The engine on a table configured by the caller (no page cache unless it sets one). */
     EngineSystem(TableConfig config, boolean pageCache) throws Exception {
+        super(DimensionTable.open(config));
         this.name = pageCache ? "parquet-lookup-pagecache" : "parquet-lookup";
         this.pageCache = pageCache;
-        this.table = DimensionTable.open(config);
         this.plan = table.plan(List.of("k"), List.of("v"));
     }
 
     EngineSystem(Path file, boolean pageCache, MetadataCache metadataCache) throws Exception {
+        super(
+                DimensionTable.open(
+                        seedTable(file, metadataCache)
+                                .pageCache(pageCache ? new PageCache(PAGE_CACHE_BYTES) : null)
+                                .build()));
         this.name = pageCache ? "parquet-lookup-pagecache" : "parquet-lookup";
         this.pageCache = pageCache;
-        this.table =
-                DimensionTable.open(
-                        TableConfig.builder(file.toAbsolutePath().toString())
-                                .sortKey(List.of("k"))
-                                .metadataCache(metadataCache)
-                                .pageCache(pageCache ? new PageCache(PAGE_CACHE_BYTES) : null)
-                                .build());
         this.plan = table.plan(List.of("k"), List.of("v"));
+    }
+
+    /**
+     * The seed file's table settings: its path, sort key {@code k} and the given metadata cache. A
+     * case adds what it varies (a page cache, an index directory).
+     */
+    static TableConfig.Builder seedTable(Path file, MetadataCache metadataCache) {
+        return TableConfig.builder(file.toAbsolutePath().toString())
+                .sortKey(List.of("k"))
+                .metadataCache(metadataCache);
     }
 
     @Override
@@ -66,28 +72,6 @@ final class EngineSystem implements LookupSystem {
 
     @Override
     public Session session() {
-        return k -> {
-            List<Object[]> rows = table.lookup(plan, new Object[] {k});
-            String found = null;
-            for (Object[] row : rows) {
-                found = new String((byte[]) row[0], StandardCharsets.UTF_8);
-            }
-            return found;
-        };
-    }
-
-    @Override
-    public long bytesRead() {
-        return table.readStatistics().bytesRead();
-    }
-
-    @Override
-    public long readRequests() {
-        return table.readStatistics().readRequests();
-    }
-
-    @Override
-    public void close() throws Exception {
-        table.close();
+        return k -> value(table.lookup(plan, new Object[] {k}));
     }
 }

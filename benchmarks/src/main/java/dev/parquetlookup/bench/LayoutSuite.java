@@ -326,24 +326,9 @@ final class LayoutSuite {
         SeedLayout base = SeedLayout.lookupDefault(options.rows());
         Path file = SeedDataset.get(options.out(), base, out);
         Report console = Report.consoleOnly(out);
-        int count = options.quick() ? 100_000 : 400_000;
-        long[] keys = KeyMix.UNIFORM.keys(options.rows(), count, 0);
-        long[] warm = KeyMix.UNIFORM.keys(options.rows(), Math.min(count, 50_000), 1);
         try (EngineSystem engine = new EngineSystem(file, false)) {
-            CaseRunner.Outcome outcome =
-                    CaseRunner.measure(
-                            SUITE,
-                            "gc",
-                            List.of(engine),
-                            options.rows(),
-                            keys,
-                            warm,
-                            1,
-                            options,
-                            console);
-            console.result(
-                    CaseRunner.row(
-                            SUITE, engine, null, "gc", 1, outcome.runs().get(engine), Map.of()));
+            CaseRunner.measureOneThread(
+                    SUITE, "gc", KeyMix.UNIFORM, List.of(engine), options, console);
         }
     }
 

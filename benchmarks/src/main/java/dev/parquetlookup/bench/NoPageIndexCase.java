@@ -20,7 +20,6 @@ import org.duckdb.DuckDBConnection;
 import javax.annotation.Nullable;
 
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Statement;
@@ -363,11 +362,10 @@ final class NoPageIndexCase {
     }
 
     /** The engine on one file, synthesis on or off, page cache off. */
-    private static final class EngineOnFile implements LookupSystem {
+    private static final class EngineOnFile extends TableSystem {
         private final String name;
         private final boolean synthesize;
         private final boolean localForm;
-        private final DimensionTable table;
         private final LookupPlan plan;
 
         /**
@@ -383,16 +381,10 @@ final class NoPageIndexCase {
         EngineOnFile(
                 String name, Path file, boolean synthesize, long rows, @Nullable LocalForms forms)
                 throws Exception {
+            super(open(file, synthesize, forms));
             this.name = name;
             this.synthesize = synthesize;
             this.localForm = forms != null;
-            TableConfig config =
-                    NoPageIndexCase.config(
-                            file, synthesize, new MetadataCache(EngineSystem.METADATA_CACHE_BYTES));
-            if (forms != null) {
-                config = config.withLocalForms(forms);
-            }
-            this.table = DimensionTable.open(config);
             if (forms != null && !table.files().get(0).path().contains("local-forms")) {
                 throw new IllegalStateException("not served from its local form: " + table);
             }
@@ -400,6 +392,14 @@ final class NoPageIndexCase {
             for (long k = 1; synthesize && k <= rows; k += 65_536) {
                 table.lookup(plan, new Object[] {k});
             }
+        }
+
+        private static DimensionTable open(
+                Path file, boolean synthesize, @Nullable LocalForms forms) throws Exception {
+            TableConfig config =
+                    NoPageIndexCase.config(
+                            file, synthesize, new MetadataCache(EngineSystem.METADATA_CACHE_BYTES));
+            return DimensionTable.open(forms != null ? config.withLocalForms(forms) : config);
         }
 
         @Override
@@ -422,28 +422,7 @@ final class NoPageIndexCase {
 
         @Override
         public Session session() {
-            return k -> {
-                String found = null;
-                for (Object[] row : table.lookup(plan, new Object[] {k})) {
-                    found = new String((byte[]) row[0], StandardCharsets.UTF_8);
-                }
-                return found;
-            };
-        }
-
-        @Override
-        public long bytesRead() {
-            return table.readStatistics().bytesRead();
-        }
-
-        @Override
-        public long readRequests() {
-            return table.readStatistics().readRequests();
-        }
-
-        @Override
-        public void close() throws Exception {
-            table.close();
+            return k -> value(table.lookup(plan, new Object[] {k}));
         }
     }
 }

@@ -3,7 +3,6 @@ package dev.parquetlookup.bench;
 import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.engine.lookup.DimensionTable;
 import dev.parquetlookup.engine.lookup.LookupPlan;
-import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.metadata.MetadataCache;
 
 import java.io.IOException;
@@ -89,33 +88,9 @@ final class SecondaryKeyCase {
                 report.note(
                         "case=" + CASE + " system=" + s.name() + " config=\"" + s.config() + "\"");
             }
-            int count = options.quick() ? 100_000 : 400_000;
             for (KeyMix mix : List.of(KeyMix.UNIFORM)) {
                 String name = CASE + "-" + mix.label();
-                long[] keys = mix.keys(options.rows(), count, 0);
-                long[] warm = mix.keys(options.rows(), Math.min(count, 50_000), 1);
-                CaseRunner.Outcome outcome =
-                        CaseRunner.measure(
-                                ReaderSuite.SUITE,
-                                name,
-                                systems,
-                                options.rows(),
-                                keys,
-                                warm,
-                                1,
-                                options,
-                                report);
-                for (LookupSystem system : systems) {
-                    report.result(
-                            CaseRunner.row(
-                                    ReaderSuite.SUITE,
-                                    system,
-                                    null,
-                                    name,
-                                    1,
-                                    outcome.runs().get(system),
-                                    Map.of()));
-                }
+                CaseRunner.measureOneThread(ReaderSuite.SUITE, name, mix, systems, options, report);
                 // Throughput by the secondary key over the sort key's (goal: at least 0.7).
                 report.ratio(ReaderSuite.SUITE, name, 1, SECONDARY, List.of(SORTED));
             }
@@ -145,9 +120,8 @@ final class SecondaryKeyCase {
         Map<String, Long> map = new HashMap<>();
         try (DimensionTable table =
                 DimensionTable.open(
-                        TableConfig.builder(file.toAbsolutePath().toString())
-                                .sortKey(List.of("k"))
-                                .metadataCache(new MetadataCache(EngineSystem.METADATA_CACHE_BYTES))
+                        EngineSystem.seedTable(
+                                        file, new MetadataCache(EngineSystem.METADATA_CACHE_BYTES))
                                 .build())) {
             table.scan(
                     table.plan(List.of("k"), List.of("k", "v")),
@@ -190,21 +164,19 @@ final class SecondaryKeyCase {
     }
 
     /** The engine on the seed file, looked up by {@code v} (secondary) or by {@code k}. */
-    private static final class Engine implements LookupSystem {
+    private static final class Engine extends TableSystem {
         private final boolean bySecondary;
-        private final DimensionTable table;
         private final LookupPlan plan;
 
         Engine(Path file, Path indexes, boolean bySecondary) throws IOException {
-            this.bySecondary = bySecondary;
-            this.table =
+            super(
                     DimensionTable.open(
-                            TableConfig.builder(file.toAbsolutePath().toString())
-                                    .sortKey(List.of("k"))
-                                    .metadataCache(
+                            EngineSystem.seedTable(
+                                            file,
                                             new MetadataCache(EngineSystem.METADATA_CACHE_BYTES))
                                     .indexDirectory(indexes)
-                                    .build());
+                                    .build()));
+            this.bySecondary = bySecondary;
             this.plan = table.plan(List.of(bySecondary ? "v" : "k"), List.of("v"));
         }
 
@@ -225,29 +197,9 @@ final class SecondaryKeyCase {
         public Session session() {
             return k -> {
                 byte[] v = Md5Hex.bytes(k);
-                List<Object[]> rows =
-                        table.lookup(plan, new Object[] {bySecondary ? (Object) v : (Object) k});
-                String found = null;
-                for (Object[] row : rows) {
-                    found = new String((byte[]) row[0], StandardCharsets.UTF_8);
-                }
-                return found;
+                return value(
+                        table.lookup(plan, new Object[] {bySecondary ? (Object) v : (Object) k}));
             };
-        }
-
-        @Override
-        public long bytesRead() {
-            return table.readStatistics().bytesRead();
-        }
-
-        @Override
-        public long readRequests() {
-            return table.readStatistics().readRequests();
-        }
-
-        @Override
-        public void close() throws Exception {
-            table.close();
         }
     }
 }

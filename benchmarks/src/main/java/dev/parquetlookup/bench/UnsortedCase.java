@@ -235,32 +235,9 @@ final class UnsortedCase {
                 report.note(
                         "case=" + CASE + " system=" + s.name() + " config=\"" + s.config() + "\"");
             }
-            int count = options.quick() ? 100_000 : 400_000;
-            long[] keys = KeyMix.UNIFORM.keys(options.rows(), count, 0);
-            long[] warm = KeyMix.UNIFORM.keys(options.rows(), Math.min(count, 50_000), 1);
             String name = CASE + "-" + KeyMix.UNIFORM.label();
-            CaseRunner.Outcome outcome =
-                    CaseRunner.measure(
-                            ReaderSuite.SUITE,
-                            name,
-                            systems,
-                            options.rows(),
-                            keys,
-                            warm,
-                            1,
-                            options,
-                            report);
-            for (LookupSystem system : systems) {
-                report.result(
-                        CaseRunner.row(
-                                ReaderSuite.SUITE,
-                                system,
-                                null,
-                                name,
-                                1,
-                                outcome.runs().get(system),
-                                Map.of()));
-            }
+            CaseRunner.measureOneThread(
+                    ReaderSuite.SUITE, name, KeyMix.UNIFORM, systems, options, report);
             report.ratio(ReaderSuite.SUITE, name, 1, UNSORTED, List.of(SORTED));
         } finally {
             for (LookupSystem system : systems) {

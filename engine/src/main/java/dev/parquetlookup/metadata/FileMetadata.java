@@ -20,6 +20,9 @@ import java.util.List;
  * @param rowGroups the row groups, in file order; a {@link RowGroupIndexes} when the page index is
  *     read lazily, row group by row group on first use
  * @param sortKey the sort-key column names, verified against the statistics
+ * @param keyNames the sort-key columns' names in messages: the table's where a table format names
+ *     them otherwise in the file (a column-mapped Delta file's {@code col-<uuid>}), else {@code
+ *     sortKey}
  * @param keyTypes how each sort-key column compares
  * @param keyLeaves the leaf column index of each sort-key column
  * @param rowGroupKeys bounds of the leading sort-key column per row group (entries are row-group
@@ -36,6 +39,7 @@ public record FileMetadata(
         long rowCount,
         List<RowGroupInfo> rowGroups,
         List<String> sortKey,
+        List<String> keyNames,
         List<KeyType> keyTypes,
         int[] keyLeaves,
         KeyRanges rowGroupKeys,
@@ -52,6 +56,7 @@ public record FileMetadata(
                 rowCount,
                 rowGroups,
                 sortKey,
+                keyNames,
                 keyTypes,
                 keyLeaves,
                 rowGroupKeys,
@@ -103,6 +108,7 @@ public record FileMetadata(
                 rowCount,
                 r.bind(source, cache),
                 sortKey,
+                keyNames,
                 keyTypes,
                 keyLeaves,
                 rowGroupKeys,

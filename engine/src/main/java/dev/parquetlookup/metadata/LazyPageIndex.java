@@ -42,6 +42,8 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
     private final int[] keyLeaves;
     private final List<KeyType> keyTypes;
     private final List<String> keyColumns;
+    // The leading key column as the table names it, for a refusal.
+    private final String keyName;
     // False for a file served through a key index: its pages need not be in key order.
     private final boolean checkOrder;
     private final String[] columnPaths;
@@ -57,6 +59,7 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
             int[] keyLeaves,
             List<KeyType> keyTypes,
             List<String> keyColumns,
+            String keyName,
             String[] columnPaths,
             long[][] offsetIndexOffsets,
             int[][] offsetIndexLengths,
@@ -69,6 +72,7 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
         this.keyLeaves = keyLeaves;
         this.keyTypes = keyTypes;
         this.keyColumns = keyColumns;
+        this.keyName = keyName;
         this.columnPaths = columnPaths;
         this.offsetIndexOffsets = offsetIndexOffsets;
         this.offsetIndexLengths = offsetIndexLengths;
@@ -140,6 +144,7 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
                         key.leaves(),
                         key.types(),
                         key.columns(),
+                        key.names().get(0),
                         paths,
                         oiOffsets,
                         oiLengths,
@@ -264,9 +269,7 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
         RowGroupInfo info =
                 new RowGroupInfo(r, footer.firstRow(), footer.rowCount(), columns, keyPages);
         Optional<SortOrderCheck.Violation> v =
-                checkOrder
-                        ? SortOrderCheck.pageViolation(file, keyColumns.get(0), info)
-                        : Optional.empty();
+                checkOrder ? SortOrderCheck.pageViolation(file, keyName, info) : Optional.empty();
         if (v.isPresent()) {
             throw v.get().toException();
         }

@@ -247,7 +247,7 @@ public final class LazySynthesis implements RowGroupIndexes.Plan {
         if (!checkOrder) {
             return info;
         }
-        SortOrderCheck.pageViolation(file, key.columns().get(0), info)
+        SortOrderCheck.pageViolation(file, key.names().get(0), info)
                 .ifPresent(
                         v -> {
                             throw v.toException();

@@ -53,34 +53,6 @@ public class LookupFileException extends RuntimeException {
         }
 
         /**
-         * This refusal with the file's stored names of key columns replaced by the table's: a
-         * column-mapped Delta table's files store {@code col-<uuid>} names, which mean nothing to
-         * the user (e.g. "not sorted by 'col-5f2…'" becomes "not sorted by 'id'").
-         *
-         * @param stored the key's column names in the file
-         * @param table the same columns' names in the table, in the same order (null where unknown:
-         *     the stored name stays)
-         */
-        public Unsorted inTableNames(java.util.List<String> stored, java.util.List<String> table) {
-            String message = getMessage();
-            for (int i = 0; i < Math.min(stored.size(), table.size()); i++) {
-                String from = stored.get(i);
-                String to = table.get(i);
-                if (to != null && !from.equals(to)) {
-                    message =
-                            message.replace("'" + from + "'", "'" + to + "'")
-                                    .replace("--key " + from, "--key " + to);
-                }
-            }
-            if (message.equals(getMessage())) {
-                return this;
-            }
-            Unsorted renamed = new Unsorted(message);
-            renamed.setStackTrace(getStackTrace());
-            return renamed;
-        }
-
-        /**
          * The advice every refusal ends with: an index, never a rewrite of a table format's data
          * files (they belong to the table's writers; rewriting one outside its log breaks the
          * table).

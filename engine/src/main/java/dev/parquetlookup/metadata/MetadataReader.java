@@ -2,6 +2,7 @@ package dev.parquetlookup.metadata;
 
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.metadata.SortKeyResolver.KeyNames;
 
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
@@ -61,7 +62,7 @@ public final class MetadataReader {
     public static FileMetadata read(
             RangeSource source, List<String> configuredSortKey, PageIndexOptions pageIndex)
             throws IOException {
-        return read(source, schema -> configuredSortKey, pageIndex);
+        return read(source, schema -> KeyNames.same(configuredSortKey), pageIndex);
     }
 
     /**
@@ -69,11 +70,12 @@ public final class MetadataReader {
      * footer's schema is known: a table format that finds its key columns by field id or by a
      * physical name maps the table's key to the names in this file.
      *
-     * @param sortKeyOf the configured sort key in the file with that schema (empty: the file's)
+     * @param sortKeyOf the configured sort key in the file with that schema (empty: the file's),
+     *     with the table's names of its columns for messages
      */
     public static FileMetadata read(
             RangeSource source,
-            Function<MessageType, List<String>> sortKeyOf,
+            Function<MessageType, KeyNames> sortKeyOf,
             PageIndexOptions pageIndex)
             throws IOException {
         FileMetadata metadata = readUnverified(source, sortKeyOf, pageIndex, true);
@@ -92,7 +94,9 @@ public final class MetadataReader {
             Function<MessageType, List<String>> sortKeyOf,
             PageIndexOptions pageIndex)
             throws IOException {
-        FileMetadata metadata = readUnverified(source, sortKeyOf, pageIndex, false);
+        FileMetadata metadata =
+                readUnverified(
+                        source, schema -> KeyNames.same(sortKeyOf.apply(schema)), pageIndex, false);
         logPageIndex(metadata);
         return metadata;
     }
@@ -132,12 +136,12 @@ public final class MetadataReader {
     public static FileMetadata readUnverified(
             RangeSource source, List<String> configuredSortKey, PageIndexOptions pageIndex)
             throws IOException {
-        return readUnverified(source, schema -> configuredSortKey, pageIndex, true);
+        return readUnverified(source, schema -> KeyNames.same(configuredSortKey), pageIndex, true);
     }
 
     private static FileMetadata readUnverified(
             RangeSource source,
-            Function<MessageType, List<String>> sortKeyOf,
+            Function<MessageType, KeyNames> sortKeyOf,
             PageIndexOptions pageIndex,
             boolean checkOrder)
             throws IOException {
@@ -192,6 +196,7 @@ public final class MetadataReader {
                         rows.rowCount(),
                         rowGroups,
                         key.columns(),
+                        key.names(),
                         key.types(),
                         key.leaves(),
                         rows.rowGroupKeys(),

@@ -31,14 +31,43 @@ public final class SortKeyResolver {
      * @param types how each compares
      * @param leaves the leaf column index of each
      * @param declared what the file itself declares, empty if nothing
+     * @param names the columns' names in messages: the table's where it names them otherwise
      */
     public record SortKey(
-            List<String> columns, List<KeyType> types, int[] leaves, List<String> declared) {}
+            List<String> columns,
+            List<KeyType> types,
+            int[] leaves,
+            List<String> declared,
+            List<String> names) {}
+
+    /**
+     * A sort key asked for in one file's own names, with the table's name of each column for
+     * messages: a column-mapped Delta file stores {@code col-<uuid>} names, which mean nothing to
+     * the user (a refusal says "not sorted by 'id'", not "by 'col-5f2…'").
+     *
+     * @param stored the key in the file's names (empty: the file's declared key)
+     * @param table the table's name of each stored column, in the same order (null where unknown:
+     *     the stored name is used)
+     */
+    public record KeyNames(List<String> stored, List<String> table) {
+
+        /** A key whose names in the file are the table's. */
+        public static KeyNames same(List<String> key) {
+            return new KeyNames(key, key);
+        }
+
+        private String tableName(String column) {
+            int i = stored.indexOf(column);
+            String name = i >= 0 && i < table.size() ? table.get(i) : null;
+            return name == null ? column : name;
+        }
+    }
 
     /**
      * Resolves the sort key of a file.
      *
-     * @param configured the sort key the user declared, or empty to take the file's
+     * @param asked the sort key the user declared, or empty to take the file's, with the table's
+     *     names of its columns
      * @throws LookupFileException if no key is known, a column is missing, nested or of a type that
      *     cannot be a key, or the configured key contradicts the declared one
      */
@@ -47,7 +76,8 @@ public final class SortKeyResolver {
             FileMetaData thrift,
             MessageType schema,
             String createdBy,
-            List<String> configured) {
+            KeyNames asked) {
+        List<String> configured = asked.stored();
         List<String> declared = declaredSortKey(file, thrift, schema);
         List<String> sortKey = configured.isEmpty() ? declared : configured;
         if (sortKey.isEmpty()) {
@@ -82,7 +112,12 @@ public final class SortKeyResolver {
                             + String.join(",", declared)
                             + " (or a leading part of it), or remove the option.");
         }
-        return new SortKey(List.copyOf(sortKey), List.copyOf(keyTypes), leaves, declared);
+        return new SortKey(
+                List.copyOf(sortKey),
+                List.copyOf(keyTypes),
+                leaves,
+                declared,
+                sortKey.stream().map(asked::tableName).toList());
     }
 
     private static KeyType keyType(

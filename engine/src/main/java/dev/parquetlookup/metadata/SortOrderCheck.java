@@ -69,7 +69,7 @@ public final class SortOrderCheck {
     /** The first violation of ascending order in {@code meta}, if any. */
     public static Optional<Violation> firstViolation(FileMetadata meta) {
         return firstViolation(
-                meta.file(), meta.sortKey().get(0), meta.rowGroupKeys(), meta.rowGroups());
+                meta.file(), meta.keyNames().get(0), meta.rowGroupKeys(), meta.rowGroups());
     }
 
     /**
@@ -82,7 +82,7 @@ public final class SortOrderCheck {
         Optional<Violation> v =
                 firstViolation(
                         meta.file(),
-                        meta.sortKey().get(0),
+                        meta.keyNames().get(0),
                         meta.rowGroupKeys(),
                         meta.lazyPageIndex() != null ? List.of() : meta.rowGroups());
         if (v.isPresent()) {

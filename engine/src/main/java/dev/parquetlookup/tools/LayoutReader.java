@@ -11,6 +11,7 @@ import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
+import dev.parquetlookup.metadata.SortKeyResolver;
 import dev.parquetlookup.tools.FileLayout.ChunkLayout;
 import dev.parquetlookup.tools.FileLayout.RowGroupLayout;
 import dev.parquetlookup.tools.FileLayout.SortVerdict;
@@ -72,7 +73,11 @@ final class LayoutReader {
         try (RangeSource source = new CountingRangeSource(store.open(file), stats)) {
             FileMetadata meta;
             try {
-                meta = MetadataReader.read(source, sortKeyOf, PageIndexOptions.OWN);
+                meta =
+                        MetadataReader.read(
+                                source,
+                                schema -> SortKeyResolver.KeyNames.same(sortKeyOf.apply(schema)),
+                                PageIndexOptions.OWN);
             } catch (LookupFileException e) {
                 SortVerdict verdict = verdict(e);
                 if (verdict == null) {

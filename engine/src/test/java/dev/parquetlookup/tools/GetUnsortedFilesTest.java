@@ -1,5 +1,7 @@
 package dev.parquetlookup.tools;
 
+import dev.parquetlookup.testing.DuckDbExtension;
+
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.example.ExampleParquetWriter;
@@ -8,18 +10,14 @@ import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -41,22 +39,7 @@ class GetUnsortedFilesTest {
 
     @TempDir Path dir;
 
-    private static Connection duck;
-
-    @BeforeAll
-    static void open() throws SQLException {
-        duck = DriverManager.getConnection("jdbc:duckdb:");
-        try (Statement st = duck.createStatement()) {
-            st.execute("SET threads = 1");
-        }
-    }
-
-    @AfterAll
-    static void close() throws SQLException {
-        if (duck != null) {
-            duck.close();
-        }
-    }
+    @RegisterExtension static final DuckDbExtension duck = new DuckDbExtension();
 
     @Test
     void parquetJavaFileWithShuffledRows() throws Exception {
@@ -88,18 +71,16 @@ class GetUnsortedFilesTest {
     @Test
     void duckDbFileWithShuffledRows() throws Exception {
         Path file = dir.resolve("duckdb.parquet");
-        try (Statement st = duck.createStatement()) {
-            st.execute(
-                    "COPY (SELECT (i % "
-                            + KEYS
-                            + ")::BIGINT AS id, 'v' || i AS v FROM range("
-                            + ROWS
-                            + ") t(i) ORDER BY hash(i + "
-                            + SEED
-                            + ")) TO '"
-                            + file
-                            + "' (FORMAT parquet, ROW_GROUP_SIZE 2048)");
-        }
+        duck.writeParquet(
+                "SELECT (i % "
+                        + KEYS
+                        + ")::BIGINT AS id, 'v' || i AS v FROM range("
+                        + ROWS
+                        + ") t(i) ORDER BY hash(i + "
+                        + SEED
+                        + ")",
+                file,
+                "ROW_GROUP_SIZE 2048");
         assertGetAnswersLikeDuckDb(file);
     }
 

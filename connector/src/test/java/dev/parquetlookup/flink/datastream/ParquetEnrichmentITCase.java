@@ -41,6 +41,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -164,6 +165,29 @@ class ParquetEnrichmentITCase {
         return order.orderId + " " + Arrays.deepToString(fields);
     }
 
+    /** A left join's output line: the row's fields, or the order's id and null for no row. */
+    private static String leftLine(Order order, Row row) {
+        return row == null ? order.orderId + " null" : line(order, fields(row));
+    }
+
+    /**
+     * What a left join of ORDERS gives: a line per matching row of ROWS (its fields at {@code
+     * indexes}), or the order's id and null when no row matches.
+     */
+    private static List<String> leftJoin(BiPredicate<Object[], Order> match, int... indexes) {
+        List<String> expected = new ArrayList<>();
+        for (Order o : ORDERS) {
+            List<Object[]> rows = matches(r -> match.test(r, o));
+            if (rows.isEmpty()) {
+                expected.add(o.orderId + " null");
+            }
+            for (Object[] r : rows) {
+                expected.add(line(o, pick(r, indexes)));
+            }
+        }
+        return expected;
+    }
+
     private static Object[] pick(Object[] row, int... indexes) {
         Object[] out = new Object[indexes.length];
         for (int i = 0; i < indexes.length; i++) {
@@ -203,23 +227,10 @@ class ParquetEnrichmentITCase {
                                 .key(o -> o.customerId)
                                 .columns("name", "credit", "born", "updated", "seen", "vip", "tag")
                                 .maxInFlightRequests(3)
-                                .join(
-                                        (Order o, Row c) ->
-                                                c == null
-                                                        ? o.orderId + " null"
-                                                        : line(o, fields(c)))
+                                .join((Order o, Row c) -> leftLine(o, c))
                                 .build());
 
-        List<String> expected = new ArrayList<>();
-        for (Order o : ORDERS) {
-            List<Object[]> rows = matches(r -> sameKey(r, o));
-            if (rows.isEmpty()) {
-                expected.add(o.orderId + " null");
-            }
-            for (Object[] r : rows) {
-                expected.add(line(o, pick(r, 2, 3, 4, 5, 6, 7, 8)));
-            }
-        }
+        List<String> expected = leftJoin(ParquetEnrichmentITCase::sameKey, 2, 3, 4, 5, 6, 7, 8);
         assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
         assertThat(expected).anyMatch(s -> s.endsWith(" null"));
         assertThat(expected.size()).isGreaterThan(ORDERS.size()); // duplicates were joined
@@ -316,23 +327,10 @@ class ParquetEnrichmentITCase {
                                 .columns("name", "credit")
                                 .rowCache(8, Duration.ofMinutes(10))
                                 .pageCacheMaxBytes(1 << 20)
-                                .join(
-                                        (Order o, Row c) ->
-                                                c == null
-                                                        ? o.orderId + " null"
-                                                        : line(o, fields(c)))
+                                .join((Order o, Row c) -> leftLine(o, c))
                                 .build());
 
-        List<String> expected = new ArrayList<>();
-        for (Order o : ORDERS) {
-            List<Object[]> rows = matches(r -> sameKey(r, o));
-            if (rows.isEmpty()) {
-                expected.add(o.orderId + " null");
-            }
-            for (Object[] r : rows) {
-                expected.add(line(o, pick(r, 2, 3)));
-            }
-        }
+        List<String> expected = leftJoin(ParquetEnrichmentITCase::sameKey, 2, 3);
         assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
     }
 
@@ -373,23 +371,11 @@ class ParquetEnrichmentITCase {
                                 .key("id", o -> o.customerId)
                                 .columns("region", "name")
                                 .localCacheDir(dir.resolve("local").toString())
-                                .join(
-                                        (Order o, Row c) ->
-                                                c == null
-                                                        ? o.orderId + " null"
-                                                        : line(o, fields(c)))
+                                .join((Order o, Row c) -> leftLine(o, c))
                                 .build());
 
-        List<String> expected = new ArrayList<>();
-        for (Order o : ORDERS) {
-            List<Object[]> rows = matches(r -> o.customerId != null && r[1].equals(o.customerId));
-            if (rows.isEmpty()) {
-                expected.add(o.orderId + " null");
-            }
-            for (Object[] r : rows) {
-                expected.add(line(o, pick(r, 0, 2)));
-            }
-        }
+        List<String> expected =
+                leftJoin((r, o) -> o.customerId != null && r[1].equals(o.customerId), 0, 2);
         assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
         assertThat(expected).anyMatch(line -> line.endsWith(" null"));
     }

@@ -11,6 +11,7 @@ import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
+import dev.parquetlookup.metadata.SortKeyResolver;
 
 import org.apache.parquet.schema.MessageType;
 
@@ -238,16 +239,14 @@ final class FileOpener {
             try {
                 ColumnBinding binding = binding(id);
                 List<String> tableKey = config.sortKey();
-                // The key's names in this file (a column-mapped Delta file's col-<uuid>), kept for
-                // a refusal's message, which names the table's columns.
-                List<List<String>> storedNames = new ArrayList<>(2);
-                Function<MessageType, List<String>> storedKey =
+                // The key in this file's names (a column-mapped Delta file's col-<uuid>), with the
+                // table's names for a refusal's message.
+                Function<MessageType, SortKeyResolver.KeyNames> storedKey =
                         schema -> {
                             ColumnBinding.Resolved resolved = binding.resolve(id, schema);
                             List<String> stored = FileColumns.storedKey(id, resolved, tableKey);
-                            storedNames.add(stored);
-                            storedNames.add(stored.stream().map(resolved::tableName).toList());
-                            return stored;
+                            return new SortKeyResolver.KeyNames(
+                                    stored, stored.stream().map(resolved::tableName).toList());
                         };
                 boolean indexUnsorted = config.unsortedFiles() == UnsortedFiles.INDEX;
                 FileIndexing indexing =
@@ -284,9 +283,7 @@ final class FileOpener {
                                                                 pageIndexOptions(config)));
                     } catch (LookupFileException.Unsorted e) {
                         if (!indexUnsorted) {
-                            throw storedNames.isEmpty()
-                                    ? e
-                                    : e.inTableNames(storedNames.get(0), storedNames.get(1));
+                            throw e;
                         }
                         LOG.info(
                                 "File {} is not sorted by its key ({}); serving it through a key"

@@ -99,6 +99,10 @@ final class SortedFile implements OpenFile, Closeable {
     private final SecondaryKeys secondary;
     // This file's key index when it is served through one (opened unsorted), else null.
     @Nullable private final KeyIndexes.Handle index;
+    // An unsorted file's index key (its sort key, the leading column coded) and the coded
+    // columns' types: built once, every lookup through the index uses them.
+    private final IndexedKey leadKey;
+    private final List<KeyType> leadCoded;
     // First row of each row group, for row positions from an index.
     private final long[] firstRows;
     // The twin serving this file through an index since a lookup found it unsorted.
@@ -200,6 +204,8 @@ final class SortedFile implements OpenFile, Closeable {
         for (int r = 0; r < firstRows.length; r++) {
             firstRows[r] = meta.footerRowGroup(r).firstRow();
         }
+        this.leadKey = new IndexedKey(meta.keyLeaves(), meta.keyTypes(), 1);
+        this.leadCoded = meta.keyTypes().isEmpty() ? List.of() : List.of(meta.keyTypes().get(0));
         if (unsorted && indexing != null && indexing.indexUnsorted()) {
             // Starts the build in the background: the first lookup into the file waits for it.
             this.index = indexing.acquire(meta, source, leaves);
@@ -350,15 +356,13 @@ final class SortedFile implements OpenFile, Closeable {
                 }
             }
         } else if (index != null) {
-            indexedRows(index.index(), leadKey(), stored, out);
+            indexedRows(index.index(), leadCoded, stored, out);
         } else {
             try {
                 locator.findRows(stored, out, ctx);
             } catch (LookupFileException.Unsorted e) {
                 if (indexing == null || !indexing.indexUnsorted()) {
-                    throw e.inTableNames(
-                            meta.sortKey(),
-                            meta.sortKey().stream().map(columns::tableName).toList());
+                    throw e;
                 }
                 out.subList(before, out.size()).clear();
                 indexedTwin(e).findRows(key, out, ctx);
@@ -368,13 +372,8 @@ final class SortedFile implements OpenFile, Closeable {
         // Deleted rows leave the spans before any value is read (the one place rows are chosen).
         deleted.removeFrom(out, before, meta.rowGroups());
         if (index != null && stored.length > 0) {
-            keepMatching(leadKey(), stored, out, before, ctx);
+            keepMatching(leadKey, leadCoded, stored, out, before, ctx);
         }
-    }
-
-    /** The key of an unsorted file's index: its sort key, the index on the leading column. */
-    private IndexedKey leadKey() {
-        return new IndexedKey(meta.keyLeaves(), meta.keyTypes(), 1);
     }
 
     /**
@@ -400,6 +399,7 @@ final class SortedFile implements OpenFile, Closeable {
             return;
         }
         SecondaryKeys.Key secondaryKey = secondary.key(columns);
+        IndexedKey indexed = secondaryKey.indexed(); // its index codes all of its columns
         Object[] stored = secondaryKey.storedKey(key);
         if (stored == null) {
             return; // a constant of the file differs, or no stored value can equal the key
@@ -414,11 +414,11 @@ final class SortedFile implements OpenFile, Closeable {
                 }
             }
         } else {
-            indexedRows(secondaryKey.handle().index(), secondaryKey.indexed(), stored, out);
+            indexedRows(secondaryKey.handle().index(), indexed.types(), stored, out);
         }
         deleted.removeFrom(out, before, meta.rowGroups());
         if (stored.length > 0) {
-            keepMatching(secondaryKey.indexed(), stored, out, before, ctx);
+            keepMatching(indexed, indexed.types(), stored, out, before, ctx);
         }
     }
 
@@ -451,9 +451,13 @@ final class SortedFile implements OpenFile, Closeable {
         return twin;
     }
 
-    /** Adds the rows {@code keys} names for the code of {@code stored}, as spans. */
-    private void indexedRows(KeyIndex keys, IndexedKey key, Object[] stored, List<RowSpan> out) {
-        long[] rows = keys.rows(KeyCodes.code(key.types().subList(0, key.coded()), stored));
+    /**
+     * Adds the rows {@code keys} names for the code of {@code stored}'s first {@code coded.size()}
+     * columns ({@code coded}: their types), as spans.
+     */
+    private void indexedRows(
+            KeyIndex keys, List<KeyType> coded, Object[] stored, List<RowSpan> out) {
+        long[] rows = keys.rows(KeyCodes.code(coded, stored));
         int r = 0;
         for (int i = 0; i < rows.length; i++) {
             long row = rows[i];
@@ -477,10 +481,16 @@ final class SortedFile implements OpenFile, Closeable {
      * Reads the key columns of the rows in {@code out} from {@code before} on and keeps only those
      * whose key equals {@code stored}: other keys with the same code (a hash) and rows differing in
      * later key columns leave; a row whose coded key columns do not have its entry's code (or hold
-     * a NULL, which is never indexed) means the index does not match the file, an error.
+     * a NULL, which is never indexed) means the index does not match the file, an error. {@code
+     * coded}: the types of the key's first {@code key.coded()} columns, built once per key.
      */
     private void keepMatching(
-            IndexedKey key, Object[] stored, List<RowSpan> out, int before, LookupContext ctx)
+            IndexedKey key,
+            List<KeyType> coded,
+            Object[] stored,
+            List<RowSpan> out,
+            int before,
+            LookupContext ctx)
             throws IOException {
         int total = 0;
         for (int i = before; i < out.size(); i++) {
@@ -515,7 +525,6 @@ final class SortedFile implements OpenFile, Closeable {
                 loader.keep(keyPages, ctx); // read again when the key column is projected
             }
         }
-        List<KeyType> coded = key.types().subList(0, key.coded());
         long code = KeyCodes.code(coded, stored);
         out.subList(before, out.size()).clear();
         int row = 0;

@@ -64,7 +64,7 @@ public final class FileErrors {
     LookupFileException.Unsorted unsortedPage(
             RowGroupInfo rg, int keyIndex, int page, Object before, Object after) {
         KeyType type = meta.keyTypes().get(keyIndex);
-        String column = meta.sortKey().get(keyIndex);
+        String column = meta.keyNames().get(keyIndex);
         return new LookupFileException.Unsorted(
                 "File "
                         + meta.file()

@@ -7,6 +7,7 @@ import dev.parquetlookup.engine.table.RefreshResult;
 import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
+import dev.parquetlookup.testing.DuckDbExtension;
 
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
@@ -18,9 +19,8 @@ import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -29,12 +29,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -61,22 +58,7 @@ class LocalFormsTest {
 
     @TempDir Path tmp;
 
-    private static Connection duck;
-
-    @BeforeAll
-    static void open() throws SQLException {
-        duck = DriverManager.getConnection("jdbc:duckdb:");
-        try (Statement st = duck.createStatement()) {
-            st.execute("SET threads = 1");
-        }
-    }
-
-    @AfterAll
-    static void close() throws SQLException {
-        if (duck != null) {
-            duck.close();
-        }
-    }
+    @RegisterExtension static final DuckDbExtension duck = new DuckDbExtension();
 
     /** DuckDB's default layout, {@code rows} rows with ids 0, 2, 4, ... and a value salt. */
     private static void writeDuckDb(Path file, int rows, String salt) throws SQLException {
@@ -86,19 +68,15 @@ class LocalFormsTest {
     /** {@link #writeDuckDb(Path, int, String)} compressed with {@code codec}. */
     private static void writeDuckDb(Path file, int rows, String salt, String codec)
             throws SQLException {
-        try (Statement st = duck.createStatement()) {
-            st.execute(
-                    "COPY (SELECT i * 2 AS id, CASE WHEN i % 7 = 0 THEN NULL ELSE '"
-                            + salt
-                            + "-' || i END AS name, (i * 0.25)::DECIMAL(18,2) AS amount, i % 3 AS"
-                            + " bucket FROM range("
-                            + rows
-                            + ") t(i) ORDER BY i) TO '"
-                            + file
-                            + "' (FORMAT parquet, COMPRESSION "
-                            + codec
-                            + ")");
-        }
+        duck.writeParquet(
+                "SELECT i * 2 AS id, CASE WHEN i % 7 = 0 THEN NULL ELSE '"
+                        + salt
+                        + "-' || i END AS name, (i * 0.25)::DECIMAL(18,2) AS amount, i % 3 AS"
+                        + " bucket FROM range("
+                        + rows
+                        + ") t(i) ORDER BY i",
+                file,
+                "COMPRESSION " + codec);
     }
 
     /** DuckDB's answer for one id: [name, amount, bucket] rows. */
@@ -443,13 +421,8 @@ class LocalFormsTest {
     @Test
     void smallPagesAreServedAsTheyAreAndAFormOverBudgetIsNotBuilt() throws Exception {
         Path small = tmp.resolve("small-pages.parquet");
-        try (Statement st = duck.createStatement()) {
-            // 2,048-row row groups: one page each, but small ones.
-            st.execute(
-                    "COPY (SELECT i AS id FROM range(20000) t(i)) TO '"
-                            + small
-                            + "' (FORMAT parquet, ROW_GROUP_SIZE 2048)");
-        }
+        // 2,048-row row groups: one page each, but small ones.
+        duck.writeParquet("SELECT i AS id FROM range(20000) t(i)", small, "ROW_GROUP_SIZE 2048");
         Path large = tmp.resolve("large.parquet");
         writeDuckDb(large, 150_000, "v1");
         LocalForms forms = LocalForms.open(tmp.resolve("forms"), 100_000, LocalFormBuilder.DEFAULT);

@@ -11,11 +11,11 @@ import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.PageIndexOrigin;
 import dev.parquetlookup.metadata.RowGroupInfo;
 import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
+import dev.parquetlookup.testing.DuckDbExtension;
 import dev.parquetlookup.testing.Values;
 import dev.parquetlookup.types.TimestampValue;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -24,8 +24,6 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -49,22 +47,7 @@ class SynthesizedPageIndexDuckDbTest {
 
     @TempDir static Path tmp;
 
-    private static Connection duck;
-
-    @BeforeAll
-    static void open() throws SQLException {
-        duck = DriverManager.getConnection("jdbc:duckdb:");
-        try (Statement st = duck.createStatement()) {
-            st.execute("SET threads = 1");
-        }
-    }
-
-    @AfterAll
-    static void close() throws SQLException {
-        if (duck != null) {
-            duck.close();
-        }
-    }
+    @RegisterExtension static final DuckDbExtension duck = new DuckDbExtension();
 
     /**
      * One file: the SQL type of the key, the expression giving key {@code j} (keys repeat: {@code j
@@ -133,21 +116,15 @@ class SynthesizedPageIndexDuckDbTest {
         Path file = tmp.resolve(c.toString().replaceAll("[^A-Za-z0-9]+", "_") + ".parquet");
         // 60,000 rows, keys repeated 3 times (runs cross row groups), every 41st key NULL;
         // DuckDB's smallest row groups (2,048 rows). DuckDB writes one page per column chunk.
-        try (Statement st = duck.createStatement()) {
-            st.execute(
-                    "COPY (SELECT CASE WHEN j % 41 = 5 THEN NULL ELSE "
-                            + c.expression
-                            + " END AS k, i, 'v-' || i AS v FROM (SELECT i, i // 3 AS j FROM"
-                            + " range(60000) t(i)) ORDER BY k NULLS "
-                            + c.nulls
-                            + ", i) TO '"
-                            + file
-                            + "' (FORMAT parquet, ROW_GROUP_SIZE 2048, PARQUET_VERSION "
-                            + c.version
-                            + ", COMPRESSION "
-                            + c.codec
-                            + ")");
-        }
+        duck.writeParquet(
+                "SELECT CASE WHEN j % 41 = 5 THEN NULL ELSE "
+                        + c.expression
+                        + " END AS k, i, 'v-' || i AS v FROM (SELECT i, i // 3 AS j FROM"
+                        + " range(60000) t(i)) ORDER BY k NULLS "
+                        + c.nulls
+                        + ", i",
+                file,
+                "ROW_GROUP_SIZE 2048, PARQUET_VERSION " + c.version + ", COMPRESSION " + c.codec);
         FileMetadata meta;
         try (HadoopFileStore store = HadoopFileStore.create(Map.of());
                 RangeSource source = store.open(store.stat(file.toString()))) {
