@@ -1,5 +1,7 @@
 package dev.parquetlookup.flink.table;
 
+import dev.parquetlookup.engine.index.KeyIndexes;
+
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -90,6 +92,7 @@ class SparkDeltaLookupITCase {
                         + " 'delta', 'sort-key' = 'id', 'path' = '"
                         + fixtures.resolve("tables/optimize").toUri()
                         + "')");
+        KeyIndexes.Statistics before = KeyIndexes.shared().statistics();
         List<Row> out =
                 SqlTestSupport.collect(
                         tEnv,
@@ -114,5 +117,14 @@ class SparkDeltaLookupITCase {
                             Long.toString(micros)));
         }
         assertThat(got).hasSize(want.size()).containsExactlyInAnyOrderElementsOf(want);
+        // The compacted file, not sorted by id, went through a key index (the MiniCluster runs in
+        // this JVM): built, or reused from an earlier run's index directory.
+        KeyIndexes.Statistics after = KeyIndexes.shared().statistics();
+        assertThat(
+                        after.filesIndexed()
+                                + after.indexesReused()
+                                - before.filesIndexed()
+                                - before.indexesReused())
+                .isPositive();
     }
 }
