@@ -4,10 +4,12 @@ import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.engine.lookup.LookupPlan;
 import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.engine.lookup.UnsortedFiles;
+import dev.parquetlookup.engine.table.RefreshResult;
 import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.types.TimestampValue;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -137,25 +139,7 @@ class SparkDeltaTablesTest extends TableTests {
         KeyIndexes.Statistics before = KeyIndexes.shared().statistics();
         RefreshingTable served = open(table, version, UnsortedFiles.INDEX);
 
-        // By id: every id from 0 to past the largest, written ones and the absent ones among them.
-        Map<String, List<String>> byId = expected.by(0);
-        long maxId = byId.keySet().stream().mapToLong(Long::parseLong).max().orElseThrow();
-        LookupPlan plan = served.plan(List.of("id"), expected.columns());
-        int rows = 0;
-        int absent = 0;
-        try (RefreshingTable.Lease lease = served.acquire()) {
-            assertThat(lease.sourceVersion()).isEqualTo("delta version " + version);
-            for (long id = -3; id <= maxId + 20; id++) {
-                List<String> want = byId.getOrDefault(Long.toString(id), List.of());
-                assertThat(texts(lease.table().lookup(plan, new Object[] {id})))
-                        .as("id %d of %s v%d", id, table, version)
-                        .isEqualTo(want);
-                rows += want.size();
-                absent += want.isEmpty() ? 1 : 0;
-            }
-        }
-        assertThat(rows).isEqualTo(expected.rows().size());
-        assertThat(absent).isGreaterThan(maxId > 0 ? (int) (maxId / 13) : 0);
+        long maxId = assertServesById(served, expected, table, version);
 
         // By the second column (name or, renamed, label), a secondary key: every value and a few
         // that were never written.
@@ -219,6 +203,73 @@ class SparkDeltaTablesTest extends TableTests {
                                 }
                             });
         }
+    }
+
+    /**
+     * Every id from -3 to past the largest, written ones and the absent ones among them, answers as
+     * Spark read {@code version}; returns the largest id.
+     */
+    private static long assertServesById(
+            RefreshingTable served, Expected expected, String table, long version)
+            throws IOException {
+        Map<String, List<String>> byId = expected.by(0);
+        long maxId = byId.keySet().stream().mapToLong(Long::parseLong).max().orElseThrow();
+        LookupPlan plan = served.plan(List.of("id"), expected.columns());
+        int rows = 0;
+        int absent = 0;
+        try (RefreshingTable.Lease lease = served.acquire()) {
+            assertThat(lease.sourceVersion()).isEqualTo("delta version " + version);
+            for (long id = -3; id <= maxId + 20; id++) {
+                List<String> want = byId.getOrDefault(Long.toString(id), List.of());
+                assertThat(texts(lease.table().lookup(plan, new Object[] {id})))
+                        .as("id %d of %s v%d", id, table, version)
+                        .isEqualTo(want);
+                rows += want.size();
+                absent += want.isEmpty() ? 1 : 0;
+            }
+        }
+        assertThat(rows).isEqualTo(expected.rows().size());
+        assertThat(absent).isGreaterThan((int) (maxId / 13));
+        return maxId;
+    }
+
+    /**
+     * Issue 27: a job following a Delta table stayed on the last sorted version for good after the
+     * table's first {@code OPTIMIZE}. Here a table followed at v1 (two sorted writes) refreshes to
+     * Spark's {@code OPTIMIZE} (v2, its commit copied in as Spark wrote it) and serves it.
+     */
+    @Test
+    void aFollowedTableRefreshesToSparksOptimize() throws IOException {
+        Path source = fixtures().resolve("tables/optimize");
+        Path copy = dir.resolve("optimize");
+        String v2 = String.format("%020d", 2);
+        try (Stream<Path> files = Files.walk(source)) {
+            for (Path p : files.toList()) {
+                Path target = copy.resolve(source.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else if (!p.getFileName().toString().startsWith(v2)) {
+                    Files.copy(p, target);
+                }
+            }
+        }
+        RefreshingTable followed =
+                open(
+                        TableConfig.builder(copy.toUri().toString())
+                                .sortKey(List.of("id"))
+                                .indexDirectory(dir.resolve("indexes"))
+                                .metadataCache(cache)
+                                .build(),
+                        DeltaFormat.NAME);
+        assertServesById(followed, Expected.read("optimize", 1), "optimize", 1);
+
+        for (String suffix : List.of(".json", ".crc")) {
+            Files.copy(
+                    source.resolve("_delta_log").resolve(v2 + suffix),
+                    copy.resolve("_delta_log").resolve(v2 + suffix));
+        }
+        assertThat(followed.refresh()).isEqualTo(RefreshResult.SWAPPED);
+        assertServesById(followed, Expected.read("optimize", 2), "optimize", 2);
     }
 
     /** Rows as Spark's expected text: tab-joined, NULL as \N, a TIMESTAMP as epoch micros. */
