@@ -1,10 +1,10 @@
 package dev.parquetlookup.bench;
 
 import dev.parquetlookup.io.CountingRangeSource;
+import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
-import dev.parquetlookup.io.ReadStatistics;
 
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.page.PageReadStore;

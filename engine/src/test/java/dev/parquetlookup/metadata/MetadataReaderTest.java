@@ -1,10 +1,10 @@
 package dev.parquetlookup.metadata;
 
 import dev.parquetlookup.io.CountingRangeSource;
+import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
-import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec;

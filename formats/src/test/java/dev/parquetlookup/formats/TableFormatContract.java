@@ -5,7 +5,7 @@ import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.engine.source.TableFormat;
 import dev.parquetlookup.engine.table.RefreshResult;
 import dev.parquetlookup.engine.table.RefreshingTable;
-import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.metadata.LookupFileException;
 
 import org.junit.jupiter.api.Test;

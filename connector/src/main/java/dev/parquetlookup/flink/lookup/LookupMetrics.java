@@ -3,7 +3,7 @@ package dev.parquetlookup.flink.lookup;
 import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.engine.read.PageCache;
 import dev.parquetlookup.engine.table.RefreshStatus;
-import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.hedge.HedgeStatistics;
 import dev.parquetlookup.metadata.MetadataCache;
 

@@ -1,7 +1,7 @@
 package dev.parquetlookup.flink.lookup;
 
 import dev.parquetlookup.engine.read.PageCache;
-import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.hedge.HedgeStatistics;
 import dev.parquetlookup.metadata.MetadataCache;
 

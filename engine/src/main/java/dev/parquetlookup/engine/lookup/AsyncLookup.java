@@ -1,9 +1,9 @@
 package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.read.InFlightReads;
-import dev.parquetlookup.engine.read.LoadedPage;
 import dev.parquetlookup.engine.read.LookupContext;
 import dev.parquetlookup.engine.read.OpenFile;
+import dev.parquetlookup.engine.read.PageLoader.LoadedPage;
 import dev.parquetlookup.engine.read.PagesPending;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RangeSource;

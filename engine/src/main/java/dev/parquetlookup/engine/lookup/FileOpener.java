@@ -2,11 +2,11 @@ package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.page.KeyPageBounds;
 import dev.parquetlookup.io.CountingRangeSource;
+import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
-import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;

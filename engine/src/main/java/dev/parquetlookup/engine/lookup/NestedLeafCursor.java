@@ -2,7 +2,7 @@ package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.page.ColumnTypes;
 import dev.parquetlookup.engine.page.DataPage;
-import dev.parquetlookup.engine.read.LoadedPage;
+import dev.parquetlookup.engine.read.PageLoader.LoadedPage;
 
 import org.apache.parquet.bytes.ByteBufferInputStream;
 import org.apache.parquet.bytes.BytesUtils;

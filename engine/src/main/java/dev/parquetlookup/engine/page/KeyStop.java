@@ -1,6 +1,7 @@
 package dev.parquetlookup.engine.page;
 
 import dev.parquetlookup.engine.codec.PrefixDecompressor;
+import dev.parquetlookup.engine.page.KeyPage.PlainKeys;
 import dev.parquetlookup.metadata.KeyType;
 
 import org.apache.parquet.bytes.BytesUtils;

@@ -2,6 +2,7 @@ package dev.parquetlookup.engine.read;
 
 import dev.parquetlookup.engine.codec.ScratchBuffers;
 import dev.parquetlookup.engine.codec.ScratchBuffers.Scratch;
+import dev.parquetlookup.engine.read.PageLoader.LoadedPage;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.FileMetadata;

@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine.read;
 
+import dev.parquetlookup.engine.read.PageLoader.LoadedPage;
 import dev.parquetlookup.io.FileRange;
 
 import java.util.List;

@@ -2,6 +2,7 @@ package dev.parquetlookup.engine.read;
 
 import dev.parquetlookup.engine.page.KeyDictionary;
 import dev.parquetlookup.engine.page.PageDecoder;
+import dev.parquetlookup.engine.read.PageLoader.LoadedPage;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.metadata.FileMetadata;

@@ -8,10 +8,10 @@ import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.engine.source.RefreshOptions;
 import dev.parquetlookup.engine.source.SnapshotSource;
 import dev.parquetlookup.engine.source.SnapshotSource.Listing;
+import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.HadoopFileStore;
-import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.io.RetryingFileStore;
 import dev.parquetlookup.metadata.LookupFileException;
 

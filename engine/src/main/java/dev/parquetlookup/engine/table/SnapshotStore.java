@@ -3,10 +3,10 @@ package dev.parquetlookup.engine.table;
 import dev.parquetlookup.engine.lookup.DimensionTable;
 import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.engine.source.SnapshotSource.Listing;
+import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.ForwardingFileStore;
-import dev.parquetlookup.io.ReadStatistics;
 
 import java.io.IOException;
 import java.util.List;

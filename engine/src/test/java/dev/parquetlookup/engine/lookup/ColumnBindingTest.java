@@ -1,8 +1,8 @@
 package dev.parquetlookup.engine.lookup;
 
+import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
-import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.metadata.MetadataCache;
 
 import org.apache.parquet.example.data.Group;

@@ -1,13 +1,13 @@
 package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.page.KeyPageBounds;
+import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.FaultInjectingRangeSource;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
-import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.LazySynthesis;

@@ -1,6 +1,6 @@
 package dev.parquetlookup.engine.lookup;
 
-import dev.parquetlookup.io.ReadStatistics;
+import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.metadata.RowGroupIndexes;

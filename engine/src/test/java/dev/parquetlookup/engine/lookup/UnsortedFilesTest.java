@@ -1,9 +1,9 @@
 package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.index.KeyIndexes;
+import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
-import dev.parquetlookup.io.ReadStatistics;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataCache;

@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine.page;
 
+import dev.parquetlookup.engine.page.KeyPage.PlainKeys;
 import dev.parquetlookup.engine.read.LookupContext;
 import dev.parquetlookup.metadata.KeyType;
 

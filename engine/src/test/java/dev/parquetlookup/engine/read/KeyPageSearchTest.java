@@ -7,6 +7,7 @@ import dev.parquetlookup.engine.page.DataPage;
 import dev.parquetlookup.engine.page.KeyPage;
 import dev.parquetlookup.engine.page.PageDecoder;
 import dev.parquetlookup.engine.page.PagePrefix;
+import dev.parquetlookup.engine.read.PageLoader.LoadedPage;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
