@@ -170,6 +170,8 @@ class ShadedJarITCase {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
+        command.add("-XX:TieredStopAtLevel=1"); // short-lived: see ShadedJarCommandLineITCase
+        command.add("-XX:+UseSerialGC");
         command.add("-cp");
         command.add(jar + java.io.File.pathSeparator + probeClassesDir());
         command.add(ShadedJarProbe.class.getName());
@@ -225,6 +227,8 @@ class ShadedJarITCase {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-XX:+UseSerialGC");
         command.add("-jar");
         command.add(jar.toString());
         command.addAll(List.of(args));

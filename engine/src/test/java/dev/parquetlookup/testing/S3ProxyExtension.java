@@ -3,27 +3,48 @@ package dev.parquetlookup.testing;
 import dev.parquetlookup.s3proxy.LatencyProxy;
 import dev.parquetlookup.s3proxy.S3ProxyServer;
 
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.s3a.S3AFileSystem;
+
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
 
 /**
- * Runs S3Proxy ({@link S3ProxyServer}: its own JVM, jars in {@code target/s3proxy/lib}) on a free
- * loopback port for the test class, and stops it after the class whatever happened.
+ * Gives the test classes of a test JVM one S3Proxy ({@link S3ProxyServer}: its own JVM, jars in
+ * {@code target/s3proxy/lib}) on a free loopback port, started by the first class that asks for it
+ * and stopped when the JVM's tests are done (starting one takes seconds: one per JVM instead of one
+ * per class, as e2e-tests shares one Flink cluster). Each class keeps to its own buckets. A class
+ * may {@link #stop()} and {@link #start()} it for an outage (classes run one at a time); after the
+ * class it runs again whatever happened, and the class's {@link LatencyProxy}s are closed.
  *
  * <pre>{@code
  * @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension();
  * ...
- * S3.createBucket("bucket");
+ * S3.createBucket("bucket"); // a name no other class uses
  * Map<String, String> hadoop = S3.hadoopOptions(); // fs.s3a.* for s3a://bucket/...
  * S3.stop(); S3.start(); // an outage: same port, same data
  *
@@ -37,14 +58,19 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
     public static final String ACCESS_KEY = S3ProxyServer.ACCESS_KEY;
     public static final String SECRET_KEY = S3ProxyServer.SECRET_KEY;
 
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(S3ProxyExtension.class);
+
     private S3ProxyServer server;
     private final List<LatencyProxy> proxies = new CopyOnWriteArrayList<>();
 
     @Override
-    public void beforeAll(ExtensionContext context) throws Exception {
-        Path lib = Paths.get(System.getProperty("s3proxy.lib", "target/s3proxy/lib"));
-        server = new S3ProxyServer(lib, lib.toAbsolutePath().getParent().getParent());
-        server.start();
+    public void beforeAll(ExtensionContext context) {
+        server =
+                context.getRoot()
+                        .getStore(NAMESPACE)
+                        .getOrComputeIfAbsent("server", key -> new Shared(launch()), Shared.class)
+                        .server();
     }
 
     @Override
@@ -53,7 +79,30 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
             proxy.close();
         }
         proxies.clear();
-        if (server != null) {
+        if (server != null && !server.isRunning()) {
+            server.start(); // the class ended in an outage: the next class finds it running
+        }
+    }
+
+    private static S3ProxyServer launch() {
+        Path lib = Paths.get(System.getProperty("s3proxy.lib", "target/s3proxy/lib"));
+        try {
+            S3ProxyServer started =
+                    new S3ProxyServer(lib, lib.toAbsolutePath().getParent().getParent());
+            started.start();
+            return started;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The server in the root store: JUnit closes it when the JVM's tests are done. */
+    private record Shared(S3ProxyServer server) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
             server.close();
         }
     }
@@ -68,9 +117,48 @@ public final class S3ProxyExtension implements BeforeAllCallback, AfterAllCallba
         server.stop();
     }
 
-    /** Creates a bucket (a directory of the file-system backend). */
+    /** Creates a bucket (a directory of the file-system backend) if it is not there. */
     public void createBucket(String name) throws IOException {
         server.createBucket(name);
+    }
+
+    /**
+     * Uploads every regular file of {@code dir} as object {@code prefix + file name} of {@code
+     * bucket}, a few at once, with one PUT each (S3A's copy sends several requests per file).
+     */
+    public void putFiles(Path dir, String bucket, String prefix) throws IOException {
+        List<Path> files;
+        try (Stream<Path> listing = Files.list(dir)) {
+            files = listing.filter(Files::isRegularFile).sorted().toList();
+        }
+        Configuration conf = new Configuration();
+        hadoopOptions().forEach(conf::set);
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try (FileSystem fs = FileSystem.newInstance(URI.create("s3a://" + bucket + "/"), conf)) {
+            S3Client s3 = ((S3AFileSystem) fs).getS3AInternals().getAmazonS3Client("test upload");
+            List<Future<?>> puts = new ArrayList<>();
+            for (Path file : files) {
+                puts.add(
+                        pool.submit(
+                                () ->
+                                        s3.putObject(
+                                                PutObjectRequest.builder()
+                                                        .bucket(bucket)
+                                                        .key(prefix + file.getFileName())
+                                                        .build(),
+                                                RequestBody.fromFile(file))));
+            }
+            for (Future<?> put : puts) {
+                put.get();
+            }
+        } catch (ExecutionException e) {
+            throw new IOException("upload to s3a://" + bucket + "/" + prefix, e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("upload interrupted");
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     public String endpoint() {

@@ -138,6 +138,11 @@ public final class S3ProxyServer implements AutoCloseable {
         awaitReady();
     }
 
+    /** Whether the server's process runs (started and not stopped since). */
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
     /** Stops the server (an outage); {@link #start()} brings it back with the same data. */
     public synchronized void stop() throws InterruptedException {
         if (process == null) {
