@@ -83,6 +83,7 @@ record FooterRowGroups(List<RowGroupInfo> rowGroups, KeyRanges rowGroupKeys, lon
                 start,
                 dataOffset,
                 footer.totalCompressedSize(),
+                footer.totalUncompressedSize(),
                 hasDictionary,
                 pages);
     }
@@ -97,6 +98,7 @@ record FooterRowGroups(List<RowGroupInfo> rowGroups, KeyRanges rowGroupKeys, lon
                 chunk.getStartingPos(),
                 dataOffset,
                 chunk.getTotalSize(),
+                chunk.getTotalUncompressedSize(),
                 hasDictionary,
                 null);
     }

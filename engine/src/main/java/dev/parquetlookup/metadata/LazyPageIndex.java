@@ -238,6 +238,7 @@ public final class LazyPageIndex implements RowGroupIndexPlan {
                             f.startOffset(),
                             f.firstDataPageOffset(),
                             f.totalCompressedSize(),
+                            f.totalUncompressedSize(),
                             f.hasDictionaryPage(),
                             pages);
         }

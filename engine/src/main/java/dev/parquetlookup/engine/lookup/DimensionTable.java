@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine.lookup;
 
+import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.read.LookupContext;
 import dev.parquetlookup.engine.read.PagesPending;
 import dev.parquetlookup.io.FileId;
@@ -138,10 +139,21 @@ public final class DimensionTable implements Closeable {
             Map<FileId, ColumnBinding> bindings)
             throws IOException {
         List<SortedFile> opened = new ArrayList<>();
+        // Local forms the files ask for are checked after the open, from the footers it cached.
+        LocalForms.Hold localForms =
+                config.localForms() == null
+                        ? null
+                        : config.localForms().opening(config.metadataCache());
         try {
-            List<FileId> ids = FileOpener.list(config, store);
-            opened.addAll(
-                    FileOpener.openAll(config, store, statistics, ids, deletedRows, bindings));
+            try {
+                List<FileId> ids = FileOpener.list(config, store);
+                opened.addAll(
+                        FileOpener.openAll(config, store, statistics, ids, deletedRows, bindings));
+            } finally {
+                if (localForms != null) {
+                    localForms.close();
+                }
+            }
             TableColumns schema = TableColumns.of(config.path(), opened);
             int indexed = 0;
             for (SortedFile f : opened) {
