@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine.lookup;
 
+import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.read.LookupContext;
 import dev.parquetlookup.engine.read.PagesPending;
@@ -363,6 +364,10 @@ public final class DimensionTable implements Closeable {
             if (lead.compare(file.maxKey(), k0) < 0) {
                 continue;
             }
+            if (file.indexed() && awaitsIndex(file, ctx)) {
+                pending = true;
+                continue;
+            }
             spans.clear();
             ctx.nextFile(file);
             try {
@@ -396,6 +401,10 @@ public final class DimensionTable implements Closeable {
         List<SortedFile.RowSpan> spans = new ArrayList<>(2);
         boolean pending = false;
         for (SortedFile file : allFiles) {
+            if (awaitsIndex(file, ctx)) {
+                pending = true;
+                continue;
+            }
             spans.clear();
             ctx.nextFile(file);
             try {
@@ -416,6 +425,18 @@ public final class DimensionTable implements Closeable {
             throw PagesPending.INSTANCE;
         }
         return result == null ? List.of() : result;
+    }
+
+    /**
+     * Whether {@code ctx} (an asynchronous lookup) waits, without its thread, for the unfinished
+     * key index builds of {@code file}, which start now if no builder took them up.
+     */
+    private static boolean awaitsIndex(SortedFile file, LookupContext ctx) {
+        if (!ctx.returnsThread()) {
+            return false;
+        }
+        CompletableFuture<Void> building = KeyIndexes.shared().demand(file.file());
+        return building != null && ctx.awaits(building);
     }
 
     /**
