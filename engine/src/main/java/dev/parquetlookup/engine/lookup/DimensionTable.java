@@ -401,6 +401,10 @@ public final class DimensionTable implements Closeable {
         List<SortedFile.RowSpan> spans = new ArrayList<>(2);
         boolean pending = false;
         for (SortedFile file : allFiles) {
+            if (ctx.returnsThread()) {
+                // Its build starts (unless planning started it): awaited below, not run here.
+                file.prepareSecondary(plan.keyColumns());
+            }
             if (awaitsIndex(file, ctx)) {
                 pending = true;
                 continue;

@@ -11,9 +11,10 @@ import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.MetadataCache;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -34,8 +35,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * An asynchronous lookup on a secondary key whose files' indexes are still building returns its
  * thread: its future completes when the builds are done (every lookup waiting shares each file's
- * one build), with the rows a synchronous lookup finds. The builds are held back by a gate on the
- * files' reads, opened only after every lookup call returned.
+ * one build), with the rows a synchronous lookup finds; whether planning started the builds or the
+ * first lookup does. The builds are held back by a gate on the files' reads, opened only after
+ * every lookup call returned.
  */
 class AsyncKeyIndexWaitTest {
 
@@ -98,9 +100,11 @@ class AsyncKeyIndexWaitTest {
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "builds started by planning: {0}")
+    @ValueSource(booleans = {true, false})
     @Timeout(value = 5, unit = TimeUnit.MINUTES) // a lookup parked on the gate would hang
-    void lookupsReturnTheirThreadWhileTheIndexBuildsAndShareOneBuildPerFile() throws Exception {
+    void lookupsReturnTheirThreadWhileTheIndexBuildsAndShareOneBuildPerFile(boolean planned)
+            throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("table"));
         try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
                 Statement st = duck.createStatement()) {
@@ -139,7 +143,9 @@ class AsyncKeyIndexWaitTest {
             List<CompletableFuture<List<Object[]>>> futures = new ArrayList<>();
             gate.shut();
             try {
-                table.prepare(plan); // both builds start, and wait at the gate
+                if (planned) {
+                    table.prepare(plan); // both builds start, and wait at the gate
+                }
                 for (int k = 0; k < 20; k++) {
                     Object[] key = {"user" + (k * 37) + "@example.org"};
                     keys.add(key);
