@@ -85,6 +85,7 @@ record FooterRowGroups(List<RowGroupInfo> rowGroups, KeyRanges rowGroupKeys, lon
                 start,
                 dataOffset,
                 footer.totalCompressedSize(),
+                footer.totalUncompressedSize(),
                 hasDictionary,
                 pages);
     }
@@ -99,6 +100,7 @@ record FooterRowGroups(List<RowGroupInfo> rowGroups, KeyRanges rowGroupKeys, lon
                 chunk.getStartingPos(),
                 dataOffset,
                 chunk.getTotalSize(),
+                chunk.getTotalUncompressedSize(),
                 hasDictionary,
                 null);
     }

@@ -245,6 +245,7 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
                             f.startOffset(),
                             f.firstDataPageOffset(),
                             f.totalCompressedSize(),
+                            f.totalUncompressedSize(),
                             f.hasDictionaryPage(),
                             pages);
         }

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -120,6 +121,21 @@ public final class MetadataCache {
         // Through the map view: a peek counts as neither hit nor miss in stats().
         return (FileMetadata)
                 cache.asMap().get(new Key(file, List.copyOf(sortKey), synthesizedPageIndex));
+    }
+
+    /**
+     * A cached footer of {@code file} for any sort key, or null; loads nothing (a background task
+     * that needs only the file's shape, such as the local form's page-size check, reads it instead
+     * of the file).
+     */
+    @Nullable
+    public FileMetadata anyFileMetadata(FileId file) {
+        for (Map.Entry<Object, Object> e : cache.asMap().entrySet()) {
+            if (e.getKey() instanceof Key k && k.file().equals(file)) {
+                return (FileMetadata) e.getValue();
+            }
+        }
+        return null;
     }
 
     /** Drops every entry of a file version (all sort keys, footers and row-group indexes). */

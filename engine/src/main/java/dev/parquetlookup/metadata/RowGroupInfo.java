@@ -47,6 +47,8 @@ public record RowGroupInfo(
      * @param startOffset offset of its first page (the dictionary page when there is one)
      * @param firstDataPageOffset offset of its first data page
      * @param totalCompressedSize bytes from {@code startOffset} to its end
+     * @param totalUncompressedSize its pages' bytes uncompressed (headers included), as the footer
+     *     says
      * @param hasDictionaryPage whether a dictionary page precedes the data pages
      * @param pages page locations from the OffsetIndex, or {@code null} without a page index
      */
@@ -55,6 +57,7 @@ public record RowGroupInfo(
             long startOffset,
             long firstDataPageOffset,
             long totalCompressedSize,
+            long totalUncompressedSize,
             boolean hasDictionaryPage,
             @Nullable PageLocations pages) {
 

@@ -14,6 +14,9 @@ import org.apache.parquet.hadoop.CodecFactory;
 import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.FileMetaData;
 import org.apache.parquet.io.InputFile;
@@ -36,7 +39,9 @@ import java.util.Set;
  *
  * <p>Values are moved column by column, record by record, with their repetition and definition
  * levels, through parquet-java's column readers and writers: no conversion to engine values, so
- * every physical type (INT96 included) and every nested shape is copied as stored. Example:
+ * every physical type (INT96 included) and every nested shape is copied as stored. Flat chunks of
+ * PLAIN pages are read by {@link PlainFlatColumn} (no buffer per value), and LZ4_RAW pages are
+ * compressed by {@link Lz4RawPageCompressor}. Example:
  *
  * <pre>{@code
  * RepagedCopy.Result r = RepagedCopy.copy(
@@ -91,6 +96,7 @@ public final class RepagedCopy {
             metadata.putAll(extraMetadata);
             CodecFactory codecs =
                     new CodecFactory(new PlainParquetConfiguration(), options.pageBytes());
+            Lz4RawPageCompressor lz4 = new Lz4RawPageCompressor();
             ParquetFileWriter writer =
                     new ParquetFileWriter(
                             out,
@@ -110,11 +116,13 @@ public final class RepagedCopy {
                     rows += source.getRowCount();
                     copyRowGroup(
                             source,
+                            reader.getRowGroups().get(rowGroup),
                             schema,
                             meta.getCreatedBy(),
                             writer,
                             props,
                             codecs,
+                            lz4,
                             keyColumns,
                             options,
                             rowGroup++);
@@ -134,11 +142,13 @@ public final class RepagedCopy {
     /** Copies one row group, record by record. */
     private static void copyRowGroup(
             PageReadStore source,
+            BlockMetaData block,
             MessageType schema,
             String createdBy,
             ParquetFileWriter writer,
             ParquetProperties props,
             CodecFactory codecs,
+            Lz4RawPageCompressor lz4,
             Set<String> keyColumns,
             WriterOptions options,
             int ordinal)
@@ -146,7 +156,12 @@ public final class RepagedCopy {
         ColumnChunkPageWriteStore pageStore =
                 ColumnChunkPageWriteStore.builder()
                         .withCompressorProvider(
-                                d -> codecs.getCompressor(codec(d, keyColumns, options)))
+                                d -> {
+                                    CompressionCodecName codec = codec(d, keyColumns, options);
+                                    return codec == CompressionCodecName.LZ4_RAW
+                                            ? lz4
+                                            : codecs.getCompressor(codec);
+                                })
                         .withSchema(schema)
                         .withAllocator(props.getAllocator())
                         .withColumnIndexTruncateLength(options.statisticsTruncateLength())
@@ -163,19 +178,31 @@ public final class RepagedCopy {
         List<ColumnDescriptor> descriptors = schema.getColumns();
         int n = descriptors.size();
         ColumnReader[] in = new ColumnReader[n];
+        PlainFlatColumn[] plain = new PlainFlatColumn[n];
         ColumnWriter[] out = new ColumnWriter[n];
         long[] left = new long[n];
         for (int c = 0; c < n; c++) {
-            in[c] = readers.getColumnReader(descriptors.get(c));
-            out[c] = columns.getColumnWriter(descriptors.get(c));
-            left[c] = in[c].getTotalValueCount();
+            ColumnDescriptor d = descriptors.get(c);
+            ColumnChunkMetaData chunk = block.getColumns().get(c);
+            if (chunk.getPath().equals(ColumnPath.get(d.getPath()))
+                    && PlainFlatColumn.fits(d, chunk)) {
+                plain[c] = new PlainFlatColumn(source.getPageReader(d), d);
+            } else {
+                in[c] = readers.getColumnReader(d);
+                left[c] = in[c].getTotalValueCount();
+            }
+            out[c] = columns.getColumnWriter(d);
         }
         long rows = source.getRowCount();
         for (long r = 0; r < rows; r++) {
             for (int c = 0; c < n; c++) {
+                ColumnWriter w = out[c];
+                if (plain[c] != null) {
+                    plain[c].copyNext(w); // a flat column: one value per record
+                    continue;
+                }
                 // One record: its first value, then every value that repeats within it.
                 ColumnReader reader = in[c];
-                ColumnWriter w = out[c];
                 int maxDefinition = descriptors.get(c).getMaxDefinitionLevel();
                 do {
                     copyValue(reader, w, descriptors.get(c), maxDefinition);

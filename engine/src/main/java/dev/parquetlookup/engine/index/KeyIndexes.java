@@ -11,18 +11,26 @@ import org.apache.parquet.column.ColumnDescriptor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -30,9 +38,10 @@ import java.util.concurrent.atomic.LongAdder;
  * table and slot that serves the file, reference counted, built once (single flight: every lookup
  * waiting for a file's index waits for the same build). A build starts in the background when a
  * table asks for the index ({@link #acquire}); a lookup that needs it before a builder thread took
- * it up builds it on its own thread (it would wait anyway), so the first lookup into a file never
- * queues behind the other files' builds. An index file already on disk for the same file version is
- * checked (CRC32C, header) and reused; a damaged or foreign one is rebuilt.
+ * it up builds it on its own thread (it would wait anyway), or, asynchronous, starts it on a thread
+ * of its own and returns its thread until it is done ({@link #demand}), so the first lookup into a
+ * file never queues behind the other files' builds. An index file already on disk for the same file
+ * version is checked (CRC32C, header) and reused; a damaged or foreign one is rebuilt.
  *
  * <p>Example:
  *
@@ -85,6 +94,13 @@ public final class KeyIndexes {
     private final ConcurrentHashMap<Key, Entry> entries = new ConcurrentHashMap<>();
     private final int chunk;
     private final ExecutorService builders;
+
+    /** Builds a lookup asked for before a background builder took them up ({@link #demand}). */
+    private final ExecutorService onDemand;
+
+    /** Attempts not done: {@link #demand} looks no further while there are none. */
+    private final AtomicInteger unfinished = new AtomicInteger();
+
     private final LongAdder built = new LongAdder();
     private final LongAdder reused = new LongAdder();
     private final LongAdder damaged = new LongAdder();
@@ -101,6 +117,17 @@ public final class KeyIndexes {
         this.builders =
                 Executors.newFixedThreadPool(
                         threads, DaemonThreads.jvmWide("parquet-lookup-index"));
+        int demanded = Math.max(1, Runtime.getRuntime().availableProcessors());
+        ThreadPoolExecutor pool =
+                new ThreadPoolExecutor(
+                        demanded,
+                        demanded,
+                        30,
+                        TimeUnit.SECONDS,
+                        new LinkedBlockingQueue<>(),
+                        DaemonThreads.jvmWide("parquet-lookup-index-demand"));
+        pool.allowCoreThreadTimeOut(true);
+        this.onDemand = pool;
     }
 
     /** The counters so far. */
@@ -126,6 +153,8 @@ public final class KeyIndexes {
 
         Attempt(Request request) {
             this.request = request;
+            unfinished.incrementAndGet();
+            result.whenComplete((index, failure) -> unfinished.decrementAndGet());
         }
 
         @Override
@@ -169,6 +198,39 @@ public final class KeyIndexes {
             builders.execute(start[0]);
         }
         return new Handle(key, entry);
+    }
+
+    /**
+     * The unfinished builds of {@code file}'s indexes, for a lookup that returns its thread instead
+     * of building or waiting in it (an asynchronous one): builds no background builder took up yet
+     * start now on threads of their own, ahead of the other files' background builds (single
+     * flight: whoever claims a build first runs it). Returns a future done when they all are
+     * (failed or not: the lookup's replay then reads the failure), or null when none is unfinished.
+     */
+    @Nullable
+    public CompletableFuture<Void> demand(FileId file) {
+        if (unfinished.get() == 0) {
+            return null;
+        }
+        List<CompletableFuture<KeyIndex>> waits = new ArrayList<>(1);
+        for (Map.Entry<Key, Entry> e : entries.entrySet()) {
+            if (!e.getKey().file().equals(file)) {
+                continue;
+            }
+            Attempt a = e.getValue().attempt;
+            if (a == null || a.result.isDone()) {
+                continue;
+            }
+            if (!a.claimed.get()) {
+                onDemand.execute(a);
+            }
+            waits.add(a.result);
+        }
+        if (waits.isEmpty()) {
+            return null;
+        }
+        return CompletableFuture.allOf(waits.toArray(new CompletableFuture<?>[0]))
+                .handle((ignored, failure) -> null);
     }
 
     private void release(Key key, Entry entry) {

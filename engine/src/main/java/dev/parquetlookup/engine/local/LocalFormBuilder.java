@@ -5,8 +5,10 @@ import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSourceInputFile;
+import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.FooterReader;
 import dev.parquetlookup.metadata.LookupFileException;
+import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.SortKeyResolver;
 import dev.parquetlookup.writer.RepagedCopy;
@@ -16,6 +18,7 @@ import org.apache.parquet.io.LocalOutputFile;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -40,8 +43,22 @@ final class LocalFormBuilder {
     /** What the rule says about {@code source}. */
     record Plan(PageSizeRule.Verdict verdict) {}
 
-    /** Reads the footer (and a page header or the offset index) of {@code source}: the verdict. */
-    Plan plan(FileId source, FileStore store) throws IOException {
+    /**
+     * The verdict on {@code source}: from a footer one of {@code caches} holds (with its row
+     * group's page index if cached, else a page header read), else from the file's footer and a
+     * page header or its offset index.
+     */
+    Plan plan(FileId source, FileStore store, Collection<MetadataCache> caches) throws IOException {
+        for (MetadataCache cache : caches) {
+            FileMetadata meta = cache.anyFileMetadata(source);
+            if (meta != null) {
+                try (RangeSource in = store.open(source)) {
+                    return new Plan(
+                            PageSizeRule.evaluate(
+                                    meta, cache, in, WriterOptions.DEFAULT_PAGE_ROWS));
+                }
+            }
+        }
         return new Plan(PageSizeRule.evaluate(store, source));
     }
 

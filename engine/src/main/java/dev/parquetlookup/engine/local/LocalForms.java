@@ -3,6 +3,7 @@ package dev.parquetlookup.engine.local;
 import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.metadata.MetadataCache;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,9 +15,12 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,6 +28,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -80,6 +85,15 @@ public final class LocalForms {
     private final Map<String, FileId> readyByPath = new ConcurrentHashMap<>();
 
     private final List<Consumer<FileId>> listeners = new CopyOnWriteArrayList<>();
+
+    /** Metadata caches of the tables opened over these forms: their footers spare a file read. */
+    private final Set<MetadataCache> caches =
+            Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
+    /** Settles asked for while tables open, started when the last open ends ({@link #opening}). */
+    private final List<Runnable> deferred = new ArrayList<>(); // guarded by itself
+
+    private int opening; // guarded by deferred
     private final Object budgetLock = new Object();
     private long reservedBytes;
 
@@ -262,12 +276,62 @@ public final class LocalForms {
             return existing;
         }
         try {
-            executor.execute(() -> complete(mine, source, store, keyColumns));
+            start(() -> complete(mine, source, store, keyColumns));
         } catch (RuntimeException e) {
             settled.remove(source, mine);
             mine.complete(new Outcome(Kind.FAILED, null, e.toString()));
         }
         return mine;
+    }
+
+    /**
+     * Holds back the checks and builds that the files of a table being opened ask for until the
+     * returned handle is closed (when the open ends, failed or not): the open's reads go first, and
+     * each check then reads the footer the open cached in {@code metadata} instead of the file (on
+     * an object store two or three requests fewer per file).
+     *
+     * <pre>{@code
+     * try (LocalForms.Hold hold = forms.opening(config.metadataCache())) {
+     *     ... open the table's files ...
+     * }
+     * }</pre>
+     */
+    public Hold opening(MetadataCache metadata) {
+        caches.add(metadata);
+        synchronized (deferred) {
+            opening++;
+        }
+        AtomicBoolean closed = new AtomicBoolean();
+        return () -> {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
+            List<Runnable> start;
+            synchronized (deferred) {
+                if (--opening > 0) {
+                    return;
+                }
+                start = List.copyOf(deferred);
+                deferred.clear();
+            }
+            start.forEach(executor::execute);
+        };
+    }
+
+    /** A table's open in progress ({@link #opening}); closing it twice is harmless. */
+    public interface Hold extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    private void start(Runnable settling) {
+        synchronized (deferred) {
+            if (opening > 0) {
+                deferred.add(settling);
+                return;
+            }
+        }
+        executor.execute(settling);
     }
 
     /** The outcome so far for {@code source}, or null when it is not settled (yet). */
@@ -355,7 +419,7 @@ public final class LocalForms {
                     source);
             discard(form);
         }
-        LocalFormBuilder.Plan plan = builder.plan(source, store);
+        LocalFormBuilder.Plan plan = builder.plan(source, store, List.copyOf(caches));
         if (!plan.verdict().localForm()) {
             LOG.debug("No local form for {}: {}", source, plan.verdict().reason());
             return new Outcome(Kind.NOT_NEEDED, null, plan.verdict().reason());

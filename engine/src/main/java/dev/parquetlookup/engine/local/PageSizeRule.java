@@ -4,7 +4,14 @@ import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSourceInputFile;
+import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.FooterReader;
+import dev.parquetlookup.metadata.MetadataCache;
+import dev.parquetlookup.metadata.PageIndexOrigin;
+import dev.parquetlookup.metadata.RowGroupIndexes;
+import dev.parquetlookup.metadata.RowGroupInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.ColumnChunkInfo;
+import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 import dev.parquetlookup.writer.WriterOptions;
 
 import org.apache.parquet.ParquetReadOptions;
@@ -84,6 +91,75 @@ public final class PageSizeRule {
     }
 
     /**
+     * Applies the rule from the footer the engine cached for {@code meta}'s file: no footer read.
+     * The measured chunk's page count comes from its row group's page index: cached, or the file's
+     * own read into {@code cache} through {@code source} (one read, which a lookup in that row
+     * group would make); a file without one has its first page headers read (one small read for a
+     * chunk of large pages).
+     *
+     * @param pageRows rows per page of the local form, for the estimate
+     */
+    public static Verdict evaluate(
+            FileMetadata meta, MetadataCache cache, RangeSource source, int pageRows)
+            throws IOException {
+        long rows = 0;
+        long uncompressed = 0;
+        long pagesAfter = 0;
+        int largest = -1;
+        long largestRows = 0;
+        for (int r = 0; r < meta.rowGroups().size(); r++) {
+            RowGroupInfo rg = meta.footerRowGroup(r);
+            rows += rg.rowCount();
+            for (ColumnChunkInfo c : rg.columns()) {
+                uncompressed += c.totalUncompressedSize();
+                pagesAfter += (rg.rowCount() + pageRows - 1) / pageRows;
+            }
+            if (largest < 0 || rg.rowCount() > largestRows) {
+                largest = r;
+                largestRows = rg.rowCount();
+            }
+        }
+        long estimate = uncompressed + pagesAfter * PAGE_OVERHEAD_BYTES;
+        if (largest < 0 || largestRows == 0 || meta.footerRowGroup(largest).columns().length == 0) {
+            return new Verdict(false, rows, 0, estimate, "no rows");
+        }
+        RowGroupIndexes lazy = meta.bind(source, cache).rowGroupIndexes();
+        RowGroupInfo indexed;
+        if (lazy == null) {
+            indexed = meta.rowGroups().get(largest);
+        } else if (meta.pageIndex().kind() == PageIndexOrigin.Kind.OWN) {
+            indexed = lazy.get(largest); // one read, kept for lookups, when not cached yet
+        } else {
+            indexed = lazy.cached(largest);
+        }
+        PageLocations pages = indexed == null ? null : indexed.columns()[0].pages();
+        if (pages != null) {
+            return verdict(rows, largestRows, pages.pageCount(), estimate, "from its page index");
+        }
+        // Not at hand: its first page headers, one small read (values counted as rows: exact for
+        // a flat first column).
+        ColumnChunkInfo chunk = meta.footerRowGroup(largest).columns()[0];
+        double headers =
+                dataPages(
+                        (position, buffer, length) -> source.readFully(position, buffer, 0, length),
+                        chunk.startOffset(),
+                        chunk.startOffset() + chunk.totalCompressedSize(),
+                        largestRows);
+        return verdict(rows, largestRows, headers, estimate, "from its page headers");
+    }
+
+    private static Verdict verdict(
+            long rows, long largestRows, double pages, long estimate, String source) {
+        long rowsPerPage = (long) Math.ceil(largestRows / Math.max(1.0, pages));
+        boolean needed = rowsPerPage > MAX_ROWS_PER_PAGE;
+        String reason =
+                String.format(
+                        "%,d rows per page (%s) %s %,d",
+                        rowsPerPage, source, needed ? ">" : "<=", MAX_ROWS_PER_PAGE);
+        return new Verdict(needed, rows, rowsPerPage, estimate, reason);
+    }
+
+    /**
      * Applies the rule to the file {@code reader} has open; {@code file} is read for page headers
      * when the measured chunk has no OffsetIndex (a few small reads).
      *
@@ -112,57 +188,71 @@ public final class PageSizeRule {
         }
         ColumnChunkMetaData chunk = largest.getColumns().get(0);
         OffsetIndex offsets = reader.readOffsetIndex(chunk);
-        double pages = offsets != null ? offsets.getPageCount() : dataPages(file, chunk);
-        long rowsPerPage = (long) Math.ceil(largest.getRowCount() / Math.max(1.0, pages));
-        boolean needed = rowsPerPage > MAX_ROWS_PER_PAGE;
-        String reason =
-                String.format(
-                        "%,d rows per page (%s) %s %,d",
-                        rowsPerPage,
-                        offsets != null ? "from its offset index" : "from its page headers",
-                        needed ? ">" : "<=",
-                        MAX_ROWS_PER_PAGE);
-        return new Verdict(needed, rows, rowsPerPage, estimate, reason);
+        double pages;
+        if (offsets != null) {
+            pages = offsets.getPageCount();
+        } else {
+            try (SeekableInputStream in = file.newStream()) {
+                pages =
+                        dataPages(
+                                (position, buffer, length) -> {
+                                    in.seek(position);
+                                    in.readFully(buffer, 0, length);
+                                },
+                                chunk.getStartingPos(),
+                                chunk.getStartingPos() + chunk.getTotalSize(),
+                                chunk.getValueCount());
+            }
+        }
+        return verdict(
+                rows,
+                largest.getRowCount(),
+                pages,
+                estimate,
+                offsets != null ? "from its offset index" : "from its page headers");
+    }
+
+    /** Positioned reads of the file whose page headers are counted. */
+    @FunctionalInterface
+    private interface Reads {
+        void readFully(long position, byte[] buffer, int length) throws IOException;
     }
 
     /**
-     * Data pages of {@code chunk} from its page headers: the first {@value #MAX_HEADERS} pages are
-     * read, and a longer chunk is extrapolated from their values (its pages are small anyway).
+     * Data pages of the chunk from {@code pos} to {@code end} holding {@code valueCount} values,
+     * from its page headers: the first {@value #MAX_HEADERS} pages are read, and a longer chunk is
+     * extrapolated from their values (its pages are small anyway).
      */
-    private static double dataPages(InputFile file, ColumnChunkMetaData chunk) throws IOException {
-        long pos = chunk.getStartingPos();
-        long end = pos + chunk.getTotalSize();
+    private static double dataPages(Reads file, long pos, long end, long valueCount)
+            throws IOException {
         long values = 0;
         int pages = 0;
         byte[] buffer = new byte[HEADER_READ_BYTES];
-        try (SeekableInputStream in = file.newStream()) {
-            for (int headers = 0;
-                    headers < MAX_HEADERS && pos < end && values < chunk.getValueCount();
-                    headers++) {
-                int n = (int) Math.min(buffer.length, end - pos);
-                in.seek(pos);
-                in.readFully(buffer, 0, n);
-                ByteArrayInputStream bytes = new ByteArrayInputStream(buffer, 0, n);
-                PageHeader header = Util.readPageHeader(bytes);
-                long headerLength = n - bytes.available();
-                switch (header.getType()) {
-                    case DATA_PAGE -> {
-                        values += header.getData_page_header().getNum_values();
-                        pages++;
-                    }
-                    case DATA_PAGE_V2 -> {
-                        values += header.getData_page_header_v2().getNum_values();
-                        pages++;
-                    }
-                    default -> {}
+        for (int headers = 0;
+                headers < MAX_HEADERS && pos < end && values < valueCount;
+                headers++) {
+            int n = (int) Math.min(buffer.length, end - pos);
+            file.readFully(pos, buffer, n);
+            ByteArrayInputStream bytes = new ByteArrayInputStream(buffer, 0, n);
+            PageHeader header = Util.readPageHeader(bytes);
+            long headerLength = n - bytes.available();
+            switch (header.getType()) {
+                case DATA_PAGE -> {
+                    values += header.getData_page_header().getNum_values();
+                    pages++;
                 }
-                pos += headerLength + header.getCompressed_page_size();
+                case DATA_PAGE_V2 -> {
+                    values += header.getData_page_header_v2().getNum_values();
+                    pages++;
+                }
+                default -> {}
             }
+            pos += headerLength + header.getCompressed_page_size();
         }
         if (pages == 0 || values == 0) {
             return 1;
         }
         // Values per page over the pages seen, spread over the chunk's values.
-        return Math.max(pages, (double) chunk.getValueCount() * pages / values);
+        return Math.max(pages, (double) valueCount * pages / values);
     }
 }

@@ -61,7 +61,9 @@ final class AsyncLookup extends LookupContext {
     /** Page-index reads this lookup waits for or got, by row group; null until the first. */
     @Nullable private Map<IndexKey, CompletableFuture<RowGroupInfo>> indexReads;
 
-    private final List<CompletableFuture<RowGroupInfo>> indexWaits = new ArrayList<>(0);
+    /** Page-index reads and key index builds the next wave waits for. */
+    private final List<CompletableFuture<?>> indexWaits = new ArrayList<>(0);
+
     @Nullable private OpenFile currentFile;
     private int waves;
 
@@ -170,6 +172,17 @@ final class AsyncLookup extends LookupContext {
         info = read.join();
         hold(lazy, info);
         return info;
+    }
+
+    @Override
+    public boolean returnsThread() {
+        return true;
+    }
+
+    @Override
+    public boolean awaits(CompletableFuture<?> work) {
+        indexWaits.add(work);
+        return true;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.parquetlookup.engine.lookup;
 
+import dev.parquetlookup.engine.index.KeyIndexes;
+import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.read.LookupContext;
 import dev.parquetlookup.engine.read.PagesPending;
 import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
@@ -138,10 +140,21 @@ public final class DimensionTable implements Closeable {
             Map<FileId, ColumnBinding> bindings)
             throws IOException {
         List<SortedFile> opened = new ArrayList<>();
+        // Local forms the files ask for are checked after the open, from the footers it cached.
+        LocalForms.Hold localForms =
+                config.localForms() == null
+                        ? null
+                        : config.localForms().opening(config.metadataCache());
         try {
-            List<FileId> ids = FileOpener.list(config, store);
-            opened.addAll(
-                    FileOpener.openAll(config, store, statistics, ids, deletedRows, bindings));
+            try {
+                List<FileId> ids = FileOpener.list(config, store);
+                opened.addAll(
+                        FileOpener.openAll(config, store, statistics, ids, deletedRows, bindings));
+            } finally {
+                if (localForms != null) {
+                    localForms.close();
+                }
+            }
             TableColumns schema = TableColumns.of(config.path(), opened);
             int indexed = 0;
             for (SortedFile f : opened) {
@@ -351,6 +364,10 @@ public final class DimensionTable implements Closeable {
             if (lead.compare(file.maxKey(), k0) < 0) {
                 continue;
             }
+            if (file.indexed() && awaitsIndex(file, ctx)) {
+                pending = true;
+                continue;
+            }
             spans.clear();
             ctx.nextFile(file);
             try {
@@ -384,6 +401,14 @@ public final class DimensionTable implements Closeable {
         List<SortedFile.RowSpan> spans = new ArrayList<>(2);
         boolean pending = false;
         for (SortedFile file : allFiles) {
+            if (ctx.returnsThread()) {
+                // Its build starts (unless planning started it): awaited below, not run here.
+                file.prepareSecondary(plan.keyColumns());
+            }
+            if (awaitsIndex(file, ctx)) {
+                pending = true;
+                continue;
+            }
             spans.clear();
             ctx.nextFile(file);
             try {
@@ -404,6 +429,18 @@ public final class DimensionTable implements Closeable {
             throw PagesPending.INSTANCE;
         }
         return result == null ? List.of() : result;
+    }
+
+    /**
+     * Whether {@code ctx} (an asynchronous lookup) waits, without its thread, for the unfinished
+     * key index builds of {@code file}, which start now if no builder took them up.
+     */
+    private static boolean awaitsIndex(SortedFile file, LookupContext ctx) {
+        if (!ctx.returnsThread()) {
+            return false;
+        }
+        CompletableFuture<Void> building = KeyIndexes.shared().demand(file.file());
+        return building != null && ctx.awaits(building);
     }
 
     /**

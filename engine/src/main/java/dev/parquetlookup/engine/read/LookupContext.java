@@ -14,6 +14,7 @@ import javax.annotation.Nullable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Owns the state of one lookup in one file: the pages it already decoded (a key page read to find
@@ -117,6 +118,21 @@ public class LookupContext implements Scratch {
             scratch[i] = null;
         }
         scratchCount = 0;
+    }
+
+    /**
+     * Whether this lookup returns its thread while {@code work} (a key index build it needs) is
+     * unfinished, and replays when it is done: false here (a synchronous lookup builds or waits in
+     * its thread); an asynchronous lookup keeps {@code work} and returns true, and the caller then
+     * skips the file for this wave and throws {@link PagesPending} at the end.
+     */
+    public boolean awaits(CompletableFuture<?> work) {
+        return false;
+    }
+
+    /** Whether this lookup returns its thread while work it needs is unfinished. */
+    public boolean returnsThread() {
+        return false;
     }
 
     /** Starts over in the next file. */
