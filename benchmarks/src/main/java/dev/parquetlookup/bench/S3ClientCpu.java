@@ -1,9 +1,9 @@
 package dev.parquetlookup.bench;
 
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.s3proxy.S3ProxyServer;
 
 import java.io.PrintStream;

@@ -1,5 +1,7 @@
 package dev.parquetlookup.io;
 
+import dev.parquetlookup.io.RangeSource.FileRange;
+
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,7 @@
 package dev.parquetlookup.io;
 
+import dev.parquetlookup.io.RangeSource.FileRange;
+
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.fs.statistics.IOStatisticsSource;

@@ -1,5 +1,7 @@
 package dev.parquetlookup.io;
 
+import dev.parquetlookup.io.RangeSource.FileRange;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,8 +1,8 @@
 package dev.parquetlookup.metadata;
 
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RangeSource.FileRange;
 
 import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.Util;

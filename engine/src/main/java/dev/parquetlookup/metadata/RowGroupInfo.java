@@ -1,6 +1,6 @@
 package dev.parquetlookup.metadata;
 
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 

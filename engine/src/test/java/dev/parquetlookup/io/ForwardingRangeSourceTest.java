@@ -1,5 +1,7 @@
 package dev.parquetlookup.io;
 
+import dev.parquetlookup.io.RangeSource.FileRange;
+
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaField;

@@ -1,5 +1,7 @@
 package dev.parquetlookup.io;
 
+import dev.parquetlookup.io.RangeSource.FileRange;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,10 +1,10 @@
 package dev.parquetlookup.testing;
 
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RangeSource.FileRange;
 
 import java.io.IOException;
 import java.util.ArrayList;

@@ -4,10 +4,10 @@ import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.flink.table.TestDimension;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RangeSource.FileRange;
 
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.table.data.GenericRowData;

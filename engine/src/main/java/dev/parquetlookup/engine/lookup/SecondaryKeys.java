@@ -1,6 +1,7 @@
 package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.index.KeyIndexes;
+import dev.parquetlookup.engine.lookup.TableColumns.KeyValues;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyType;

@@ -2,9 +2,9 @@ package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.ForwardingRangeSource;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RangeSource.FileRange;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;

@@ -3,7 +3,7 @@ package dev.parquetlookup.engine.read;
 import dev.parquetlookup.engine.page.DataPage;
 import dev.parquetlookup.engine.page.PageDecoder;
 import dev.parquetlookup.engine.read.PageLoader.LoadedPage;
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.metadata.RowGroupInfo;
 import dev.parquetlookup.metadata.RowGroupInfo.ColumnChunkInfo;
 

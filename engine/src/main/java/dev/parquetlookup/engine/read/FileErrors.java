@@ -1,6 +1,6 @@
 package dev.parquetlookup.engine.read;
 
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.LookupFileException;

@@ -1,7 +1,7 @@
 package dev.parquetlookup.engine.read;
 
-import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.io.RequestLimiter;
 
 import java.util.ArrayList;

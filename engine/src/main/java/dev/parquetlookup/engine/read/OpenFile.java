@@ -1,7 +1,7 @@
 package dev.parquetlookup.engine.read;
 
 import dev.parquetlookup.engine.read.PageLoader.LoadedPage;
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 
 import java.util.List;
 

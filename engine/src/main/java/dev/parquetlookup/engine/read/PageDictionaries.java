@@ -4,7 +4,7 @@ import dev.parquetlookup.engine.page.KeyDictionary;
 import dev.parquetlookup.engine.page.PageDecoder;
 import dev.parquetlookup.engine.read.PageLoader.LoadedPage;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.KeyType;
 import dev.parquetlookup.metadata.MetadataCache;

@@ -2,7 +2,7 @@ package dev.parquetlookup.engine.table;
 
 import dev.parquetlookup.engine.table.WarmupPlan.Piece;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.io.TransientFailures;
 import dev.parquetlookup.io.disk.TieredFileStore;

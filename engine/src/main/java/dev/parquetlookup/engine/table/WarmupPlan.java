@@ -2,7 +2,7 @@ package dev.parquetlookup.engine.table;
 
 import dev.parquetlookup.engine.table.TableWarmup.Mode;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.io.disk.TieredFileStore;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.RowGroupIndexes;

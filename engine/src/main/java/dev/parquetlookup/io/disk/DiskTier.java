@@ -2,8 +2,8 @@ package dev.parquetlookup.io.disk;
 
 import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.FileStore;
+import dev.parquetlookup.io.RangeSource.FileRange;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -3,7 +3,7 @@ package dev.parquetlookup.io.hedge;
 import dev.parquetlookup.io.AsyncRangeReader;
 import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.io.TransientFailures;
 
 import org.apache.hadoop.conf.Configuration;

@@ -2,7 +2,7 @@ package dev.parquetlookup.io.s3;
 
 import dev.parquetlookup.io.AsyncRangeReader;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 
 import org.apache.hadoop.fs.FileSystem;
 

@@ -3,7 +3,7 @@ package dev.parquetlookup.io.s3;
 import dev.parquetlookup.io.CauseChain;
 import dev.parquetlookup.io.FileChangedException;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.io.TransientReadException;
 
 import java.io.EOFException;

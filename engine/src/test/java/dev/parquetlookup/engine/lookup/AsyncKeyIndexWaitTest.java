@@ -2,12 +2,12 @@ package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.ForwardingFileStore;
 import dev.parquetlookup.io.ForwardingRangeSource;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.MetadataCache;
 

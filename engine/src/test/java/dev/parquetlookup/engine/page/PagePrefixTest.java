@@ -133,7 +133,7 @@ class PagePrefixTest {
         if (chunk.hasDictionaryPage()) {
             byte[] bytes =
                     source.read(
-                            new dev.parquetlookup.io.FileRange(
+                            new dev.parquetlookup.io.RangeSource.FileRange(
                                     chunk.startOffset(),
                                     (int) (chunk.firstDataPageOffset() - chunk.startOffset())));
             dictionary =

@@ -1,8 +1,8 @@
 package dev.parquetlookup.io.disk;
 
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RangeSource.FileRange;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -3,7 +3,7 @@ package dev.parquetlookup.io.fake;
 import dev.parquetlookup.io.AsyncRangeReader;
 import dev.parquetlookup.io.FileChangedException;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 
 import java.io.File;
 import java.io.FileNotFoundException;

@@ -2,7 +2,7 @@ package dev.parquetlookup.io.hedge;
 
 import dev.parquetlookup.io.AsyncRangeReader;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.io.TransientReadException;
 
 import org.apache.hadoop.conf.Configuration;

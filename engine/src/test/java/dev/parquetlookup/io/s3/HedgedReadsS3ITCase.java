@@ -1,8 +1,8 @@
 package dev.parquetlookup.io.s3;
 
-import dev.parquetlookup.io.FileRange;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.io.RetryPolicy;
 import dev.parquetlookup.io.RetryingRangeSource;
 import dev.parquetlookup.io.hedge.HedgeStatistics;

@@ -4,7 +4,7 @@ import dev.parquetlookup.io.AsyncRangeReader;
 import dev.parquetlookup.io.AsyncRangeReaderFactory;
 import dev.parquetlookup.io.FileChangedException;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileRange;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.io.TransientFailures;
 import dev.parquetlookup.io.TransientReadException;
 
