@@ -59,13 +59,8 @@ class SparkDeltaTablesTest extends TableTests {
                     "mapped", Set.of(2L, 3L));
 
     static Path fixtures() {
-        return fixtures("spark-delta");
-    }
-
-    /** The fixture directory {@code name} of the test resources. */
-    static Path fixtures(String name) {
         try {
-            return Path.of(SparkDeltaTablesTest.class.getResource("/" + name).toURI());
+            return Path.of(SparkDeltaTablesTest.class.getResource("/spark-delta").toURI());
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
@@ -90,12 +85,11 @@ class SparkDeltaTablesTest extends TableTests {
     record Expected(List<String> columns, List<String[]> rows) {
 
         static Expected read(String table, long version) throws IOException {
-            return read(fixtures().resolve("expected").resolve(table), version);
-        }
-
-        /** {@code v<version>.tsv.gz} in {@code dir}. */
-        static Expected read(Path dir, long version) throws IOException {
-            Path file = dir.resolve("v" + version + ".tsv.gz");
+            Path file =
+                    fixtures()
+                            .resolve("expected")
+                            .resolve(table)
+                            .resolve("v" + version + ".tsv.gz");
             try (BufferedReader in =
                     new BufferedReader(
                             new InputStreamReader(
@@ -145,9 +139,23 @@ class SparkDeltaTablesTest extends TableTests {
         KeyIndexes.Statistics before = KeyIndexes.shared().statistics();
         RefreshingTable served = open(table, version, UnsortedFiles.INDEX);
 
-        String label = "delta version " + version;
-        long maxId = assertServesById(served, expected, label);
-        assertServesBySecondColumn(served, expected, label);
+        long maxId = assertServesById(served, expected, table, version);
+
+        // By the second column (name or, renamed, label), a secondary key: every value and a few
+        // that were never written.
+        String second = expected.columns().get(1);
+        LookupPlan bySecond = served.plan(List.of(second), expected.columns());
+        assertThat(bySecond.secondary()).isTrue();
+        Map<String, List<String>> byName = new TreeMap<>(expected.by(1));
+        for (String never : List.of("n5-zz", "", "n996", "N1-a")) {
+            assertThat(byName).doesNotContainKey(never);
+            byName.put(never, List.of());
+        }
+        for (Map.Entry<String, List<String>> e : byName.entrySet()) {
+            assertThat(texts(served.lookup(bySecond, new Object[] {e.getKey()})))
+                    .as("%s '%s' of %s v%d", second, e.getKey(), table, version)
+                    .isEqualTo(e.getValue());
+        }
 
         // The files Spark left unsorted by id were served through key indexes, not refused.
         KeyIndexes.Statistics after = KeyIndexes.shared().statistics();
@@ -201,7 +209,8 @@ class SparkDeltaTablesTest extends TableTests {
      * Every id from -3 to past the largest, written ones and the absent ones among them, answers as
      * Spark read {@code version}; returns the largest id.
      */
-    static long assertServesById(RefreshingTable served, Expected expected, String version)
+    private static long assertServesById(
+            RefreshingTable served, Expected expected, String table, long version)
             throws IOException {
         Map<String, List<String>> byId = expected.by(0);
         long maxId = byId.keySet().stream().mapToLong(Long::parseLong).max().orElseThrow();
@@ -209,11 +218,11 @@ class SparkDeltaTablesTest extends TableTests {
         int rows = 0;
         int absent = 0;
         try (RefreshingTable.Lease lease = served.acquire()) {
-            assertThat(lease.sourceVersion()).isEqualTo(version);
+            assertThat(lease.sourceVersion()).isEqualTo("delta version " + version);
             for (long id = -3; id <= maxId + 20; id++) {
                 List<String> want = byId.getOrDefault(Long.toString(id), List.of());
                 assertThat(texts(lease.table().lookup(plan, new Object[] {id})))
-                        .as("id %d of %s", id, version)
+                        .as("id %d of %s v%d", id, table, version)
                         .isEqualTo(want);
                 rows += want.size();
                 absent += want.isEmpty() ? 1 : 0;
@@ -222,27 +231,6 @@ class SparkDeltaTablesTest extends TableTests {
         assertThat(rows).isEqualTo(expected.rows().size());
         assertThat(absent).isGreaterThan((int) (maxId / 13));
         return maxId;
-    }
-
-    /**
-     * The second column (name or, renamed, label) as a secondary key: every value and a few that
-     * were never written answer as Spark read {@code version}.
-     */
-    static void assertServesBySecondColumn(
-            RefreshingTable served, Expected expected, String version) throws IOException {
-        String second = expected.columns().get(1);
-        LookupPlan bySecond = served.plan(List.of(second), expected.columns());
-        assertThat(bySecond.secondary()).isTrue();
-        Map<String, List<String>> byName = new TreeMap<>(expected.by(1));
-        for (String never : List.of("n5-zz", "", "n996", "N1-a")) {
-            assertThat(byName).doesNotContainKey(never);
-            byName.put(never, List.of());
-        }
-        for (Map.Entry<String, List<String>> e : byName.entrySet()) {
-            assertThat(texts(served.lookup(bySecond, new Object[] {e.getKey()})))
-                    .as("%s '%s' of %s", second, e.getKey(), version)
-                    .isEqualTo(e.getValue());
-        }
     }
 
     /**
@@ -273,7 +261,7 @@ class SparkDeltaTablesTest extends TableTests {
                                 .metadataCache(cache)
                                 .build(),
                         DeltaFormat.NAME);
-        assertServesById(followed, Expected.read("optimize", 1), "delta version 1");
+        assertServesById(followed, Expected.read("optimize", 1), "optimize", 1);
 
         for (String suffix : List.of(".json", ".crc")) {
             Files.copy(
@@ -281,11 +269,11 @@ class SparkDeltaTablesTest extends TableTests {
                     copy.resolve("_delta_log").resolve(v2 + suffix));
         }
         assertThat(followed.refresh()).isEqualTo(RefreshResult.SWAPPED);
-        assertServesById(followed, Expected.read("optimize", 2), "delta version 2");
+        assertServesById(followed, Expected.read("optimize", 2), "optimize", 2);
     }
 
     /** Rows as Spark's expected text: tab-joined, NULL as \N, a TIMESTAMP as epoch micros. */
-    static List<String> texts(List<Object[]> rows) {
+    private static List<String> texts(List<Object[]> rows) {
         List<String> out = new ArrayList<>();
         for (Object[] r : rows) {
             List<String> values = new ArrayList<>();
