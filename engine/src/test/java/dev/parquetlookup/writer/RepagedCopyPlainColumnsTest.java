@@ -2,20 +2,16 @@ package dev.parquetlookup.writer;
 
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ParquetProperties;
-import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
-import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.example.ExampleParquetWriter;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.LocalOutputFile;
-import org.apache.parquet.io.RecordReader;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
@@ -24,9 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -111,24 +105,6 @@ class RepagedCopyPlainColumnsTest {
                         WriterOptions.defaults(),
                         Map.of());
         assertThat(result.rows()).isEqualTo(50_000);
-        assertThat(records(copy)).isEqualTo(records(source));
-    }
-
-    private static List<String> records(Path file) throws IOException {
-        List<String> out = new ArrayList<>();
-        try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file))) {
-            MessageType schema = reader.getFooter().getFileMetaData().getSchema();
-            PageReadStore store;
-            while ((store = reader.readNextRowGroup()) != null) {
-                RecordReader<Group> records =
-                        new ColumnIOFactory()
-                                .getColumnIO(schema)
-                                .getRecordReader(store, new GroupRecordConverter(schema));
-                for (long i = 0; i < store.getRowCount(); i++) {
-                    out.add(records.read().toString());
-                }
-            }
-        }
-        return out;
+        assertThat(RepagedCopyTest.records(copy)).isEqualTo(RepagedCopyTest.records(source));
     }
 }

@@ -97,8 +97,8 @@ class RepagedCopyTest {
         assertThat(records(copy)).isEqualTo(records(source));
     }
 
-    /** Every record as parquet-java's example reader prints it. */
-    private static List<String> records(Path file) throws IOException {
+    /** Every record as parquet-java's example reader prints it (the copy tests compare them). */
+    static List<String> records(Path file) throws IOException {
         List<String> out = new ArrayList<>();
         try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file))) {
             MessageType schema = reader.getFooter().getFileMetaData().getSchema();
