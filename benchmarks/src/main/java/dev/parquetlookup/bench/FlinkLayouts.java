@@ -23,6 +23,8 @@ final class FlinkLayouts {
      * @param system the RESULT lines' system
      * @param casePrefix prefix of the RATIO lines' case names
      * @param files the number of files the rows are split into (a directory when more than one)
+     * @param joinKey the dimension column the join looks up: {@code k} (the sort key) or {@code v}
+     *     (a secondary key, served through a key index on {@code v})
      */
     record LayoutRun(
             String name,
@@ -30,7 +32,8 @@ final class FlinkLayouts {
             String casePrefix,
             SeedLayout layout,
             Map<String, String> variants,
-            int files) {
+            int files,
+            String joinKey) {
 
         LayoutRun(
                 String name,
@@ -38,7 +41,12 @@ final class FlinkLayouts {
                 String casePrefix,
                 SeedLayout layout,
                 Map<String, String> variants) {
-            this(name, system, casePrefix, layout, variants, 1);
+            this(name, system, casePrefix, layout, variants, 1, "k");
+        }
+
+        /** Joined on a secondary key: this layout's rows are another layout's, looked up by v. */
+        boolean secondary() {
+            return joinKey.equals("v");
         }
 
         String table(String variant) {
@@ -85,7 +93,23 @@ final class FlinkLayouts {
                             "unsorted-",
                             SeedLayout.lookupDefault(options.rows()).withSorted(false),
                             unsorted,
-                            UNSORTED_FILES));
+                            UNSORTED_FILES,
+                            "k"));
+            // The protocol file itself joined on v, a column it is not sorted by: lookups by a
+            // secondary key through a key index on v, against FULL joined on v (the first row).
+            Map<String, String> secondary = new LinkedHashMap<>();
+            secondary.put("sync-nocache", SYNC_NOCACHE);
+            secondary.put("async-nocache", ASYNC_NOCACHE);
+            secondary.put("full-cache", FULL);
+            runs.add(
+                    new LayoutRun(
+                            "secondary",
+                            FlinkSuite.SYSTEM + "-secondary",
+                            "secondary-",
+                            SeedLayout.lookupDefault(options.rows()),
+                            chosen(secondary),
+                            1,
+                            "v"));
         }
         return runs;
     }

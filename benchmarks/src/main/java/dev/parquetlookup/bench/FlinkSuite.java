@@ -21,15 +21,19 @@ import org.jfree.data.category.DefaultCategoryDataset;
 
 import javax.annotation.Nullable;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * The {@code flink} suite: a SQL lookup join on one embedded cluster (MiniCluster, {@code
@@ -46,7 +50,13 @@ import java.util.Map;
  *       FlinkLayouts#DECOMPOSITION});
  *   <li>{@code protocol} (system {@code flink-sql-protocol}, RATIO cases {@code protocol-*}): the
  *       seed protocol's layout as parquet-java writes it (1,024-row pages, every column LZ4_RAW, no
- *       dictionary), a user's files as they lie: sync and async NONE against {@code FULL}.
+ *       dictionary), a user's files as they lie: sync and async NONE against {@code FULL};
+ *   <li>{@code unsorted} (system {@code flink-sql-unsorted}): the same rows scrambled over 10
+ *       files, served through key indexes, against the protocol layout's sorted file;
+ *   <li>{@code secondary} (system {@code flink-sql-secondary}): the protocol layout's file joined
+ *       on {@code v} (a column it is not sorted by, through a key index on {@code v} built in each
+ *       job) against the same file joined on {@code k}, and the first row against {@code FULL}
+ *       joined on {@code v}.
  * </ul>
  *
  * The rows go to a {@code blackhole} sink through a function that fingerprints them (a collecting
@@ -165,6 +175,7 @@ final class FlinkSuite {
             }
         }
         unsortedRatios(runs, parallelism);
+        secondaryRatios(runs, parallelism);
         report.note("load suite=flink end=" + ObjectStoreSuite.loadAverage());
         Charts.bars(
                 report.out().resolve("flink-events.png"),
@@ -203,12 +214,29 @@ final class FlinkSuite {
                         "CREATE TEMPORARY VIEW keyed AS SELECT id, MOD(id * 7919, CAST(%d AS"
                                 + " BIGINT)) + 1 AS k, proc FROM events",
                         options.rows()));
+        // For the joins on v (a secondary key): v = the hex MD5 of k's decimal text, as the seed's
+        // value column is; a view of its own, so the joins on k do not compute it.
+        tables.executeSql(
+                "CREATE TEMPORARY VIEW keyed_v AS SELECT id, k, MD5(CAST(k AS STRING)) AS v, proc"
+                        + " FROM keyed");
     }
 
-    private static void createTables(
+    /**
+     * Where the joins on v keep their key indexes: emptied before each of their jobs, so that every
+     * job's first row includes the index's build (a job restarted on the same files would reuse
+     * it).
+     */
+    private Path secondaryIndexes() {
+        return report.out().resolve("flink-secondary-indexes");
+    }
+
+    private void createTables(
             StreamTableEnvironment tables, Path file, FlinkLayouts.LayoutRun run) {
         for (Map.Entry<String, String> v : run.variants().entrySet()) {
             String with = v.getValue() == null ? "" : ", " + v.getValue();
+            if (run.secondary()) {
+                with += ", 'local-cache.dir' = '" + secondaryIndexes().toAbsolutePath() + "'";
+            }
             tables.executeSql(
                     "CREATE TEMPORARY TABLE "
                             + run.table(v.getKey())
@@ -233,7 +261,7 @@ final class FlinkSuite {
         if (!smokeSize()) {
             // Warm-up: one job of the first variant (class loading, planner, the file's pages in
             // the OS cache), not recorded.
-            runJob(cluster, tables, run.table("sync-nocache"), false, null);
+            runJob(cluster, tables, run.table("sync-nocache"), false, null, run.joinKey());
         }
         for (int rep = 0; rep < repetitions(); rep++) {
             List<String> order = new ArrayList<>(run.variants().keySet());
@@ -241,13 +269,17 @@ final class FlinkSuite {
                 Collections.reverse(order);
             }
             for (String name : order) {
+                if (run.secondary()) {
+                    deleteRecursively(secondaryIndexes());
+                }
                 Job job =
                         runJob(
                                 cluster,
                                 tables,
                                 run.table(name),
                                 run.variants().get(name) == null,
-                                FlinkLayouts.HINTS.get(name));
+                                FlinkLayouts.HINTS.get(name),
+                                run.joinKey());
                 if (job.rows() != events || job.fingerprint() != expected) {
                     throw new IllegalStateException(
                             String.format(
@@ -387,6 +419,54 @@ final class FlinkSuite {
         }
     }
 
+    /**
+     * The joins on v (a secondary key) against the same file joined on k (its sort key), events/s;
+     * and the first enriched row of FULL joined on v over that of the lookups by v.
+     */
+    private void secondaryRatios(List<FlinkLayouts.LayoutRun> runs, int parallelism) {
+        for (FlinkLayouts.LayoutRun secondary : runs) {
+            if (!secondary.secondary()) {
+                continue;
+            }
+            ResultRow full = report.find(SUITE, secondary.system(), "full-cache", parallelism);
+            for (String variant : secondary.variants().keySet()) {
+                ResultRow ours = report.find(SUITE, secondary.system(), variant, parallelism);
+                ResultRow byKey = report.find(SUITE, SYSTEM + "-protocol", variant, parallelism);
+                if (ours == null || byKey == null || variant.equals("full-cache")) {
+                    continue;
+                }
+                Map<String, Double> ratios = new LinkedHashMap<>();
+                ratios.put(
+                        variant + "/protocol-sortkey-" + variant,
+                        ours.opsPerSec() / byKey.opsPerSec());
+                if (full != null) {
+                    ratios.put(
+                            "full_cache_first_row/" + variant + "_first_row",
+                            Double.parseDouble(full.extra().get("first_row_ms"))
+                                    / Math.max(
+                                            1,
+                                            Double.parseDouble(ours.extra().get("first_row_ms"))));
+                }
+                report.ratios(
+                        SUITE,
+                        secondary.casePrefix() + variant + "-vs-sortkey",
+                        parallelism,
+                        ratios);
+            }
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
     private static long median(List<Job> jobs, java.util.function.ToLongFunction<Job> f) {
         long[] values = jobs.stream().mapToLong(f).sorted().toArray();
         return values[values.length / 2];
@@ -414,14 +494,15 @@ final class FlinkSuite {
             StreamTableEnvironment tables,
             String dim,
             boolean regularJoin,
-            @Nullable String hint)
+            @Nullable String hint,
+            String joinKey)
             throws Exception {
+        String events = joinKey.equals("k") ? "keyed" : "keyed_" + joinKey;
+        String on = " AS d ON e." + joinKey + " = d." + joinKey;
         String join =
                 regularJoin
-                        ? "keyed AS e JOIN " + dim + " AS d ON e.k = d.k"
-                        : "keyed AS e LEFT JOIN "
-                                + dim
-                                + " FOR SYSTEM_TIME AS OF e.proc AS d ON e.k = d.k";
+                        ? events + " AS e JOIN " + dim + on
+                        : events + " AS e LEFT JOIN " + dim + " FOR SYSTEM_TIME AS OF e.proc" + on;
         FingerprintFunction.reset();
         long start = System.nanoTime();
         TableResult result =

@@ -233,6 +233,28 @@ class BenchmarksSmokeTest {
                                                         + " case=unsorted-async-nocache-vs-sorted")
                                         && l.contains(
                                                 " async-nocache/protocol-sorted-async-nocache="));
+        // The protocol file joined on v (a secondary key) against it joined on k, and against FULL.
+        assertThat(results)
+                .anyMatch(
+                        l ->
+                                l.startsWith(
+                                        "RESULT suite=flink system=flink-sql-secondary"
+                                                + " case=full-cache "));
+        for (String variant : List.of("sync-nocache", "async-nocache")) {
+            assertThat(lines)
+                    .anyMatch(
+                            l ->
+                                    l.matches(
+                                            "RATIO suite=flink case=secondary-"
+                                                    + variant
+                                                    + "-vs-sortkey threads=2 "
+                                                    + variant
+                                                    + "/protocol-sortkey-"
+                                                    + variant
+                                                    + "=[\\d.]+ full_cache_first_row/"
+                                                    + variant
+                                                    + "_first_row=[\\d.]+.*"));
+        }
 
         assertThat(results)
                 .as("objectstore: the server ceiling")
@@ -287,6 +309,45 @@ class BenchmarksSmokeTest {
                 }
             }
         }
+        // The tail case: every lookup to S3, 1 in 50 GETs held, each variant a job of its own.
+        for (String variant :
+                List.of(
+                        "no-spikes",
+                        "spikes-hedged",
+                        "spikes-unhedged",
+                        "unordered-no-spikes",
+                        "unordered-spikes-hedged",
+                        "unordered-spikes-unhedged")) {
+            assertThat(results)
+                    .as("objectstore tail " + variant)
+                    .anyMatch(
+                            l ->
+                                    l.startsWith(
+                                                    "RESULT suite=objectstore system=parquet-lookup-s3-"
+                                                            + variant
+                                                            + " case=tail-d20-uniform threads=1 ")
+                                            && l.matches(".* p99_lookup_over_median_get=\\S+ .*"));
+            assertThat(lines)
+                    .anyMatch(
+                            l ->
+                                    l.matches(
+                                            "NOTE objectstore tail "
+                                                    + variant
+                                                    + " dim_s3_cold(_unhedged)? warm=\\d+/s .* held=\\d+"
+                                                    + " gets=\\d+ hedges=\\d+ won=\\d+ over_budget=\\d+ .*"));
+        }
+        assertThat(lines)
+                .as("the tail case's ratios to the same output mode without spikes")
+                .anyMatch(
+                        l ->
+                                l.matches(
+                                        "RATIO suite=objectstore case=tail-d20-uniform threads=1"
+                                                + " spikes_hedged/no_spikes=[\\d.]+"))
+                .anyMatch(
+                        l ->
+                                l.matches(
+                                        "RATIO suite=objectstore case=tail-d20-uniform threads=1"
+                                                + " unordered_spikes_hedged/unordered_no_spikes=[\\d.]+"));
         assertThat(lines).anyMatch(l -> l.startsWith("CONDITIONS suite=objectstore rows=50000 "));
         assertThat(lines).anyMatch(l -> l.startsWith("NOTE load suite=objectstore start="));
         // The objectstore suite's opening case, scaled down below 1M rows: 50 small files.
