@@ -37,6 +37,18 @@ class TableFormatCommandLineTest {
         return new Run(exit, out.toString(), err.toString());
     }
 
+    /** {@code ids} shuffled in place with {@code seed}; returns them. */
+    private static long[] shuffled(long[] ids, long seed) {
+        java.util.Random random = new java.util.Random(seed);
+        for (int i = ids.length - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            long t = ids[i];
+            ids[i] = ids[j];
+            ids[j] = t;
+        }
+        return ids;
+    }
+
     @Test
     void getAndInspectReadTheCurrentDeltaVersionWithoutDeletedRows() throws IOException {
         String root = dir.resolve("delta").toUri().toString();
@@ -72,14 +84,7 @@ class TableFormatCommandLineTest {
     void inspectAndGetOnADeltaFileNotSortedByTheKey() throws IOException {
         String root = dir.resolve("delta-unsorted").toUri().toString();
         DeltaTestTable delta = DeltaTestTable.create(root, Map.of()).unsorted();
-        long[] ids = range(0, 500, 1);
-        java.util.Random random = new java.util.Random(27);
-        for (int i = ids.length - 1; i > 0; i--) {
-            int j = random.nextInt(i + 1);
-            long t = ids[i];
-            ids[i] = ids[j];
-            ids[j] = t;
-        }
+        long[] ids = shuffled(range(0, 500, 1), 27);
         delta.append(rows("a", "eu", ids));
 
         Run inspect = run("inspect", "--format", "delta", root, "--key", "id");
@@ -130,14 +135,7 @@ class TableFormatCommandLineTest {
         DeltaTestTable delta =
                 DeltaTestTable.create(shuffled, Map.of("delta.columnMapping.mode", "name"))
                         .unsorted();
-        long[] ids = range(0, 50_000, 1);
-        java.util.Random random = new java.util.Random(28);
-        for (int i = ids.length - 1; i > 0; i--) {
-            int j = random.nextInt(i + 1);
-            long t = ids[i];
-            ids[i] = ids[j];
-            ids[j] = t;
-        }
+        long[] ids = shuffled(range(0, 50_000, 1), 28);
         delta.appendValues(FormatTestTable.Row.values(rows("a", "eu", ids)));
         Run inspect = run("inspect", "--format", "delta", shuffled, "--key", "id");
         assertThat(inspect.exit()).as("not sorted: exit 1; %s", inspect.err()).isEqualTo(1);
