@@ -14,6 +14,7 @@ import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.PageIndexOrigin;
+import dev.parquetlookup.metadata.SortKeyResolver;
 import dev.parquetlookup.tools.FileLayout.SortVerdict;
 
 import picocli.CommandLine.Command;
@@ -233,14 +234,19 @@ final class InspectCommand implements Callable<Integer> {
         return lines;
     }
 
-    /** Per file, the page index the engine would serve lookups with, and what building it cost. */
+    /**
+     * Per file, the page index the engine would serve lookups with, and what building it cost; a
+     * table format's file read by its key in its own names.
+     */
     private List<String> pageIndexOrigins(FileStore store, List<FileId> files) throws IOException {
         List<String> lines = new ArrayList<>();
         for (FileId file : files) {
             try (RangeSource source = store.open(file)) {
                 FileMetadata meta =
                         MetadataReader.readUnverified(
-                                source, keys, PageIndexOptions.synthesized(KeyPageBounds.INSTANCE));
+                                source,
+                                storedKeys.getOrDefault(file, keys),
+                                PageIndexOptions.synthesized(KeyPageBounds.INSTANCE));
                 lines.add(file.fileName() + ": " + describeOrigin(meta));
             } catch (LookupFileException e) {
                 lines.add(file.fileName() + ": unknown (" + e.getMessage() + ")");
@@ -291,7 +297,16 @@ final class InspectCommand implements Callable<Integer> {
             throws IOException {
         FileLayout layout =
                 LayoutReader.read(
-                        store, file, schema -> binding.view(file, schema, keys).storedKey());
+                        store,
+                        file,
+                        schema -> {
+                            ColumnBinding.FileView view = binding.view(file, schema, keys);
+                            return new SortKeyResolver.KeyNames(
+                                    view.storedKey(),
+                                    view.storedKey().stream()
+                                            .map(k -> view.tableNameOfField().get(k))
+                                            .toList());
+                        });
         ColumnBinding.FileView view = binding.view(file, layout.schema(), keys);
         storedKeys.put(file, view.storedKey());
         return layout.asTable(view);

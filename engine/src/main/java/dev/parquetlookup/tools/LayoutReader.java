@@ -59,25 +59,22 @@ final class LayoutReader {
      * @param sortKey the sort key given with {@code --key}, or empty for the declared one
      */
     static FileLayout read(FileStore store, FileId file, List<String> sortKey) throws IOException {
-        return read(store, file, schema -> sortKey);
+        return read(store, file, schema -> SortKeyResolver.KeyNames.same(sortKey));
     }
 
     /**
      * Like {@link #read(FileStore, FileId, List)} with the sort key chosen once the file's schema
-     * is known (a table format's file names its columns its own way).
+     * is known (a table format's file names its columns its own way), with the table's names of its
+     * columns for the verdict.
      */
     static FileLayout read(
-            FileStore store, FileId file, Function<MessageType, List<String>> sortKeyOf)
+            FileStore store, FileId file, Function<MessageType, SortKeyResolver.KeyNames> sortKeyOf)
             throws IOException {
         ReadStatistics stats = new ReadStatistics();
         try (RangeSource source = new CountingRangeSource(store.open(file), stats)) {
             FileMetadata meta;
             try {
-                meta =
-                        MetadataReader.read(
-                                source,
-                                schema -> SortKeyResolver.KeyNames.same(sortKeyOf.apply(schema)),
-                                PageIndexOptions.OWN);
+                meta = MetadataReader.read(source, sortKeyOf, PageIndexOptions.OWN);
             } catch (LookupFileException e) {
                 SortVerdict verdict = verdict(e);
                 if (verdict == null) {
@@ -122,7 +119,7 @@ final class LayoutReader {
     private static FileLayout refusedLayout(
             RangeSource source,
             FileId file,
-            Function<MessageType, List<String>> sortKeyOf,
+            Function<MessageType, SortKeyResolver.KeyNames> sortKeyOf,
             SortVerdict verdict)
             throws IOException {
         long length = file.length();
@@ -164,7 +161,7 @@ final class LayoutReader {
             groups.add(new RowGroupLayout(block.getRowCount(), chunks, false));
         }
         List<String> declared = declaredSortKey(thrift, schema);
-        List<String> givenKey = sortKeyOf.apply(schema);
+        List<String> givenKey = sortKeyOf.apply(schema).stored();
         List<String> resolved =
                 !givenKey.isEmpty()
                         ? givenKey

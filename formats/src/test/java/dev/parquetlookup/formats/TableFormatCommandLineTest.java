@@ -37,6 +37,18 @@ class TableFormatCommandLineTest {
         return new Run(exit, out.toString(), err.toString());
     }
 
+    /** {@code ids} shuffled in place with {@code seed}; returns them. */
+    private static long[] shuffled(long[] ids, long seed) {
+        java.util.Random random = new java.util.Random(seed);
+        for (int i = ids.length - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            long t = ids[i];
+            ids[i] = ids[j];
+            ids[j] = t;
+        }
+        return ids;
+    }
+
     @Test
     void getAndInspectReadTheCurrentDeltaVersionWithoutDeletedRows() throws IOException {
         String root = dir.resolve("delta").toUri().toString();
@@ -72,14 +84,7 @@ class TableFormatCommandLineTest {
     void inspectAndGetOnADeltaFileNotSortedByTheKey() throws IOException {
         String root = dir.resolve("delta-unsorted").toUri().toString();
         DeltaTestTable delta = DeltaTestTable.create(root, Map.of()).unsorted();
-        long[] ids = range(0, 500, 1);
-        java.util.Random random = new java.util.Random(27);
-        for (int i = ids.length - 1; i > 0; i--) {
-            int j = random.nextInt(i + 1);
-            long t = ids[i];
-            ids[i] = ids[j];
-            ids[j] = t;
-        }
+        long[] ids = shuffled(range(0, 500, 1), 27);
         delta.append(rows("a", "eu", ids));
 
         Run inspect = run("inspect", "--format", "delta", root, "--key", "id");
@@ -93,6 +98,52 @@ class TableFormatCommandLineTest {
         Run hit = run("get", "--format", "delta", root, "--key", "id", "--value", "137");
         assertThat(hit.exit()).as(hit.err()).isZero();
         assertThat(hit.out()).contains("137\ta-137\teu");
+    }
+
+    /**
+     * A column-mapped Delta table written by Spark (its files name their columns col-&lt;uuid&gt;):
+     * inspect names the key as the table does, never as the files store it, both where the files'
+     * statistics show them unsorted (version 2, an append without sorting) and where only their
+     * rows do (version 3, OPTIMIZE into one page), and in the page index report.
+     */
+    @Test
+    void inspectNamesAColumnMappedDeltaTablesKeyByItsTableName() throws IOException {
+        String root = SparkDeltaTablesTest.fixtures().resolve("tables/mapped").toUri().toString();
+        for (String version : new String[] {"2", "3"}) {
+            Run inspect =
+                    run(
+                            "inspect",
+                            "--format",
+                            "delta",
+                            root,
+                            "--key",
+                            "id",
+                            "--hadoop",
+                            "scan.version=" + version);
+            assertThat(inspect.exit()).as("not sorted: exit 1; %s", inspect.err()).isEqualTo(1);
+            assertThat(inspect.out())
+                    .as("version %s", version)
+                    .contains("Table version read: delta version " + version)
+                    .contains("Sort order: NOT sorted: File ")
+                    .contains("file(s) not sorted by 'id'")
+                    .doesNotContain("col-");
+        }
+
+        // A column-mapped file whose pages' statistics show it unsorted (the engine's own
+        // refusal, which names the key as the file was read).
+        String shuffled = dir.resolve("delta-mapped-unsorted").toUri().toString();
+        DeltaTestTable delta =
+                DeltaTestTable.create(shuffled, Map.of("delta.columnMapping.mode", "name"))
+                        .unsorted();
+        long[] ids = shuffled(range(0, 50_000, 1), 28);
+        delta.appendValues(FormatTestTable.Row.values(rows("a", "eu", ids)));
+        Run inspect = run("inspect", "--format", "delta", shuffled, "--key", "id");
+        assertThat(inspect.exit()).as("not sorted: exit 1; %s", inspect.err()).isEqualTo(1);
+        assertThat(inspect.out())
+                .contains("Sort order: NOT sorted: File ")
+                .contains(" is not sorted by 'id': ")
+                .contains("Key index: 1 of 1 file(s) not sorted by 'id'")
+                .doesNotContain("col-");
     }
 
     @Test

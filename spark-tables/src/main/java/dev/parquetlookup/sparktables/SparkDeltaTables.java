@@ -79,28 +79,7 @@ public final class SparkDeltaTables {
         } finally {
             spark.stop();
         }
-        // Hadoop's local file system leaves a .<file>.crc beside each file; readers do not need
-        // them.
-        try (Stream<Path> files = Files.walk(out.resolve("tables"))) {
-            for (Path p : files.toList()) {
-                String name = p.getFileName().toString();
-                if (name.startsWith(".") && name.endsWith(".crc")) {
-                    Files.delete(p);
-                }
-            }
-        }
-        // Nor empty directories (_delta_log/_staged_commits/): git would not keep them anyway.
-        try (Stream<Path> dirs = Files.walk(out.resolve("tables"))) {
-            for (Path p : dirs.sorted(Comparator.reverseOrder()).toList()) {
-                if (Files.isDirectory(p)) {
-                    try (Stream<Path> in = Files.list(p)) {
-                        if (in.findAny().isEmpty()) {
-                            Files.delete(p);
-                        }
-                    }
-                }
-            }
-        }
+        tidy(out.resolve("tables"));
         System.out.printf(
                 "Wrote the Spark tables to %s in %.1f s%n", out, (System.nanoTime() - start) / 1e9);
     }
@@ -113,6 +92,18 @@ public final class SparkDeltaTables {
      */
     private Dataset<Row> rows(
             long n, long offset, long stride, int files, String tag, boolean sorted) {
+        return rows(spark, n, offset, stride, files, tag, sorted);
+    }
+
+    /** As {@link #rows(long, long, long, int, String, boolean)}, in {@code spark}. */
+    static Dataset<Row> rows(
+            SparkSession spark,
+            long n,
+            long offset,
+            long stride,
+            int files,
+            String tag,
+            boolean sorted) {
         Dataset<Row> rows =
                 spark.range(0, n, 1, files)
                         .selectExpr("(id * 7919) % " + n + " AS p")
@@ -217,43 +208,76 @@ public final class SparkDeltaTables {
             lines.add(version + "\t" + h.getString(1));
             Dataset<Row> read =
                     spark.read().format("delta").option("versionAsOf", version).load(path(table));
-            List<String> columns = new ArrayList<>();
-            List<String> exprs = new ArrayList<>();
-            for (StructField f : read.schema().fields()) {
-                columns.add(f.name());
-                exprs.add(
-                        f.dataType() instanceof TimestampType
-                                ? "CAST(unix_micros(`" + f.name() + "`) AS STRING)"
-                                : "CAST(`" + f.name() + "` AS STRING)");
-            }
-            List<String[]> rows = new ArrayList<>();
-            for (Row r : read.selectExpr(exprs.toArray(String[]::new)).collectAsList()) {
-                String[] values = new String[r.length()];
-                for (int i = 0; i < values.length; i++) {
-                    values[i] = r.isNullAt(i) ? "\\N" : r.getString(i);
-                }
-                rows.add(values);
-            }
-            rows.sort(
-                    Comparator.<String[]>comparingLong(v -> Long.parseLong(v[0]))
-                            .thenComparing(v -> String.join("\t", v)));
-            List<String> text = new ArrayList<>();
-            text.add(String.join("\t", columns));
-            for (String[] v : rows) {
-                text.add(String.join("\t", v));
-            }
-            try (Writer w =
-                    new OutputStreamWriter(
-                            new GZIPOutputStream(
-                                    Files.newOutputStream(dir.resolve("v" + version + ".tsv.gz"))),
-                            StandardCharsets.UTF_8)) {
-                w.write(String.join("\n", text) + "\n");
-            }
+            writeExpected(read, dir.resolve("v" + version + ".tsv.gz"));
         }
         Files.write(dir.resolve("history.tsv"), lines, StandardCharsets.UTF_8);
     }
 
-    private static void deleteRecursively(Path dir) throws IOException {
+    /** Removes Hadoop's {@code .<file>.crc} side files and empty directories under {@code dir}. */
+    static void tidy(Path dir) throws IOException {
+        // Hadoop's local file system leaves a .<file>.crc beside each file; readers do not need
+        // them.
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.toList()) {
+                String name = p.getFileName().toString();
+                if (name.startsWith(".") && name.endsWith(".crc")) {
+                    Files.delete(p);
+                }
+            }
+        }
+        // Nor empty directories (_delta_log/_staged_commits/): git would not keep them anyway.
+        try (Stream<Path> dirs = Files.walk(dir)) {
+            for (Path p : dirs.sorted(Comparator.reverseOrder()).toList()) {
+                if (Files.isDirectory(p)) {
+                    try (Stream<Path> in = Files.list(p)) {
+                        if (in.findAny().isEmpty()) {
+                            Files.delete(p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code read} as the expected rows: a header, then one tab-separated line per row sorted by
+     * id, {@code \N} for NULL, a TIMESTAMP as microseconds since the epoch; gzip.
+     */
+    static void writeExpected(Dataset<Row> read, Path file) throws IOException {
+        List<String> columns = new ArrayList<>();
+        List<String> exprs = new ArrayList<>();
+        for (StructField f : read.schema().fields()) {
+            columns.add(f.name());
+            exprs.add(
+                    f.dataType() instanceof TimestampType
+                            ? "CAST(unix_micros(`" + f.name() + "`) AS STRING)"
+                            : "CAST(`" + f.name() + "` AS STRING)");
+        }
+        List<String[]> rows = new ArrayList<>();
+        for (Row r : read.selectExpr(exprs.toArray(String[]::new)).collectAsList()) {
+            String[] values = new String[r.length()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = r.isNullAt(i) ? "\\N" : r.getString(i);
+            }
+            rows.add(values);
+        }
+        rows.sort(
+                Comparator.<String[]>comparingLong(v -> Long.parseLong(v[0]))
+                        .thenComparing(v -> String.join("\t", v)));
+        List<String> text = new ArrayList<>();
+        text.add(String.join("\t", columns));
+        for (String[] v : rows) {
+            text.add(String.join("\t", v));
+        }
+        try (Writer w =
+                new OutputStreamWriter(
+                        new GZIPOutputStream(Files.newOutputStream(file)),
+                        StandardCharsets.UTF_8)) {
+            w.write(String.join("\n", text) + "\n");
+        }
+    }
+
+    static void deleteRecursively(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }

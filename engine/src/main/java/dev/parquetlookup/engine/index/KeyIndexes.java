@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -41,7 +42,9 @@ import java.util.concurrent.atomic.LongAdder;
  * it up builds it on its own thread (it would wait anyway), or, asynchronous, starts it on a thread
  * of its own and returns its thread until it is done ({@link #demand}), so the first lookup into a
  * file never queues behind the other files' builds. An index file already on disk for the same file
- * version is checked (CRC32C, header) and reused; a damaged or foreign one is rebuilt.
+ * version is checked (CRC32C, header) and reused; a damaged or foreign one is rebuilt. Index files
+ * stay when their tables close (the next table on the same files, a restart, reuses them); those of
+ * files a refresh dropped are deleted ({@link #discard}) once no table of the JVM holds them.
  *
  * <p>Example:
  *
@@ -92,6 +95,13 @@ public final class KeyIndexes {
     private record Key(FileId file, List<String> keyColumns) {}
 
     private final ConcurrentHashMap<Key, Entry> entries = new ConcurrentHashMap<>();
+
+    /**
+     * The index files this JVM built or reused, by index: the only ones {@link #discard} deletes
+     * (never another process's or a file it did not check).
+     */
+    private final ConcurrentHashMap<Key, Path> onDisk = new ConcurrentHashMap<>();
+
     private final int chunk;
     private final ExecutorService builders;
 
@@ -233,6 +243,54 @@ public final class KeyIndexes {
                 .handle((ignored, failure) -> null);
     }
 
+    /**
+     * Deletes the index files of {@code files} (any key columns) that this JVM built or reused and
+     * no table holds now: a refresh dropped those files from a table, and nothing else of this JVM
+     * serves them. An index a table still holds (another slot's table on an older version) stays;
+     * its own refresh discards it later. Returns how many were deleted.
+     */
+    public int discard(Set<FileId> files) {
+        int deleted = 0;
+        if (files.isEmpty()) {
+            return deleted;
+        }
+        for (Key key : onDisk.keySet()) {
+            if (!files.contains(key.file())) {
+                continue;
+            }
+            Path[] gone = new Path[1];
+            // Under the key's lock, so that an acquire of the same index waits and then builds it
+            // anew rather than open the file being deleted.
+            entries.compute(
+                    key,
+                    (k, e) -> {
+                        if (e == null) {
+                            Path p = onDisk.remove(k);
+                            try {
+                                if (p != null && Files.deleteIfExists(p)) {
+                                    gone[0] = p;
+                                }
+                            } catch (IOException failure) {
+                                LOG.warn(
+                                        "Cannot delete the key index {}: {}",
+                                        p,
+                                        failure.toString());
+                            }
+                        }
+                        return e;
+                    });
+            if (gone[0] != null) {
+                deleted++;
+                LOG.info(
+                        "Deleted the key index of {} by {} at {}: the file left the table",
+                        key.file(),
+                        key.keyColumns(),
+                        gone[0]);
+            }
+        }
+        return deleted;
+    }
+
     private void release(Key key, Entry entry) {
         entries.computeIfPresent(key, (k, e) -> e != entry || --e.refs > 0 ? e : null);
     }
@@ -337,6 +395,7 @@ public final class KeyIndexes {
         if (Files.exists(target)) {
             try {
                 KeyIndex index = KeyIndex.open(target, header);
+                onDisk.put(new Key(request.file(), request.keyColumns()), target);
                 reused.increment();
                 LOG.info(
                         "Reusing the key index of {} by {} ({} entries, {} bytes) at {}",
@@ -360,6 +419,7 @@ public final class KeyIndexes {
                         target,
                         chunk);
         KeyIndex index = KeyIndex.open(target, header);
+        onDisk.put(new Key(request.file(), request.keyColumns()), target);
         long spent = System.nanoTime() - start;
         built.increment();
         bytes.add(index.bytes());

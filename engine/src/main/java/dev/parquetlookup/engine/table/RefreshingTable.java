@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine.table;
 
+import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.engine.lookup.ColumnSchema;
 import dev.parquetlookup.engine.lookup.DimensionTable;
 import dev.parquetlookup.engine.lookup.LookupPlan;
@@ -341,15 +342,19 @@ public final class RefreshingTable implements Closeable {
         if (closed && live.isEmpty()) {
             closeStore();
         }
-        // A refresh drops files: their entries leave the caches. Closing the table does not: the
-        // files are still there, and the next table on them (a restart, the runtime after
-        // planning) reuses what was parsed; the caches' byte bounds evict the unused.
-        int dropped = s.releaseFiles(!closed);
+        // A refresh drops files: their entries leave the caches, and their key index files the
+        // disk unless another table of the JVM holds them. Closing the table does not: the files
+        // are still there, and the next table on them (a restart, the runtime after planning)
+        // reuses what was parsed and indexed; the caches' byte bounds evict the unused.
+        Set<FileId> dropped = s.releaseFiles(!closed);
+        int indexes = KeyIndexes.shared().discard(dropped);
         LOG.debug(
-                "Closed version {} of {}; released the cached metadata of {} file(s)",
+                "Closed version {} of {}; released the cached metadata of {} file(s), deleted {}"
+                        + " key index file(s)",
                 s.version,
                 config.path(),
-                dropped);
+                dropped.size(),
+                indexes);
     }
 
     /**

@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -78,15 +79,15 @@ final class Snapshot {
 
     /**
      * Drops this snapshot's use of its files; with {@code invalidate}, the entries of files nothing
-     * else uses leave the caches. Returns how many left.
+     * else uses leave the caches. Returns those files.
      */
-    int releaseFiles(boolean invalidate) {
-        int dropped = 0;
+    Set<FileId> releaseFiles(boolean invalidate) {
+        Set<FileId> dropped = new HashSet<>();
         for (FileId f : files) {
             boolean last = metadataCache.uses().release(f);
             if (last && invalidate) {
                 metadataCache.invalidate(f);
-                dropped++;
+                dropped.add(f);
             }
             if (pageCache != null && pageCache.uses().release(f) && invalidate) {
                 pageCache.invalidate(f);

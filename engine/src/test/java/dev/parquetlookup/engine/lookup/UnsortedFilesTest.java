@@ -1,6 +1,9 @@
 package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.index.KeyIndexes;
+import dev.parquetlookup.engine.source.RefreshOptions;
+import dev.parquetlookup.engine.table.RefreshResult;
+import dev.parquetlookup.engine.table.RefreshingTable;
 import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
@@ -228,6 +231,55 @@ class UnsortedFilesTest {
                     .containsExactly("new14", "new14");
         }
         assertThat(stats().filesIndexed() - builds).isEqualTo(2);
+    }
+
+    /**
+     * A refresh that drops a file deletes its index file once no table of the JVM holds it: two
+     * tables on one directory (two slots of a TaskManager; each its own metadata cache, so only the
+     * indexes' own reference counts protect the other's). Closing a table deletes nothing: a
+     * restart reuses what is left.
+     */
+    @Test
+    void aRefreshDeletesTheIndexOfADroppedFileOnceNoTableHoldsIt() throws IOException {
+        Path dir = Files.createDirectories(tmp.resolve("dropping"));
+        writeShuffled("dropping/a.parquet", 3000, 11);
+        writeShuffled("dropping/b.parquet", 2000, 12);
+        long builds = stats().filesIndexed();
+        try (RefreshingTable first =
+                        RefreshingTable.open(config(dir, "k").build(), RefreshOptions.defaults());
+                RefreshingTable second =
+                        RefreshingTable.open(config(dir, "k").build(), RefreshOptions.defaults())) {
+            LookupPlan plan = first.plan(List.of("k"), List.of("v"));
+            for (RefreshingTable t : List.of(first, second)) {
+                assertThat(values(t.lookup(plan, new Object[] {14L})))
+                        .containsExactlyInAnyOrder("v14", "dup14", "v14", "dup14");
+            }
+            assertThat(indexFiles()).hasSize(2).anyMatch(n -> n.startsWith("b.parquet-"));
+
+            Files.delete(dir.resolve("b.parquet"));
+            assertThat(first.refresh()).isEqualTo(RefreshResult.SWAPPED);
+            assertThat(values(first.lookup(plan, new Object[] {14L})))
+                    .containsExactlyInAnyOrder("v14", "dup14");
+            // The second table still holds b's index (its version has b): kept.
+            assertThat(indexFiles()).hasSize(2).anyMatch(n -> n.startsWith("b.parquet-"));
+
+            assertThat(second.refresh()).isEqualTo(RefreshResult.SWAPPED);
+            assertThat(indexFiles()).hasSize(1).allMatch(n -> n.startsWith("a.parquet-"));
+            assertThat(values(second.lookup(plan, new Object[] {2500L}))).containsExactly("v2500");
+        }
+        // a's index was built once (the refreshes kept it) and outlives the tables.
+        assertThat(indexFiles()).hasSize(1).allMatch(n -> n.startsWith("a.parquet-"));
+        assertThat(stats().filesIndexed() - builds).isEqualTo(2);
+    }
+
+    /** The names of the index files in the tables' index directory. */
+    private List<String> indexFiles() throws IOException {
+        try (Stream<Path> files = Files.list(tmp.resolve("indexes"))) {
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".pli"))
+                    .sorted()
+                    .toList();
+        }
     }
 
     @Test
