@@ -383,10 +383,6 @@ public final class LookupRuntime implements Closeable {
     }
 
     /** Requests in flight now and at most so far, for tests and metrics. */
-    public RequestLimiter requestLimiter() {
-        return limiter;
-    }
-
     public LookupSpec spec() {
         return spec;
     }
