@@ -40,11 +40,7 @@ public final class CountingRangeSource extends ForwardingRangeSource {
     @Override
     public byte[][] readAll(List<FileRange> ranges) throws IOException {
         byte[][] result = super.readAll(ranges);
-        long total = 0;
-        for (FileRange range : ranges) {
-            total += range.length();
-        }
-        statistics.record(total, ranges.size());
+        record(ranges);
         return result;
     }
 
@@ -53,13 +49,17 @@ public final class CountingRangeSource extends ForwardingRangeSource {
         return super.readAllAsync(ranges)
                 .thenApply(
                         result -> {
-                            long total = 0;
-                            for (FileRange range : ranges) {
-                                total += range.length();
-                            }
-                            statistics.record(total, ranges.size());
+                            record(ranges);
                             return result;
                         });
+    }
+
+    private void record(List<FileRange> ranges) {
+        long total = 0;
+        for (FileRange range : ranges) {
+            total += range.length();
+        }
+        statistics.record(total, ranges.size());
     }
 
     @Override

@@ -50,20 +50,7 @@ public record FileMetadata(
 
     /** This metadata with {@code origin} as its page index's origin. */
     public FileMetadata withPageIndex(PageIndexOrigin origin) {
-        return new FileMetadata(
-                file,
-                schema,
-                rowCount,
-                rowGroups,
-                sortKey,
-                keyNames,
-                keyTypes,
-                keyLeaves,
-                rowGroupKeys,
-                declaredSortKey,
-                createdBy,
-                retainedBytes,
-                origin);
+        return with(rowGroups, origin);
     }
 
     /**
@@ -99,14 +86,15 @@ public record FileMetadata(
      */
     public FileMetadata bind(RangeSource source, MetadataCache cache) {
         RowGroupIndexes r = rowGroupIndexes();
-        if (r == null) {
-            return this;
-        }
+        return r == null ? this : with(r.bind(source, cache), pageIndex);
+    }
+
+    private FileMetadata with(List<RowGroupInfo> groups, PageIndexOrigin origin) {
         return new FileMetadata(
                 file,
                 schema,
                 rowCount,
-                r.bind(source, cache),
+                groups,
                 sortKey,
                 keyNames,
                 keyTypes,
@@ -115,7 +103,7 @@ public record FileMetadata(
                 declaredSortKey,
                 createdBy,
                 retainedBytes,
-                pageIndex);
+                origin);
     }
 
     /**

@@ -201,15 +201,6 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
                 new FileRange(oiStart, (int) (oiEnd - oiStart)));
     }
 
-    /** Bytes row group {@code r}'s index takes to read. */
-    public long indexBytes(int r) {
-        long n = 0;
-        for (FileRange range : ranges(r)) {
-            n += range.length();
-        }
-        return n;
-    }
-
     /**
      * Row group {@code r} with its page index decoded from {@code bytes} (the reads of {@link
      * #ranges(int)}), checked against the file and for the order of its key pages.
@@ -218,11 +209,7 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
      */
     @Override
     public RowGroupInfo decode(int r, byte[][] bytes, RangeSource source) {
-        return decode(r, bytes);
-    }
-
-    /** Like {@link #decode(int, byte[][], RangeSource)}: the ranges hold everything. */
-    public RowGroupInfo decode(int r, byte[][] bytes) {
+        // The ranges hold everything: source is not read.
         List<FileRange> ranges = ranges(r);
         RowGroupInfo footer = footerRowGroups.get(r);
         ColumnChunkInfo[] columns = new ColumnChunkInfo[footer.columns().length];

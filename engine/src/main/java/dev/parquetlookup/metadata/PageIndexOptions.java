@@ -35,11 +35,6 @@ public record PageIndexOptions(
         }
     }
 
-    /** Synthesis, when lazy, on first use. */
-    public PageIndexOptions(boolean synthesize, @Nullable PageBoundsDecoder decoder, boolean lazy) {
-        this(synthesize, decoder, lazy, false);
-    }
-
     /** Read at open (not lazily). */
     public PageIndexOptions(boolean synthesize, @Nullable PageBoundsDecoder decoder) {
         this(synthesize, decoder, false, false);

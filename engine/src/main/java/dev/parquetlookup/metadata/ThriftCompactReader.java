@@ -174,16 +174,6 @@ public final class ThriftCompactReader {
         }
     }
 
-    /** An i32 list element. */
-    public int readI32Element() throws IOException {
-        return zigzag((int) readVarint());
-    }
-
-    /** An i64 list element. */
-    public long readI64Element() throws IOException {
-        return zigzagLong(readVarint());
-    }
-
     /** Skips one value of a compact type. */
     public void skip(int type) throws IOException {
         skip(type, 0);

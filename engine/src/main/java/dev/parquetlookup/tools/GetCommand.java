@@ -190,29 +190,6 @@ final class GetCommand implements Callable<Integer> {
             }
         }
         TableConfig config = config(sortKeyColumns.isEmpty() ? keyColumns : sortKeyColumns);
-        if (files && sortKeyColumns.isEmpty() && !keyColumns.isEmpty()) {
-            try {
-                DimensionTable table = DimensionTable.open(config);
-                return new Opened(table, table, null);
-            } catch (LookupFileException e) {
-                if (e.getCause() instanceof FileNotFoundException) {
-                    throw new ParameterException(
-                            spec.commandLine(), "PATH " + path + " does not exist: check the path");
-                }
-                // --key may name a secondary key of files that declare their sort order.
-                try {
-                    DimensionTable table = DimensionTable.open(config(List.of()));
-                    List<String> names = table.columns().stream().map(ColumnSchema::name).toList();
-                    if (names.containsAll(keyColumns)) {
-                        return new Opened(table, table, null);
-                    }
-                    table.close(); // --key names no column: the first error says so
-                } catch (IOException | RuntimeException declared) {
-                    e.addSuppressed(declared);
-                }
-                throw e;
-            }
-        }
         if (files) {
             try {
                 DimensionTable table = DimensionTable.open(config);
@@ -221,6 +198,20 @@ final class GetCommand implements Callable<Integer> {
                 if (e.getCause() instanceof FileNotFoundException) {
                     throw new ParameterException(
                             spec.commandLine(), "PATH " + path + " does not exist: check the path");
+                }
+                if (sortKeyColumns.isEmpty() && !keyColumns.isEmpty()) {
+                    // --key may name a secondary key of files that declare their sort order.
+                    try {
+                        DimensionTable table = DimensionTable.open(config(List.of()));
+                        List<String> names =
+                                table.columns().stream().map(ColumnSchema::name).toList();
+                        if (names.containsAll(keyColumns)) {
+                            return new Opened(table, table, null);
+                        }
+                        table.close(); // --key names no column: the first error says so
+                    } catch (IOException | RuntimeException declared) {
+                        e.addSuppressed(declared);
+                    }
                 }
                 throw e;
             }

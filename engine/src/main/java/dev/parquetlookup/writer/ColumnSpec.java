@@ -174,9 +174,4 @@ public record ColumnSpec(
     public Type parquetType() {
         return WriterSchema.parquetType(this);
     }
-
-    /** This column with the given nullability. */
-    public ColumnSpec withNullable(boolean nullable) {
-        return new ColumnSpec(name, type, nullable, decimalStorage, timeUnit);
-    }
 }

@@ -284,30 +284,22 @@ final class NestedValues {
         GroupType g = type.asGroupType();
         LogicalTypeAnnotation logical = g.getLogicalTypeAnnotation();
         consumer.startGroup();
-        if (logical instanceof LogicalTypeAnnotation.ListLogicalTypeAnnotation) {
+        boolean map = logical instanceof LogicalTypeAnnotation.MapLogicalTypeAnnotation;
+        if (map || logical instanceof LogicalTypeAnnotation.ListLogicalTypeAnnotation) {
+            // The repeated entry group: a list's element, or a map's required key and value.
             GroupType entry = g.getType(0).asGroupType();
             int n = in.getInt();
             if (n > 0) {
                 consumer.startField(entry.getName(), 0);
                 for (int i = 0; i < n; i++) {
                     consumer.startGroup();
-                    optionalField(consumer, entry, 0, in);
-                    consumer.endGroup();
-                }
-                consumer.endField(entry.getName(), 0);
-            }
-        } else if (logical instanceof LogicalTypeAnnotation.MapLogicalTypeAnnotation) {
-            GroupType entry = g.getType(0).asGroupType();
-            int n = in.getInt();
-            if (n > 0) {
-                consumer.startField(entry.getName(), 0);
-                for (int i = 0; i < n; i++) {
-                    consumer.startGroup();
-                    Type key = entry.getType(0);
-                    consumer.startField(key.getName(), 0);
-                    write(consumer, key, in);
-                    consumer.endField(key.getName(), 0);
-                    optionalField(consumer, entry, 1, in);
+                    if (map) {
+                        Type key = entry.getType(0);
+                        consumer.startField(key.getName(), 0);
+                        write(consumer, key, in);
+                        consumer.endField(key.getName(), 0);
+                    }
+                    optionalField(consumer, entry, map ? 1 : 0, in);
                     consumer.endGroup();
                 }
                 consumer.endField(entry.getName(), 0);

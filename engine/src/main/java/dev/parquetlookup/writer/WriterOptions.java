@@ -303,12 +303,6 @@ public record WriterOptions(
             return this;
         }
 
-        /** A Hadoop configuration entry for the output file system (e.g. fs.s3a.endpoint). */
-        public Builder hadoopOption(String key, String value) {
-            this.hadoopOptions.put(key, value);
-            return this;
-        }
-
         /** Hadoop configuration entries for the output file system. */
         public Builder hadoopOptions(Map<String, String> options) {
             this.hadoopOptions.putAll(options);

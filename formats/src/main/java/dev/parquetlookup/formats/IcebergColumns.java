@@ -5,8 +5,12 @@ import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.types.TimestampValue;
 
 import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
+import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
+import org.apache.parquet.schema.Type.Repetition;
+import org.apache.parquet.schema.Types.PrimitiveBuilder;
 
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
@@ -22,6 +26,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+
+import static org.apache.parquet.schema.Types.primitive;
 
 /**
  * How the data files of an Iceberg table version supply the table's columns ({@link
@@ -136,10 +142,7 @@ final class IcebergColumns {
      * INT32, INT64 or FIXED by precision), named and numbered like the field.
      */
     static Type parquetType(Types.NestedField field) {
-        org.apache.parquet.schema.Type.Repetition repetition =
-                field.isOptional()
-                        ? org.apache.parquet.schema.Type.Repetition.OPTIONAL
-                        : org.apache.parquet.schema.Type.Repetition.REQUIRED;
+        Repetition repetition = field.isOptional() ? Repetition.OPTIONAL : Repetition.REQUIRED;
         org.apache.iceberg.types.Type type = field.type();
         if (type.isNestedType()) {
             // Not readable by the engine (its column is refused when projected); an absent nested
@@ -151,66 +154,40 @@ final class IcebergColumns {
                     .id(field.fieldId())
                     .named(field.name());
         }
-        org.apache.parquet.schema.Types.PrimitiveBuilder<org.apache.parquet.schema.PrimitiveType>
-                b =
-                        switch (type.typeId()) {
-                            case BOOLEAN ->
-                                    org.apache.parquet.schema.Types.primitive(
-                                            PrimitiveTypeName.BOOLEAN, repetition);
-                            case INTEGER ->
-                                    org.apache.parquet.schema.Types.primitive(
-                                            PrimitiveTypeName.INT32, repetition);
-                            case LONG ->
-                                    org.apache.parquet.schema.Types.primitive(
-                                            PrimitiveTypeName.INT64, repetition);
-                            case FLOAT ->
-                                    org.apache.parquet.schema.Types.primitive(
-                                            PrimitiveTypeName.FLOAT, repetition);
-                            case DOUBLE ->
-                                    org.apache.parquet.schema.Types.primitive(
-                                            PrimitiveTypeName.DOUBLE, repetition);
-                            case DATE ->
-                                    org.apache.parquet.schema.Types.primitive(
-                                                    PrimitiveTypeName.INT32, repetition)
-                                            .as(LogicalTypeAnnotation.dateType());
-                            case TIME ->
-                                    org.apache.parquet.schema.Types.primitive(
-                                                    PrimitiveTypeName.INT64, repetition)
-                                            .as(
-                                                    LogicalTypeAnnotation.timeType(
-                                                            false,
-                                                            LogicalTypeAnnotation.TimeUnit.MICROS));
-                            case TIMESTAMP, TIMESTAMP_NANO ->
-                                    org.apache.parquet.schema.Types.primitive(
-                                                    PrimitiveTypeName.INT64, repetition)
-                                            .as(
-                                                    LogicalTypeAnnotation.timestampType(
-                                                            timestampAdjusted(type),
-                                                            type.typeId() == TypeID.TIMESTAMP
-                                                                    ? LogicalTypeAnnotation.TimeUnit
-                                                                            .MICROS
-                                                                    : LogicalTypeAnnotation.TimeUnit
-                                                                            .NANOS));
-                            case STRING ->
-                                    org.apache.parquet.schema.Types.primitive(
-                                                    PrimitiveTypeName.BINARY, repetition)
-                                            .as(LogicalTypeAnnotation.stringType());
-                            case UUID ->
-                                    org.apache.parquet.schema.Types.primitive(
-                                                    PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY,
-                                                    repetition)
-                                            .length(16)
-                                            .as(LogicalTypeAnnotation.uuidType());
-                            case FIXED ->
-                                    org.apache.parquet.schema.Types.primitive(
-                                                    PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY,
-                                                    repetition)
-                                            .length(((Types.FixedType) type).length());
-                            case DECIMAL -> decimal((Types.DecimalType) type, repetition);
-                            default ->
-                                    org.apache.parquet.schema.Types.primitive(
-                                            PrimitiveTypeName.BINARY, repetition);
-                        };
+        PrimitiveBuilder<PrimitiveType> b =
+                switch (type.typeId()) {
+                    case BOOLEAN -> primitive(PrimitiveTypeName.BOOLEAN, repetition);
+                    case INTEGER -> primitive(PrimitiveTypeName.INT32, repetition);
+                    case LONG -> primitive(PrimitiveTypeName.INT64, repetition);
+                    case FLOAT -> primitive(PrimitiveTypeName.FLOAT, repetition);
+                    case DOUBLE -> primitive(PrimitiveTypeName.DOUBLE, repetition);
+                    case DATE ->
+                            primitive(PrimitiveTypeName.INT32, repetition)
+                                    .as(LogicalTypeAnnotation.dateType());
+                    case TIME ->
+                            primitive(PrimitiveTypeName.INT64, repetition)
+                                    .as(LogicalTypeAnnotation.timeType(false, TimeUnit.MICROS));
+                    case TIMESTAMP, TIMESTAMP_NANO ->
+                            primitive(PrimitiveTypeName.INT64, repetition)
+                                    .as(
+                                            LogicalTypeAnnotation.timestampType(
+                                                    timestampAdjusted(type),
+                                                    type.typeId() == TypeID.TIMESTAMP
+                                                            ? TimeUnit.MICROS
+                                                            : TimeUnit.NANOS));
+                    case STRING ->
+                            primitive(PrimitiveTypeName.BINARY, repetition)
+                                    .as(LogicalTypeAnnotation.stringType());
+                    case UUID ->
+                            primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
+                                    .length(16)
+                                    .as(LogicalTypeAnnotation.uuidType());
+                    case FIXED ->
+                            primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
+                                    .length(((Types.FixedType) type).length());
+                    case DECIMAL -> decimal((Types.DecimalType) type, repetition);
+                    default -> primitive(PrimitiveTypeName.BINARY, repetition);
+                };
         return b.id(field.fieldId()).named(field.name());
     }
 
@@ -220,22 +197,18 @@ final class IcebergColumns {
                 : ((Types.TimestampNanoType) type).shouldAdjustToUTC();
     }
 
-    private static org.apache.parquet.schema.Types.PrimitiveBuilder<
-                    org.apache.parquet.schema.PrimitiveType>
-            decimal(Types.DecimalType d, org.apache.parquet.schema.Type.Repetition repetition) {
+    private static PrimitiveBuilder<PrimitiveType> decimal(
+            Types.DecimalType d, Repetition repetition) {
         LogicalTypeAnnotation annotation =
                 LogicalTypeAnnotation.decimalType(d.scale(), d.precision());
         if (d.precision() <= 9) {
-            return org.apache.parquet.schema.Types.primitive(PrimitiveTypeName.INT32, repetition)
-                    .as(annotation);
+            return primitive(PrimitiveTypeName.INT32, repetition).as(annotation);
         }
         if (d.precision() <= 18) {
-            return org.apache.parquet.schema.Types.primitive(PrimitiveTypeName.INT64, repetition)
-                    .as(annotation);
+            return primitive(PrimitiveTypeName.INT64, repetition).as(annotation);
         }
         int bytes = (int) Math.ceil((d.precision() * Math.log(10) / Math.log(2) + 1) / 8);
-        return org.apache.parquet.schema.Types.primitive(
-                        PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
+        return primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
                 .length(bytes)
                 .as(annotation);
     }

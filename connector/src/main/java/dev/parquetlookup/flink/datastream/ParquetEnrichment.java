@@ -22,7 +22,6 @@ import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -422,9 +421,5 @@ public final class ParquetEnrichment<IN> {
     @Override
     public String toString() {
         return "ParquetEnrichment(" + path + ", keys " + keyColumns + ", columns " + columns + ")";
-    }
-
-    static String describeKey(Object[] values) {
-        return Arrays.deepToString(values);
     }
 }

@@ -232,12 +232,7 @@ public final class LookupRuntime implements Closeable {
                     metrics.recordFailure();
                     throw failures.failedAfter(attempt, e);
                 }
-                LOG.warn(
-                        "Lookup in table '{}' failed (attempt {} of {}), retrying: {}",
-                        config.tableName(),
-                        attempt + 1,
-                        config.maxRetries() + 1,
-                        e.toString());
+                logRetry(attempt, e);
                 LookupFailures.backoff(attempt);
             } catch (RuntimeException e) {
                 metrics.recordFailure();
@@ -249,8 +244,7 @@ public final class LookupRuntime implements Closeable {
                 // A memory-mapped file lost a page (truncated or rewritten in place, an NFS file
                 // dropped): the JVM raises InternalError in the reading thread, which Flink would
                 // treat as fatal to the TaskManager. It is a failed read: fail the lookup (no
-                // retry,
-                // the page stays lost) and let the restart open the files again.
+                // retry, the page stays lost) and let the restart open the files again.
                 metrics.recordFailure();
                 throw failures.lostMappedPage(e);
             }
@@ -364,15 +358,19 @@ public final class LookupRuntime implements Closeable {
             result.completeExceptionally(failures.failedAfter(attempt, e));
             return;
         }
+        logRetry(attempt, e);
+        CompletableFuture.delayedExecutor(
+                        LookupFailures.backoffMillis(attempt), TimeUnit.MILLISECONDS)
+                .execute(() -> attemptAsync(key, residual, attempt + 1, result));
+    }
+
+    private void logRetry(int attempt, Throwable e) {
         LOG.warn(
                 "Lookup in table '{}' failed (attempt {} of {}), retrying: {}",
                 config.tableName(),
                 attempt + 1,
                 config.maxRetries() + 1,
                 e.toString());
-        CompletableFuture.delayedExecutor(
-                        LookupFailures.backoffMillis(attempt), TimeUnit.MILLISECONDS)
-                .execute(() -> attemptAsync(key, residual, attempt + 1, result));
     }
 
     private RejectedExecutionException closedError() {
@@ -380,15 +378,6 @@ public final class LookupRuntime implements Closeable {
                 "lookup function of table '"
                         + config.tableName()
                         + "' closed before the lookup ran");
-    }
-
-    /** Requests in flight now and at most so far, for tests and metrics. */
-    public RequestLimiter requestLimiter() {
-        return limiter;
-    }
-
-    public LookupSpec spec() {
-        return spec;
     }
 
     /**

@@ -53,10 +53,6 @@ public final class RowDataConverter implements Serializable {
         this.types = types.toArray(new LogicalType[0]);
     }
 
-    public int arity() {
-        return types.length;
-    }
-
     /** A new row holding {@code values} (one per declared type, in order) as Flink data. */
     public GenericRowData toRowData(Object[] values) {
         if (values.length != types.length) {

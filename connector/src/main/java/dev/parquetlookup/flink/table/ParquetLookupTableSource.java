@@ -216,23 +216,6 @@ public final class ParquetLookupTableSource
         return config;
     }
 
-    DataType producedType() {
-        return producedType;
-    }
-
-    boolean offersAsync() {
-        return offerAsync;
-    }
-
-    LookupCacheType cacheType() {
-        return cacheType;
-    }
-
-    @Nullable
-    LookupCache partialCache() {
-        return partialCache;
-    }
-
     private List<String> fieldNames() {
         return ((RowType) producedType.getLogicalType()).getFieldNames();
     }

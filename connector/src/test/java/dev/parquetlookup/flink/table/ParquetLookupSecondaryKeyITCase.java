@@ -82,16 +82,12 @@ class ParquetLookupSecondaryKeyITCase {
                             Types.LONG,
                             Types.LOCAL_DATE
                         });
-        tEnv.executeSql(
-                "CREATE TABLE dim (id BIGINT, email STRING, country STRING, n INT, code BIGINT,"
-                        + " d DATE, name STRING) WITH ('connector' = 'parquet-lookup',"
-                        + " 'path' = '"
-                        + table.toUri()
-                        + "', 'sort-key' = 'id', 'local-cache.dir' = '"
-                        + dir.resolve("local")
-                        + "'"
-                        + extra
-                        + ")");
+        SqlTestSupport.createDim(
+                tEnv,
+                "id BIGINT, email STRING, country STRING, n INT, code BIGINT, d DATE, name STRING",
+                table,
+                dir.resolve("local"),
+                extra);
         return tEnv;
     }
 

@@ -65,15 +65,8 @@ class ParquetLookupUnsortedITCase {
                         events,
                         new String[] {"eid", "id"},
                         new TypeInformation<?>[] {Types.LONG, Types.LONG});
-        tEnv.executeSql(
-                "CREATE TABLE dim (id BIGINT, name STRING) WITH ('connector' = 'parquet-lookup',"
-                        + " 'path' = '"
-                        + table.toUri()
-                        + "', 'sort-key' = 'id', 'local-cache.dir' = '"
-                        + dir.resolve("local")
-                        + "'"
-                        + extra
-                        + ")");
+        SqlTestSupport.createDim(
+                tEnv, "id BIGINT, name STRING", table, dir.resolve("local"), extra);
         return tEnv;
     }
 

@@ -13,6 +13,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -54,6 +55,25 @@ final class SqlTestSupport {
         tEnv.createTemporaryView(
                 "events", stream, schema.columnByExpression("proc", "PROCTIME()").build());
         return tEnv;
+    }
+
+    /**
+     * Creates the table {@code dim (columns)} over the Parquet files at {@code path} with {@code
+     * 'sort-key' = 'id'}, its disk tier below {@code localDir}; {@code extra} adds options ({@code
+     * ", 'k' = 'v'"}).
+     */
+    static void createDim(
+            TableEnvironment tEnv, String columns, Path path, Path localDir, String extra) {
+        tEnv.executeSql(
+                "CREATE TABLE dim ("
+                        + columns
+                        + ") WITH ('connector' = 'parquet-lookup', 'path' = '"
+                        + path.toUri()
+                        + "', 'sort-key' = 'id', 'local-cache.dir' = '"
+                        + localDir
+                        + "'"
+                        + extra
+                        + ")");
     }
 
     static List<Row> collect(TableEnvironment tEnv, String query) throws Exception {

@@ -110,47 +110,13 @@ final class SortedFile implements OpenFile, Closeable {
     @Nullable private final PageCache pageCache;
     @Nullable private final MetadataCache chunkCache;
 
-    SortedFile(FileMetadata meta, RangeSource source, @Nullable PageCache pageCache) {
-        this(meta, source, pageCache, null, DeletedRows.NONE);
-    }
-
-    /** A file of a table version that deleted {@code deleted} of its rows (never returned). */
-    SortedFile(
-            FileMetadata meta,
-            RangeSource source,
-            @Nullable PageCache pageCache,
-            @Nullable MetadataCache chunkCache,
-            DeletedRows deleted) {
-        this(
-                meta,
-                source,
-                pageCache,
-                chunkCache,
-                deleted,
-                FileColumns.of(
-                        meta,
-                        ColumnBinding.BY_NAME.resolve(meta.file(), meta.schema()),
-                        List.of()));
-    }
-
     /**
-     * A file whose columns the table names and supplies as {@code columns} says; decoded
-     * dictionaries are kept in {@code chunkCache} (the table's metadata cache; null: per lookup).
-     */
-    SortedFile(
-            FileMetadata meta,
-            RangeSource source,
-            @Nullable PageCache pageCache,
-            @Nullable MetadataCache chunkCache,
-            DeletedRows deleted,
-            FileColumns columns) {
-        this(meta, source, pageCache, chunkCache, deleted, columns, null, false);
-    }
-
-    /**
-     * Like the constructor above; {@code indexing} (null: refuse) serves the file through a key
-     * index when it is found unsorted, from the start when {@code unsorted} (its metadata then read
-     * without order checks) or when a lookup finds a key page out of order.
+     * A file whose columns the table names and supplies as {@code columns} says, of a table version
+     * that deleted {@code deleted} of its rows (never returned); decoded dictionaries are kept in
+     * {@code chunkCache} (the table's metadata cache; null: per lookup). {@code indexing} (null:
+     * refuse) serves the file through a key index when it is found unsorted, from the start when
+     * {@code unsorted} (its metadata then read without order checks) or when a lookup finds a key
+     * page out of order.
      */
     SortedFile(
             FileMetadata meta,

@@ -127,20 +127,6 @@ public final class TableSchema {
      */
     public static List<Difference> differences(
             List<FileId> files, List<MessageType> schemas, List<String> sortKey) {
-        return differences(files, schemas, sortKey, true);
-    }
-
-    /**
-     * Like {@link #differences(List, List, List)}, with widening refused: for readers that copy
-     * values as they are ({@code prepare} writes one Parquet type per column).
-     */
-    public static List<Difference> differencesWithoutWidening(
-            List<FileId> files, List<MessageType> schemas, List<String> sortKey) {
-        return differences(files, schemas, sortKey, false);
-    }
-
-    private static List<Difference> differences(
-            List<FileId> files, List<MessageType> schemas, List<String> sortKey, boolean widen) {
         Map<String, List<Integer>> present = new LinkedHashMap<>();
         for (MessageType schema : schemas) {
             for (Type field : schema.getFields()) {
@@ -173,8 +159,7 @@ public final class TableSchema {
                                         + names(files, byType.values().iterator().next())
                                         + " but not in "
                                         + names(files, missing)));
-            } else if (byType.size() > 1
-                    && !(widen && widens(column, byType.values(), schemas, sortKey))) {
+            } else if (byType.size() > 1 && !widens(column, byType.values(), schemas, sortKey)) {
                 List<String> sides = new ArrayList<>();
                 for (List<Integer> group : byType.values()) {
                     Type field = schemas.get(group.get(0)).getType(column);

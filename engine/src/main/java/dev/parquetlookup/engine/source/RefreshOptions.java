@@ -87,7 +87,7 @@ public record RefreshOptions(
          * writing each new file under a hidden ({@code .}) or {@code _} name, or elsewhere, and
          * renaming it into place.
          */
-        ALL_FILES("all-files"),
+        ALL_FILES,
 
         /**
          * {@code latest-success}: the path is a parent of snapshot directories ({@code v=0001/},
@@ -95,39 +95,17 @@ public record RefreshOptions(
          * #SUCCESS_MARKER} file. "Newest" is the largest name, with digit runs compared as numbers
          * ({@code v10} after {@code v9}).
          */
-        LATEST_SUCCESS("latest-success");
-
-        private final String optionValue;
-
-        SnapshotMode(String optionValue) {
-            this.optionValue = optionValue;
-        }
+        LATEST_SUCCESS;
 
         /** The value of this mode in the {@code path.snapshot-mode} option. */
         public String optionValue() {
-            return optionValue;
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
 
         /** The option value, so that option parsers (Flink's enum options) read and print it. */
         @Override
         public String toString() {
-            return optionValue;
-        }
-
-        /** Parses an option value ({@code all-files}, {@code latest-success}). */
-        public static SnapshotMode fromOption(String value) {
-            String v = value.trim().toLowerCase(Locale.ROOT);
-            for (SnapshotMode mode : values()) {
-                if (mode.optionValue.equals(v)) {
-                    return mode;
-                }
-            }
-            throw new IllegalArgumentException(
-                    "Unknown path.snapshot-mode '"
-                            + value
-                            + "': use 'all-files' (the path holds the table's files) or"
-                            + " 'latest-success' (the path holds snapshot directories, the newest"
-                            + " one with a _SUCCESS file is served).");
+            return optionValue();
         }
     }
 }

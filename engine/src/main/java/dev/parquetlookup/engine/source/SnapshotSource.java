@@ -43,7 +43,9 @@ public interface SnapshotSource {
      * One version: where it was read from (the path, the snapshot directory or the table root), its
      * files and, for a table format, the format's name of the version.
      *
-     * <p>Example: {@code new Listing("file:/w/dim", files, "iceberg snapshot 4713")}.
+     * <p>Example: {@code new Listing("file:/w/dim/v=0042", files)} is a directory's listing, which
+     * its location names; a table format also gives the version's name ({@code "iceberg snapshot
+     * 4713"}), deleted rows, a declared sort key and column bindings.
      *
      * @param location the directory the files were listed from, or the table's root
      * @param files the version's data files, sorted by path
@@ -73,33 +75,9 @@ public interface SnapshotSource {
             columns = Map.copyOf(columns);
         }
 
-        /** A version whose files hold the table's columns under the table's names. */
-        public Listing(
-                String location,
-                List<FileId> files,
-                @Nullable String version,
-                Map<FileId, DeletedRows> deletedRows,
-                List<String> sortKey) {
-            this(location, files, version, deletedRows, sortKey, Map.of());
-        }
-
-        /** A version without a declared sort key. */
-        public Listing(
-                String location,
-                List<FileId> files,
-                @Nullable String version,
-                Map<FileId, DeletedRows> deletedRows) {
-            this(location, files, version, deletedRows, List.of());
-        }
-
-        /** A version whose files' rows are all live. */
-        public Listing(String location, List<FileId> files, @Nullable String version) {
-            this(location, files, version, Map.of());
-        }
-
         /** A directory's listing: its location names the version. */
         public Listing(String location, List<FileId> files) {
-            this(location, files, null);
+            this(location, files, null, Map.of(), List.of(), Map.of());
         }
 
         /** The version's name for logs and metrics: the format's name, else the location. */

@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -59,35 +60,19 @@ public final class TableWarmup implements Closeable {
 
     /** What warm-up fetches ({@code warmup} option). */
     public enum Mode {
-        NONE("none"),
-        KEY_COLUMNS("key-columns"),
-        ALL("all");
+        NONE,
+        KEY_COLUMNS,
+        ALL;
 
-        private final String optionValue;
-
-        Mode(String optionValue) {
-            this.optionValue = optionValue;
-        }
-
+        /** The value of this mode in the {@code warmup} option. */
         public String optionValue() {
-            return optionValue;
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
 
         /** The option value, so that option parsers (Flink's enum options) read and print it. */
         @Override
         public String toString() {
-            return optionValue;
-        }
-
-        /** Parses an option value ({@code none}, {@code key-columns}, {@code all}). */
-        public static Mode parse(String value) {
-            for (Mode m : values()) {
-                if (m.optionValue.equalsIgnoreCase(value.trim())) {
-                    return m;
-                }
-            }
-            throw new IllegalArgumentException(
-                    "Unknown warmup '" + value + "': use 'none', 'key-columns' or 'all'");
+            return optionValue();
         }
     }
 

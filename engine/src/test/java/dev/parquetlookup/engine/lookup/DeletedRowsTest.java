@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,6 +30,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DeletedRowsTest {
 
     @TempDir Path dir;
+
+    /**
+     * The table of {@code config} with the rows at {@code deleted} (positions) of {@code file} left
+     * out, as a table format's deletion vectors or position deletes hand them over.
+     */
+    static DimensionTable openWithDeleted(
+            TableConfig config, HadoopFileStore store, FileId file, Set<Long> deleted)
+            throws IOException {
+        long[] positions = deleted.stream().mapToLong(Long::longValue).toArray();
+        return DimensionTable.open(
+                config, store, new ReadStatistics(), Map.of(file, DeletedRows.of(positions)));
+    }
+
+    /** {@code draws} random positions below {@code bound} (fewer where they repeat). */
+    static TreeSet<Long> randomPositions(Random random, int draws, int bound) {
+        TreeSet<Long> positions = new TreeSet<>();
+        for (int i = 0; i < draws; i++) {
+            positions.add((long) random.nextInt(bound));
+        }
+        return positions;
+    }
 
     private static RowGroupInfo rowGroup(int ordinal, long firstRow, long rows) {
         return new RowGroupInfo(ordinal, firstRow, rows, null, null);
@@ -82,23 +104,17 @@ class DeletedRowsTest {
                 }
             }
         }
-        TreeSet<Long> deleted = new TreeSet<>();
-        for (int i = 0; i < rows.size() / 3; i++) {
-            deleted.add((long) random.nextInt(rows.size()));
-        }
+        TreeSet<Long> deleted = randomPositions(random, rows.size() / 3, rows.size());
         HadoopFileStore store = HadoopFileStore.create(Map.of());
         FileId id = store.list(file.toString()).get(0);
         try (DimensionTable table =
-                DimensionTable.open(
+                openWithDeleted(
                         TableConfig.builder(file.toString())
                                 .metadataCache(new MetadataCache(1 << 20))
                                 .build(),
                         store,
-                        new ReadStatistics(),
-                        Map.of(
-                                id,
-                                DeletedRows.of(
-                                        deleted.stream().mapToLong(Long::longValue).toArray())))) {
+                        id,
+                        deleted)) {
             assertThat(table.fileMetadata().get(0).rowGroups())
                     .as("seed %d", seed)
                     .hasSizeGreaterThan(1);

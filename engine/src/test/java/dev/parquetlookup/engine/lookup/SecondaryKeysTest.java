@@ -4,7 +4,6 @@ import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.engine.source.RefreshOptions;
 import dev.parquetlookup.engine.table.RefreshResult;
 import dev.parquetlookup.engine.table.RefreshingTable;
-import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RequestLimiter;
@@ -272,20 +271,11 @@ class SecondaryKeysTest {
                         .filter(f -> f.path().endsWith("a.parquet"))
                         .findFirst()
                         .orElseThrow();
-        TreeSet<Long> deleted = new TreeSet<>();
         Random random = new Random(28);
-        for (int i = 0; i < 4000; i++) {
-            deleted.add((long) random.nextInt(12_000)); // file a: row position = id
-        }
+        // File a: row position = id.
+        TreeSet<Long> deleted = DeletedRowsTest.randomPositions(random, 4000, 12_000);
         try (DimensionTable table =
-                DimensionTable.open(
-                        config().build(),
-                        store,
-                        new ReadStatistics(),
-                        Map.of(
-                                a,
-                                DeletedRows.of(
-                                        deleted.stream().mapToLong(Long::longValue).toArray())))) {
+                DeletedRowsTest.openWithDeleted(config().build(), store, a, deleted)) {
             LookupPlan plan = table.plan(List.of("code"), List.of("id"));
             for (int n = 0; n < 200; n++) {
                 Object code = rows.get(random.nextInt(rows.size()))[position("code")];

@@ -4,7 +4,6 @@ import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.engine.source.RefreshOptions;
 import dev.parquetlookup.engine.table.RefreshResult;
 import dev.parquetlookup.engine.table.RefreshingTable;
-import dev.parquetlookup.io.CountingRangeSource.ReadStatistics;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RequestLimiter;
@@ -360,22 +359,12 @@ class UnsortedFilesTest {
     void deletedRowsApplyAndAsynchronousLookupsAreServed() throws IOException {
         Path file = writeShuffled("deleted.parquet", 3000, 9);
         List<Object[]> rows = ParquetJavaFiles.readRows(file, COLUMNS);
-        TreeSet<Long> deleted = new TreeSet<>();
-        Random random = new Random(9);
-        for (int i = 0; i < rows.size() / 3; i++) {
-            deleted.add((long) random.nextInt(rows.size()));
-        }
+        TreeSet<Long> deleted =
+                DeletedRowsTest.randomPositions(new Random(9), rows.size() / 3, rows.size());
         HadoopFileStore store = HadoopFileStore.create(Map.of());
         FileId id = store.list(file.toString()).get(0);
         try (DimensionTable table =
-                DimensionTable.open(
-                        config(file, "k").build(),
-                        store,
-                        new ReadStatistics(),
-                        Map.of(
-                                id,
-                                DeletedRows.of(
-                                        deleted.stream().mapToLong(Long::longValue).toArray())))) {
+                DeletedRowsTest.openWithDeleted(config(file, "k").build(), store, id, deleted)) {
             LookupPlan plan = table.plan(List.of("k"), List.of("v"));
             RequestLimiter limiter = new RequestLimiter(16);
             for (long k = 0; k < 3000; k += 3) {
