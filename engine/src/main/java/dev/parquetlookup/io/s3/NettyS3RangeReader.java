@@ -8,7 +8,6 @@ import org.apache.hadoop.fs.FileSystem;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -17,31 +16,18 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpObject;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.auth.credentials.AwsCredentials;
 
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
@@ -58,12 +44,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Owns ranged GETs of {@code s3a://} files, the S3 store's {@link AsyncRangeReader}: a small
  * HTTP/1.1 client on Netty (the Netty jars the AWS SDK's {@code netty-nio-client} brings) made for
- * one kind of request, a signed GET without a body: each GET is built and signed by {@link
- * S3RangeRequests} and {@link S3GetSigner}, written on a kept-alive connection as one message, and
- * its body copied once, from Netty's pooled buffers straight into an array of the range's length.
- * It replaced the SDK's {@code NettyNioAsyncHttpClient} (2026-12-06), whose per-request pipeline
- * (reactive-streams adapters, handlers added and removed per request, five layers of connection
- * pools, metrics) cost most of a GET's client CPU ({@code docs/objectstore.md}).
+ * one kind of request, a signed GET without a body: each GET's bytes are written by {@link
+ * S3RangeRequests} (signed by {@link S3GetSigner} once per object and second) straight into one
+ * pooled buffer on a kept-alive connection, its answer framed by {@link HttpAnswerParser} (no
+ * header objects) and its body copied once, from Netty's pooled buffers straight into an array of
+ * the range's length. It replaced the SDK's {@code NettyNioAsyncHttpClient} (2026-12-06), whose
+ * per-request pipeline (reactive-streams adapters, handlers added and removed per request, five
+ * layers of connection pools, metrics) cost most of a GET's client CPU, and then Netty's HTTP codec
+ * ({@code docs/objectstore.md}, "Cheaper requests").
  *
  * <p>Connections: two event-loop threads; a connection is taken from the idle ones (most recently
  * used first) or opened, up to {@code fs.s3a.connection.maximum} (500 by default, above any
@@ -91,12 +79,13 @@ final class NettyS3RangeReader implements AsyncRangeReader {
     private final S3RangeRequests s3;
     private final EventLoopGroup loops;
     private final Bootstrap bootstrap;
+    private final SslContext ssl; // null for http
     private final int maxConnections;
     private final long idleTimeoutNanos; // 0: none
     private final long wholeTimeoutNanos; // 0: none
 
     /** Idle connections, the most recently used first. */
-    private final ConcurrentLinkedDeque<Channel> idle = new ConcurrentLinkedDeque<>();
+    private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
 
     /** GETs waiting for a connection while {@link #maxConnections} are open. */
     private final ConcurrentLinkedQueue<Exchange> waiting = new ConcurrentLinkedQueue<>();
@@ -109,7 +98,7 @@ final class NettyS3RangeReader implements AsyncRangeReader {
         this.maxConnections = maxConnections;
         this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(s3.requestTimeoutMillis());
         this.wholeTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(s3.wholeRequestTimeoutMillis());
-        SslContext ssl = s3.https() ? SslContextBuilder.forClient().build() : null;
+        this.ssl = s3.https() ? SslContextBuilder.forClient().build() : null;
         this.loops = new NioEventLoopGroup(2, new DefaultThreadFactory("parquet-lookup-s3", true));
         this.bootstrap =
                 new Bootstrap()
@@ -123,33 +112,12 @@ final class NettyS3RangeReader implements AsyncRangeReader {
                         // A ranged GET's answer of a few KiB in one read, not from 2 KiB up.
                         .option(
                                 ChannelOption.RCVBUF_ALLOCATOR,
-                                new AdaptiveRecvByteBufAllocator(1024, 16 << 10, 1 << 16))
-                        .handler(
-                                new ChannelInitializer<SocketChannel>() {
-                                    @Override
-                                    protected void initChannel(SocketChannel ch) {
-                                        if (ssl != null) {
-                                            ch.pipeline().addLast(tls(ssl, ch));
-                                        }
-                                        ch.pipeline()
-                                                .addLast(
-                                                        new HttpClientCodec(
-                                                                new HttpDecoderConfig()
-                                                                        .setHeadersFactory(
-                                                                                DefaultHttpHeadersFactory
-                                                                                        .headersFactory()
-                                                                                        .withValidation(
-                                                                                                false)),
-                                                                false,
-                                                                false))
-                                                .addLast(new Connection());
-                                    }
-                                });
+                                new AdaptiveRecvByteBufAllocator(1024, 16 << 10, 1 << 16));
         loops.scheduleAtFixedRate(
                 this::closeIdle, MAX_IDLE_SECONDS, MAX_IDLE_SECONDS, TimeUnit.SECONDS);
     }
 
-    private SslHandler tls(SslContext ssl, SocketChannel ch) {
+    private SslHandler tls(SocketChannel ch) {
         SslHandler handler = ssl.newHandler(ch.alloc(), s3.hostName(), s3.port());
         SSLEngine engine = handler.engine();
         SSLParameters parameters = engine.getSSLParameters();
@@ -169,9 +137,35 @@ final class NettyS3RangeReader implements AsyncRangeReader {
         return reader;
     }
 
+    /**
+     * One GET per range; the head of the GETs (request line, host, ETag, signature) is made once
+     * for the read. A read of one range, what the hedging reader asks for, is its GET itself.
+     */
     @Override
     public CompletableFuture<byte[][]> readAll(FileId file, List<FileRange> ranges) {
-        return s3.readAll(file, ranges, this::get);
+        byte[] head;
+        try {
+            head = s3.head(file);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(
+                    new IOException("cannot sign a GET of " + file.path() + ": " + e, e));
+        }
+        if (ranges.size() == 1 && ranges.get(0).length() > 0) {
+            return get(file, head, ranges.get(0));
+        }
+        return AsyncRangeReader.eachRange(ranges, i -> first(get(file, head, ranges.get(i))));
+    }
+
+    /** The one array of {@code read}; cancelling it cancels {@code read}. */
+    private static CompletableFuture<byte[]> first(CompletableFuture<byte[][]> read) {
+        CompletableFuture<byte[]> one = read.thenApply(bytes -> bytes[0]);
+        one.whenComplete(
+                (bytes, failure) -> {
+                    if (one.isCancelled()) {
+                        read.cancel(true);
+                    }
+                });
+        return one;
     }
 
     @Override
@@ -182,41 +176,24 @@ final class NettyS3RangeReader implements AsyncRangeReader {
         }
     }
 
-    private CompletableFuture<byte[]> get(
-            FileId file, String path, AwsCredentials c, FileRange range) {
-        Exchange exchange = new Exchange(file, range);
-        try {
-            HttpHeaders headers =
-                    DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
-            headers.add("Host", s3.host());
-            s3.headers(path, c, file, range, headers::add);
-            exchange.request =
-                    new DefaultFullHttpRequest(
-                            HttpVersion.HTTP_1_1,
-                            HttpMethod.GET,
-                            path,
-                            Unpooled.EMPTY_BUFFER,
-                            headers,
-                            DefaultHttpHeadersFactory.trailersFactory().newHeaders());
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(S3RangeAnswers.transportFailure(file, range, e));
-        }
-        Channel ch = takeIdle();
-        if (ch != null) {
-            exchange.dispatchOn(ch);
+    private Exchange get(FileId file, byte[] head, FileRange range) {
+        Exchange exchange = new Exchange(file, head, range);
+        Connection c = takeIdle();
+        if (c != null) {
+            exchange.dispatchOn(c);
         } else {
             connectOrWait(exchange);
         }
         return exchange;
     }
 
-    /** An idle connection still open and not idle too long, or null. */
-    private Channel takeIdle() {
-        for (Channel ch; (ch = idle.pollFirst()) != null; ) {
-            if (ch.isActive()) {
-                return ch;
+    /** An idle connection still open, or null. */
+    private Connection takeIdle() {
+        for (Connection c; (c = idle.pollFirst()) != null; ) {
+            if (c.channel.isActive()) {
+                return c;
             }
-            ch.close();
+            c.channel.close();
         }
         return null;
     }
@@ -228,21 +205,34 @@ final class NettyS3RangeReader implements AsyncRangeReader {
             serveWaiting(); // a connection may have gone idle meanwhile
             return;
         }
+        Connection c = new Connection();
         ChannelFuture connect;
         try {
-            connect = bootstrap.connect(s3.hostName(), s3.port());
+            connect =
+                    bootstrap
+                            .clone()
+                            .handler(
+                                    new ChannelInitializer<SocketChannel>() {
+                                        @Override
+                                        protected void initChannel(SocketChannel ch) {
+                                            if (ssl != null) {
+                                                ch.pipeline().addLast(tls(ch));
+                                            }
+                                            ch.pipeline().addLast(c);
+                                        }
+                                    })
+                            .connect(s3.hostName(), s3.port());
         } catch (RuntimeException e) {
             open.decrementAndGet();
             exchange.fail(e);
             return;
         }
-        Channel ch = connect.channel();
-        ch.closeFuture().addListener((ChannelFutureListener) f -> closed(f.channel()));
+        connect.channel().closeFuture().addListener((ChannelFutureListener) f -> closed(c));
         connect.addListener(
                 (ChannelFutureListener)
                         f -> {
                             if (f.isSuccess()) {
-                                exchange.dispatchOn(f.channel());
+                                exchange.dispatchOn(c);
                             } else {
                                 exchange.fail(f.cause());
                                 f.channel().close();
@@ -251,9 +241,9 @@ final class NettyS3RangeReader implements AsyncRangeReader {
     }
 
     /** A connection was closed: it no longer counts, and a waiting GET may open one. */
-    private void closed(Channel ch) {
+    private void closed(Connection c) {
         open.decrementAndGet();
-        idle.remove(ch);
+        idle.remove(c);
         if (!waiting.isEmpty()) {
             Exchange next = waiting.poll();
             if (next != null) {
@@ -263,16 +253,16 @@ final class NettyS3RangeReader implements AsyncRangeReader {
     }
 
     /** A connection is free again after a complete answer. */
-    private void release(Channel ch) {
+    private void release(Connection c) {
         if (!waiting.isEmpty()) {
             Exchange next = waiting.poll();
             if (next != null) {
-                next.dispatchOn(ch);
+                next.dispatchOn(c);
                 return;
             }
         }
-        ch.attr(Connection.IDLE_SINCE).set(System.nanoTime());
-        idle.addFirst(ch);
+        c.idleSince = System.nanoTime();
+        idle.addFirst(c);
         if (!waiting.isEmpty()) {
             serveWaiting();
         }
@@ -280,88 +270,93 @@ final class NettyS3RangeReader implements AsyncRangeReader {
 
     private void serveWaiting() {
         while (!waiting.isEmpty()) {
-            Channel ch = takeIdle();
-            if (ch == null) {
+            Connection c = takeIdle();
+            if (c == null) {
                 return;
             }
             Exchange next = waiting.poll();
             if (next == null) {
-                idle.addFirst(ch);
+                idle.addFirst(c);
                 return;
             }
-            next.dispatchOn(ch);
+            next.dispatchOn(c);
         }
     }
 
     /** Closes connections idle for {@value #MAX_IDLE_SECONDS} s or more (every 5 s). */
     private void closeIdle() {
         long now = System.nanoTime();
-        for (Channel ch : idle) {
-            Long since = ch.attr(Connection.IDLE_SINCE).get();
-            if (since != null
-                    && now - since >= TimeUnit.SECONDS.toNanos(MAX_IDLE_SECONDS)
-                    && idle.remove(ch)) {
-                ch.close();
+        for (Connection c : idle) {
+            if (now - c.idleSince >= TimeUnit.SECONDS.toNanos(MAX_IDLE_SECONDS) && idle.remove(c)) {
+                c.channel.close();
             }
         }
     }
 
     /**
-     * One GET and its answer: its status, then its body, copied into an array of the range's length
-     * (a data answer) or of at most {@link S3RangeAnswers#ERROR_BODY_BYTES} (an error's XML).
-     * Cancelling it closes its connection.
+     * One GET of one range and its answer: its status, then its body, copied into an array of the
+     * range's length (a data answer) or of at most {@link S3RangeAnswers#ERROR_BODY_BYTES} (an
+     * error's XML). It completes with that one array. Cancelling it closes its connection.
      */
-    private final class Exchange extends CompletableFuture<byte[]> implements Runnable {
+    private final class Exchange extends CompletableFuture<byte[][]>
+            implements Runnable, HttpAnswerParser.Listener {
         private final FileId file;
         private final FileRange range;
         private final long startNanos = System.nanoTime();
-        DefaultFullHttpRequest request;
-        // Set and read on the connection's event loop, except `channel` (volatile for cancel).
-        private volatile Channel channel;
-        private Connection connection;
+        private byte[] head; // until sent
+        // Set and read on the connection's event loop, except `connection` (volatile for cancel).
+        private volatile Connection connection;
         private long lastReadNanos;
         private int status;
         private byte[] body;
         private int held; // bytes of the body in `body`
         private long received; // bytes of the body received
 
-        Exchange(FileId file, FileRange range) {
+        Exchange(FileId file, byte[] head, FileRange range) {
             this.file = file;
+            this.head = head;
             this.range = range;
         }
 
-        void dispatchOn(Channel ch) {
-            channel = ch;
-            if (ch.eventLoop().inEventLoop()) {
+        void dispatchOn(Connection c) {
+            connection = c;
+            EventLoop loop = c.channel.eventLoop();
+            if (loop.inEventLoop()) {
                 run();
             } else {
-                ch.eventLoop().execute(this);
+                loop.execute(this);
             }
         }
 
         /** On the connection's event loop: sends the request. */
         @Override
         public void run() {
-            Channel ch = channel;
+            Connection c = connection;
+            Channel ch = c.channel;
             if (isDone()) {
                 // Cancelled while it waited for a connection: the connection is free.
                 if (ch.isActive()) {
-                    release(ch);
+                    release(c);
                 }
                 return;
             }
-            Connection c = ch.pipeline().get(Connection.class);
-            if (c == null || !ch.isActive()) {
+            if (!ch.isActive()) {
                 fail(new IOException("the connection was closed before the request was sent"));
                 return;
             }
-            connection = c;
             c.current = this;
             lastReadNanos = System.nanoTime();
-            c.armTimer(ch, deadline(), lastReadNanos);
-            DefaultFullHttpRequest r = request;
-            request = null;
-            ch.writeAndFlush(r, ch.voidPromise());
+            c.armTimer(deadline(), lastReadNanos);
+            ByteBuf request = ch.alloc().ioBuffer(head.length + 64);
+            try {
+                S3RangeRequests.writeRequest(request, head, range);
+            } catch (RuntimeException e) {
+                request.release();
+                abort(e);
+                return;
+            }
+            head = null;
+            ch.writeAndFlush(request, ch.voidPromise());
         }
 
         /** When this GET times out, as things stand; {@code Long.MAX_VALUE} for never. */
@@ -399,11 +394,11 @@ final class NettyS3RangeReader implements AsyncRangeReader {
         }
 
         /** Fails the GET and closes its connection. */
-        private void abort(Throwable failure) {
+        void abort(Throwable failure) {
             fail(failure);
-            Channel ch = channel;
-            if (ch != null) {
-                ch.close();
+            Connection c = connection;
+            if (c != null) {
+                c.channel.close();
             }
         }
 
@@ -413,37 +408,39 @@ final class NettyS3RangeReader implements AsyncRangeReader {
         }
 
         private void finished() {
-            if (connection != null && connection.current == this) {
-                connection.current = null;
+            Connection c = connection;
+            if (c != null && c.current == this) {
+                c.current = null;
             }
         }
 
-        void onHeaders(HttpResponse response) {
-            status = response.status().code();
+        @Override
+        public void status(int code) {
+            status = code;
             body =
                     new byte
-                            [S3RangeAnswers.isData(status, range)
+                            [S3RangeAnswers.isData(code, range)
                                     ? range.length()
                                     : S3RangeAnswers.ERROR_BODY_BYTES];
         }
 
-        void onContent(ByteBuf bytes) {
-            lastReadNanos = System.nanoTime();
-            int n = bytes.readableBytes();
-            int copy = Math.min(n, body.length - held);
-            bytes.readBytes(body, held, copy);
+        @Override
+        public void body(ByteBuf bytes, int index, int length) {
+            int copy = Math.min(length, body.length - held);
+            bytes.getBytes(index, body, held, copy);
             held += copy;
-            received += n;
+            received += length;
         }
 
         /** The answer's last byte came: the connection is free, the GET decided. */
-        void onEnd(boolean keepAlive) {
+        @Override
+        public void end(boolean keepAlive) {
             finished();
-            Channel ch = channel;
+            Connection c = connection;
             if (keepAlive && !isDone()) {
-                release(ch);
+                release(c);
             } else {
-                ch.close();
+                c.channel.close();
             }
             if (!S3RangeAnswers.isData(status, range)) {
                 completeExceptionally(
@@ -454,48 +451,57 @@ final class NettyS3RangeReader implements AsyncRangeReader {
             if (wrongLength != null) {
                 completeExceptionally(wrongLength);
             } else {
-                complete(body);
+                complete(new byte[][] {body});
             }
         }
 
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
             boolean cancelled = super.cancel(mayInterruptIfRunning);
-            Channel ch = channel;
-            if (cancelled && ch != null) {
+            Connection c = connection;
+            if (cancelled && c != null) {
                 // A timeout or a hedge that won: the answer is not wanted, its connection closed.
-                if (ch.eventLoop().inEventLoop()) {
-                    cancelOnLoop(ch);
+                EventLoop loop = c.channel.eventLoop();
+                if (loop.inEventLoop()) {
+                    cancelOnLoop(c);
                 } else {
-                    ch.eventLoop().execute(() -> cancelOnLoop(ch));
+                    loop.execute(() -> cancelOnLoop(c));
                 }
             }
             return cancelled;
         }
 
-        private void cancelOnLoop(Channel ch) {
-            if (connection != null && connection.current == this) {
+        private void cancelOnLoop(Connection c) {
+            if (c.current == this) {
                 finished();
-                ch.close();
+                c.channel.close();
             }
         }
     }
 
-    /** The handler of one connection: hands the answer of its current GET to that GET. */
+    /**
+     * The handler of one connection, and the connection in the pool: parses the answer of its
+     * current GET ({@link HttpAnswerParser}) into that GET.
+     */
     private static final class Connection extends ChannelInboundHandlerAdapter {
-        static final io.netty.util.AttributeKey<Long> IDLE_SINCE =
-                io.netty.util.AttributeKey.valueOf(Connection.class, "idleSince");
-
+        // Set when the handler is added, before the connection is used or pooled.
+        Channel channel;
         Exchange current;
-        private boolean keepAlive;
+        long idleSince; // written before the connection goes back to the pool
+        private final HttpAnswerParser parser = new HttpAnswerParser();
         // The timer of the connection's GETs, armed lazily: a GET's deadline is later than the
         // one before it on the same connection, so one timer usually serves many GETs (one
         // scheduled task per connection and timeout period instead of one per GET).
         private ScheduledFuture<?> timer;
         private long timerAt;
 
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            channel = ctx.channel();
+        }
+
         /** On the event loop: makes sure the timer fires by {@code deadline}. */
-        void armTimer(Channel ch, long deadline, long now) {
+        void armTimer(long deadline, long now) {
             if (deadline == Long.MAX_VALUE || (timer != null && timerAt <= deadline)) {
                 return;
             }
@@ -503,46 +509,39 @@ final class NettyS3RangeReader implements AsyncRangeReader {
                 timer.cancel(false);
             }
             timerAt = deadline;
-            timer = ch.eventLoop().schedule(() -> fire(ch), deadline - now, TimeUnit.NANOSECONDS);
+            timer = channel.eventLoop().schedule(this::fire, deadline - now, TimeUnit.NANOSECONDS);
         }
 
-        private void fire(Channel ch) {
+        private void fire() {
             timer = null;
             Exchange e = current;
-            if (e == null || !ch.isActive()) {
+            if (e == null || !channel.isActive()) {
                 return;
             }
             long now = System.nanoTime();
             e.checkTimeouts(now);
             if (current == e && !e.isDone()) {
-                armTimer(ch, e.deadline(), now);
+                armTimer(e.deadline(), now);
             }
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf in = (ByteBuf) msg;
             try {
                 Exchange e = current;
                 if (e == null) {
                     ctx.close(); // bytes no request asked for
                     return;
                 }
-                if (msg instanceof HttpObject o && o.decoderResult().isFailure()) {
-                    e.abort(o.decoderResult().cause());
-                    return;
-                }
-                if (msg instanceof HttpResponse response) {
-                    keepAlive = HttpUtil.isKeepAlive(response);
-                    e.onHeaders(response);
-                }
-                if (msg instanceof HttpContent content) {
-                    e.onContent(content.content());
-                    if (msg instanceof LastHttpContent) {
-                        e.onEnd(keepAlive);
-                    }
+                e.lastReadNanos = System.nanoTime();
+                try {
+                    parser.feed(in, e);
+                } catch (RuntimeException malformed) {
+                    e.abort(malformed);
                 }
             } finally {
-                ReferenceCountUtil.release(msg);
+                in.release();
             }
         }
 
@@ -550,7 +549,11 @@ final class NettyS3RangeReader implements AsyncRangeReader {
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
             Exchange e = current;
             if (e != null) {
-                e.fail(new IOException("the connection was closed during the request"));
+                if (parser.endsAtClose()) {
+                    e.end(false); // an answer without a length ends with its connection
+                } else {
+                    e.fail(new IOException("the connection was closed during the request"));
+                }
             }
             super.channelInactive(ctx);
         }

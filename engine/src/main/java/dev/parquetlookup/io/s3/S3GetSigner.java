@@ -14,10 +14,11 @@ import java.time.format.DateTimeFormatter;
  * Owns AWS Signature Version 4 for S3 {@code GET} requests without a body or query string (the
  * ranged GETs of {@link NettyS3RangeReader}): the canonical request over {@code host}, {@code
  * x-amz-content-sha256}, {@code x-amz-date} and, with session credentials, {@code
- * x-amz-security-token}. {@code Range} and {@code If-Match} are sent unsigned (S3 allows it). The
- * signing key is derived once per day, region and secret; one request costs one SHA-256 and two
- * HMACs over short strings, with the {@link MessageDigest} and {@link Mac} of the calling thread
- * (looked up once per thread, not per request) and the date formatted once per second.
+ * x-amz-security-token}. {@code Range} and {@code If-Match} are sent unsigned (S3 allows it), so
+ * every GET of one object in one second has the same signature: {@link S3RangeRequests} signs once
+ * per object and second. The signing key is derived once per day, region and secret; one signature
+ * costs one SHA-256 and two HMACs over short strings, with the {@link MessageDigest} and {@link
+ * Mac} of the calling thread (looked up once per thread) and the date formatted once per second.
  *
  * <pre>{@code
  * S3GetSigner signer = new S3GetSigner("us-east-1");
@@ -131,13 +132,21 @@ final class S3GetSigner {
     private byte[] key(String day, String secret) {
         SigningKey k = signingKey;
         if (k == null || !k.day().equals(day) || !k.secret().equals(secret)) {
-            byte[] date = hmac(("AWS4" + secret).getBytes(StandardCharsets.UTF_8), day);
-            byte[] regional = hmac(date, region);
-            byte[] service = hmac(regional, "s3");
-            k = new SigningKey(day, secret, hmac(service, "aws4_request"));
+            k = new SigningKey(day, secret, signingKey(secret, day, region, "s3"));
             signingKey = k;
         }
         return k.key();
+    }
+
+    /**
+     * SigV4's signing key of {@code secret} for {@code day} ({@code yyyyMMdd}), {@code region} and
+     * {@code service}: HMACs of the day, region, service and {@code aws4_request} in turn.
+     */
+    static byte[] signingKey(String secret, String day, String region, String service) {
+        byte[] date = hmac(("AWS4" + secret).getBytes(StandardCharsets.UTF_8), day);
+        byte[] regional = hmac(date, region);
+        byte[] serviceKey = hmac(regional, service);
+        return hmac(serviceKey, "aws4_request");
     }
 
     /**

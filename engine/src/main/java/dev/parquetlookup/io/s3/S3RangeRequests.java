@@ -1,6 +1,5 @@
 package dev.parquetlookup.io.s3;
 
-import dev.parquetlookup.io.AsyncRangeReader;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.RangeSource.FileRange;
 
@@ -9,6 +8,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
 
+import io.netty.buffer.ByteBuf;
 import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
@@ -17,27 +17,25 @@ import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
 
 import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 
 /**
  * Owns the ranged GETs of one S3A file system for {@link NettyS3RangeReader}: where they go (S3A's
  * endpoint and region, {@code fs.s3a.path.style.access}, the bucket, the object key URI-encoded
- * once), their headers ({@code Range}, {@code If-Match} with the listed ETag, SigV4 by {@link
- * S3GetSigner} with credentials from S3A's provider chain, resolved again every 10 s), the timeouts
- * from {@code fs.s3a.connection.establish.timeout}, {@code fs.s3a.connection.request.timeout} and
- * {@link S3RangeReaderFactory#REQUEST_TIMEOUT}, which settings only S3A's own client applies
- * ({@link #unsupported}), and combining one read's GETs ({@link #readAll}). What an answer means is
- * {@link S3RangeAnswers}.
+ * once), their bytes ({@link #head}: the request line, {@code If-Match} with the listed ETag, SigV4
+ * by {@link S3GetSigner} with credentials from S3A's provider chain, resolved again every 10 s, one
+ * signature per object and second; {@link #writeRequest}: the {@code Range}), the timeouts from
+ * {@code fs.s3a.connection.establish.timeout}, {@code fs.s3a.connection.request.timeout} and {@link
+ * S3RangeReaderFactory#REQUEST_TIMEOUT}, and which settings only S3A's own client applies ({@link
+ * #unsupported}). What an answer means is {@link S3RangeAnswers}.
  *
  * <pre>{@code
  * S3RangeRequests s3 = S3RangeRequests.forFileSystem(fs);
- * String path = s3.path(file); // "/bucket/dir%20with%20space/a.bin" in path style
- * s3.headers(path, s3.credentials(), file, range, request::header);
- * request.host(s3.hostName()).port(s3.port()).encodedPath(path);
+ * byte[] head = s3.head(file); // "GET /bucket/dir%20with%20space/a.bin HTTP/1.1\r\nHost: ..."
+ * S3RangeRequests.writeRequest(buf, head, range); // + "Range: bytes=0-99\r\n\r\n"
  * }</pre>
  */
 final class S3RangeRequests {
@@ -50,6 +48,16 @@ final class S3RangeRequests {
     private record Resolved(AwsCredentials credentials, long atNanos) {}
 
     private record ObjectPath(String file, String path) {}
+
+    /** The head of the GETs of one object in one second, signed with {@code credentials}. */
+    private record Head(
+            String path, String etag, AwsCredentials credentials, long second, byte[] bytes) {}
+
+    /** Objects whose heads are kept (a power of two). */
+    static final int HEADS = 64;
+
+    private static final byte[] RANGE = "Range: bytes=".getBytes(StandardCharsets.ISO_8859_1);
+    private static final byte[] END = "\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
     private final S3AFileSystem fs;
     private final S3GetSigner signer;
@@ -67,6 +75,7 @@ final class S3RangeRequests {
     private final long wholeRequestTimeoutMillis; // 0: none
     private volatile Resolved resolved;
     private volatile ObjectPath lastPath;
+    private final Head[] heads = new Head[HEADS];
 
     private S3RangeRequests(
             S3AFileSystem fs,
@@ -237,59 +246,88 @@ final class S3RangeRequests {
     }
 
     /**
-     * Hands {@code header} the headers of a GET of {@code range} of {@code file} at {@code path}
-     * besides {@code Host} (which the HTTP client sets from {@link #hostName} and {@link #port}):
-     * {@code Range}, {@code If-Match} when the file has an ETag, and the signature's headers when
-     * the credentials are not anonymous.
+     * The head of a GET of {@code file} up to its {@code Range} line, as sent: the request line,
+     * {@code Host}, {@code If-Match} when the file has an ETag, and the signature's headers when
+     * the credentials are not anonymous ({@link #writeRequest} adds the range). The signature
+     * covers neither the range nor {@code If-Match}, so every GET of one object in one second with
+     * the same credentials has the same head: it is signed once and kept ({@value #HEADS} objects,
+     * by the hash of their path), not signed per GET.
+     *
+     * @throws RuntimeException when the credentials cannot be resolved
      */
-    void headers(
-            String path,
-            AwsCredentials c,
-            FileId file,
-            FileRange range,
-            BiConsumer<String, String> header) {
-        header.accept("Range", "bytes=" + range.offset() + "-" + (range.end() - 1));
-        if (file.etag() != null) {
-            header.accept("If-Match", file.etag());
+    byte[] head(FileId file) {
+        String path = path(file);
+        AwsCredentials c = credentials();
+        long second = System.currentTimeMillis() / 1000;
+        int slot = path.hashCode() & (HEADS - 1);
+        Head h = heads[slot];
+        if (h == null
+                || h.second() != second
+                || h.credentials() != c
+                || !h.path().equals(path)
+                || !Objects.equals(h.etag(), file.etag())) {
+            h = new Head(path, file.etag(), c, second, signedHead(path, file.etag(), c, second));
+            // A plain array: a record's final fields make a racing reader see a whole one.
+            heads[slot] = h;
+        }
+        return h.bytes();
+    }
+
+    private byte[] signedHead(String path, String etag, AwsCredentials c, long second) {
+        StringBuilder head = new StringBuilder(512);
+        head.append("GET ").append(path).append(" HTTP/1.1\r\n");
+        head.append("Host: ").append(host).append("\r\n");
+        if (etag != null) {
+            head.append("If-Match: ").append(etag).append("\r\n");
         }
         if (c.accessKeyId() != null && !c.accessKeyId().isEmpty()) {
             String token =
                     c instanceof AwsSessionCredentials session ? session.sessionToken() : null;
             S3GetSigner.Signed s =
                     signer.sign(
-                            host, path, c.accessKeyId(), c.secretAccessKey(), token, Instant.now());
-            header.accept("x-amz-date", s.amzDate());
-            header.accept("x-amz-content-sha256", S3GetSigner.EMPTY_SHA256);
-            header.accept("Authorization", s.authorization());
+                            host,
+                            path,
+                            c.accessKeyId(),
+                            c.secretAccessKey(),
+                            token,
+                            Instant.ofEpochSecond(second));
+            head.append("x-amz-date: ").append(s.amzDate()).append("\r\n");
+            head.append("x-amz-content-sha256: ").append(S3GetSigner.EMPTY_SHA256).append("\r\n");
+            head.append("Authorization: ").append(s.authorization()).append("\r\n");
             if (token != null) {
-                header.accept("x-amz-security-token", token);
+                head.append("x-amz-security-token: ").append(token).append("\r\n");
             }
         }
-    }
-
-    /** Starts the signed GET of one range of a file whose object is at {@code path}. */
-    @FunctionalInterface
-    interface SignedGet {
-        CompletableFuture<byte[]> start(
-                FileId file, String path, AwsCredentials credentials, FileRange range);
+        return head.toString().getBytes(StandardCharsets.ISO_8859_1);
     }
 
     /**
-     * One read of {@code ranges} of {@code file}: the object's path and the credentials are
-     * resolved once, then {@code get} starts each range's GET (see {@link
-     * AsyncRangeReader#eachRange}).
+     * Writes the GET of {@code range} to {@code out}: {@code head} (from {@link #head}), then
+     * {@code Range: bytes=first-last} and the blank line that ends the request.
      */
-    CompletableFuture<byte[][]> readAll(FileId file, List<FileRange> ranges, SignedGet get) {
-        String objectPath;
-        AwsCredentials c;
-        try {
-            objectPath = path(file);
-            c = credentials();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(
-                    new IOException("cannot sign a GET of " + file.path() + ": " + e, e));
+    static void writeRequest(ByteBuf out, byte[] head, FileRange range) {
+        out.writeBytes(head);
+        out.writeBytes(RANGE);
+        writeDecimal(out, range.offset());
+        out.writeByte('-');
+        writeDecimal(out, range.end() - 1);
+        out.writeBytes(END);
+    }
+
+    private static void writeDecimal(ByteBuf out, long value) {
+        if (value == 0) {
+            out.writeByte('0');
+            return;
         }
-        return AsyncRangeReader.eachRange(
-                ranges, i -> get.start(file, objectPath, c, ranges.get(i)));
+        int digits = 0;
+        for (long v = value; v > 0; v /= 10) {
+            digits++;
+        }
+        int at = out.writerIndex() + digits;
+        out.ensureWritable(digits);
+        for (long v = value; v > 0; v /= 10) {
+            out.setByte(--at, (int) ('0' + v % 10));
+        }
+        out.writerIndex(out.writerIndex() + digits);
     }
 }

@@ -12,6 +12,7 @@ import software.amazon.awssdk.regions.Region;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.HexFormat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -77,6 +78,15 @@ class S3GetSignerTest {
         assertThat(session.authorization())
                 .contains("SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-security-token")
                 .isEqualTo(sdkAuthorization("s3.amazonaws.com", path, AT, "token/+="));
+    }
+
+    @Test
+    void theSigningKeyIsAwssPublishedExample() {
+        // "Examples of how to derive a signing key for Signature Version 4" (AWS General
+        // Reference): this secret, 20120215, us-east-1, iam.
+        byte[] key = S3GetSigner.signingKey(SECRET, "20120215", "us-east-1", "iam");
+        assertThat(HexFormat.of().formatHex(key))
+                .isEqualTo("f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d");
     }
 
     @Test
