@@ -6,7 +6,6 @@ import dev.parquetlookup.metadata.FileUses;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.stats.CacheStats;
 
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,41 +24,18 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * decode, an allocation and an eviction; hot pages and every page of a small table get in on their
  * second use.
  *
- * <p>When the table is a few times the cache, second touches are common but an admitted page is
- * mostly evicted before anyone reads it: each such admission costs a whole-page decode for nothing,
- * and the CPU per lookup grew with the table (issue 27). So the cache watches its admissions: when
- * in a window more than half of the pages it evicted were never read from it, it narrows admission
- * on a second touch to a fixed share of the pages (by hash: 1/2, 1/4, ... down to 1/{@value
- * #MAX_SHARE}), which then stay and are hit, as a static choice of pages would be under uniform
- * keys; when fewer than an eighth are wasted it widens it again. Pages outside the share still get
- * in on a third touch within the window, so hot pages are cached whatever the share.
- *
  * <p>Example: {@code new PageCache(64L << 20)} keeps up to 64 MiB of pages.
  */
 public final class PageCache {
 
     private final long maxBytes;
     private final FileUses uses = new FileUses();
-    private final Cache<Key, Entry> cache;
+    private final Cache<Key, DataPage> cache;
 
     /** Pages touched once in the current window (one bit per hash). */
     private final AtomicLongArray seen;
 
-    /** Pages outside the admitted share touched twice in the current window (one bit per hash). */
-    private final AtomicLongArray seenTwice;
-
-    /** Smallest share of pages admitted on a second touch: 1 / this. */
-    static final int MAX_SHARE = 64;
-
-    /** Pages admitted on a second touch: those whose hash has its low {@code shareBits} bits 0. */
-    private volatile int shareBits;
-
-    /** Pages put in the current window, and pages evicted in it that no lookup read. */
-    private final AtomicInteger admitted = new AtomicInteger();
-
-    private final AtomicInteger wasted = new AtomicInteger();
-
-    /** Misses (touches) in the current window; at {@link #window} the bits are cleared. */
+    /** First touches recorded in the current window; at {@link #window} the bits are cleared. */
     private final AtomicInteger touches = new AtomicInteger();
 
     private final int window;
@@ -72,24 +48,17 @@ public final class PageCache {
         this.cache =
                 Caffeine.newBuilder()
                         .maximumWeight(maxBytes)
-                        .weigher((Key k, Entry v) -> weight(v.page))
-                        .evictionListener(
-                                (Key k, Entry v, RemovalCause cause) -> {
-                                    if (cause.wasEvicted() && v != null && !v.read) {
-                                        wasted.incrementAndGet();
-                                    }
-                                })
+                        .weigher((Key k, DataPage v) -> weight(v))
                         .recordStats()
                         .build();
-        // About as many touches per window as the cache holds 32 KiB pages, 8 bits each.
+        // About as many first touches per window as the cache holds 32 KiB pages, 8 bits each.
         this.window = (int) Math.max(1024, Math.min(1 << 24, maxBytes >> 15));
         this.seen = new AtomicLongArray(Math.max(16, Integer.highestOneBit(window * 8 - 1) >> 5));
-        this.seenTwice = new AtomicLongArray(seen.length());
     }
 
     /**
      * Whether a data page that missed should be decoded whole and cached: true on its second touch
-     * in the current window if it is in the admitted share, else on its third.
+     * in the current window.
      */
     boolean admit(FileId file, int rowGroup, int leaf, int page) {
         int h = file.hashCode() * 31 + rowGroup;
@@ -98,51 +67,17 @@ public final class PageCache {
         int bit = h & (seen.length() * 64 - 1);
         long mask = 1L << (bit & 63);
         int word = bit >>> 6;
-        boolean admit;
         if ((seen.get(word) & mask) != 0) {
-            // The share is chosen by the hash's high bits, independent of the bit's place.
-            int share = shareBits;
-            admit = share == 0 || (h >>> (32 - share)) == 0 || (seenTwice.get(word) & mask) != 0;
-            if (!admit) {
-                seenTwice.getAndUpdate(word, w -> w | mask);
-            }
-        } else {
-            admit = false;
-            seen.getAndUpdate(word, w -> w | mask);
+            return true;
         }
-        // Every miss counts: a table of fewer pages than the window still ends windows.
+        seen.getAndUpdate(word, w -> w | mask);
         if (touches.incrementAndGet() >= window) {
             touches.set(0);
             for (int i = 0; i < seen.length(); i++) {
                 seen.set(i, 0);
-                seenTwice.set(i, 0);
             }
-            adjustShare();
         }
-        return admit;
-    }
-
-    /**
-     * At the end of a window: narrows the admitted share when most evicted pages were never read
-     * (the table is larger than the cache, admissions only churn it), widens it when few were.
-     */
-    private void adjustShare() {
-        int put = admitted.getAndSet(0);
-        int lost = wasted.getAndSet(0);
-        if (put < 16) {
-            return; // too few admissions to tell
-        }
-        int share = shareBits;
-        if (2 * lost > put && (1 << share) < MAX_SHARE) {
-            shareBits = share + 1;
-        } else if (8 * lost < put && share > 0) {
-            shareBits = share - 1;
-        }
-    }
-
-    /** The share of pages currently admitted on a second touch (1 = all): for tests and stats. */
-    double admittedShare() {
-        return 1.0 / (1 << shareBits);
+        return false;
     }
 
     /** The open snapshots using each file with this cache: its entries leave at the last one. */
@@ -167,29 +102,11 @@ public final class PageCache {
     public record Stats(long hits, long misses, long evictions, long entries, long bytes) {}
 
     DataPage page(FileId file, int rowGroup, int leaf, int page) {
-        Entry e = cache.getIfPresent(new Key(file, rowGroup, leaf, page));
-        if (e == null) {
-            return null;
-        }
-        if (!e.read) {
-            e.read = true; // a benign race: every writer writes true
-        }
-        return e.page;
+        return cache.getIfPresent(new Key(file, rowGroup, leaf, page));
     }
 
     void putPage(FileId file, int rowGroup, int leaf, int page, DataPage data) {
-        admitted.incrementAndGet();
-        cache.put(new Key(file, rowGroup, leaf, page), new Entry(data));
-    }
-
-    /** A cached page and whether a lookup read it from the cache (else its admission was waste). */
-    private static final class Entry {
-        final DataPage page;
-        boolean read;
-
-        Entry(DataPage page) {
-            this.page = page;
-        }
+        cache.put(new Key(file, rowGroup, leaf, page), data);
     }
 
     /** Drops every page of a file version. */
