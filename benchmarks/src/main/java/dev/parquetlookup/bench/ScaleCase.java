@@ -51,14 +51,14 @@ import java.util.stream.Stream;
  * </ul>
  *
  * Each job is a SQL lookup join at {@code --parallelism} (default 2) of events {@code id} 1..E with
- * a key uniform over 1..N (a 64-bit mix of {@code id}) against a table with the connector's defaults (sync, no Flink
- * cache, the default page cache and local forms) and a fresh {@code local-cache.dir}, so a job
- * builds its local form as a fresh TaskManager does; {@code --option key=value} adds options (e.g.
- * {@code page-cache.max-bytes=0}). Reported per job: the process's CPU time (every thread of this
- * JVM, the embedded cluster's included) from submission to the job's end, per lookup, and the ratio
- * 9x / 1x of the median jobs ({@code -Dbench.scale.reps}, default {@code --reps}; {@code
- * -Dbench.scale.layouts=rg1m} for one layout). Every row's {@code v}, {@code d} and {@code s} are
- * fingerprinted and checked.
+ * a key uniform over 1..N (a 64-bit mix of {@code id}) against a table with the connector's
+ * defaults (sync, no Flink cache, the default page cache and local forms) and a fresh {@code
+ * local-cache.dir}, so a job builds its local form as a fresh TaskManager does; {@code --option
+ * key=value} adds options (e.g. {@code page-cache.max-bytes=0}). Reported per job: the process's
+ * CPU time (every thread of this JVM, the embedded cluster's included) from submission to the job's
+ * end, per lookup, and the ratio 9x / 1x of the median jobs ({@code -Dbench.scale.reps}, default
+ * {@code --reps}; {@code -Dbench.scale.layouts=rg1m} for one layout). Every row's {@code v}, {@code
+ * d} and {@code s} are fingerprinted and checked.
  */
 final class ScaleCase {
 
