@@ -62,6 +62,7 @@ public final class BenchMain {
                     case "reader-secondary" -> new SecondaryKeyCase(options, report, out).run();
                     case "reader-unsorted" -> new UnsortedCase(options, report, out).run();
                     case "prepare" -> new PrepareCase(options, report, out).run();
+                    case ScaleCase.SUITE -> new ScaleCase(options, report, out).run();
                     case "pageindex" -> new PageIndexSuite(options, report, out).run();
                     case "layout" -> new LayoutSuite(options, report, out).run();
                     case "flink" -> new FlinkSuite(options, report, out).run();

@@ -76,7 +76,9 @@ public record BenchOptions(
                     + " the dataset again into a Paimon table), e.g. 'paimon --quick';"
                     + " objectstore-open: only the objectstore suite's opening case;"
                     + " objectstore-client: CPU per ranged GET of the two S3 read paths (netty, S3A streams);"
-                    + " prepare: prepare vs DuckDB's sorted COPY, not part of all)\n"
+                    + " prepare: prepare vs DuckDB's sorted COPY, not part of all;"
+                    + " flink-scale: CPU per lookup of the SQL join at 1x and 9x the rows and"
+                    + " lookups on DuckDB files, not part of all)\n"
                     + "  --quick   1M rows and short repetitions (default 10M rows)\n"
                     + "  --rows N  dataset rows, e.g. 50000, 10m, 100m\n"
                     + "  --threads N  measure 1 and N threads (default 2)\n"
@@ -129,7 +131,8 @@ public record BenchOptions(
                 || suite.equals(PaimonSuite.SUITE)
                 || suite.equals("objectstore-open")
                 || suite.equals("objectstore-client")
-                || suite.equals("prepare")) {
+                || suite.equals("prepare")
+                || suite.equals(ScaleCase.SUITE)) {
             return List.of(suite);
         }
         throw new IllegalArgumentException("unknown suite '" + arg + "'\n" + USAGE);

@@ -99,9 +99,9 @@ final class PageLocator {
             to = rg.rowCount();
         }
         if (key.length == 1) {
-            long[] rows = leadingKeyRows(rg, key[0], from, to, share, ctx);
+            SortedFile.RowSpan rows = leadingKeyRows(rg, key[0], from, to, share, ctx);
             if (rows != null) {
-                out.add(new SortedFile.RowSpan(rg.ordinal(), rows[0], rows[1]));
+                out.add(rows);
             }
         } else {
             searchCompositeKey(rg, key, from, to, share, out, ctx);
@@ -169,11 +169,12 @@ final class PageLocator {
 
     /**
      * The rows of {@code [from, to)} whose leading key equals {@code key}, found by binary search
-     * in the leading key's pages: {@code {first, end}}, or {@code null} when none. They are
-     * contiguous because the leading key is sorted (checked while decoding).
+     * in the leading key's pages: {@code [from, to)} of the span (the single-key result as it is,
+     * no array per lookup), or {@code null} when none. They are contiguous because the leading key
+     * is sorted (checked while decoding).
      */
     @Nullable
-    private long[] leadingKeyRows(
+    private SortedFile.RowSpan leadingKeyRows(
             RowGroupInfo rg, Object key, long from, long to, double share, LookupContext ctx)
             throws IOException {
         int leaf = meta.keyLeaves()[0];
@@ -209,7 +210,7 @@ final class PageLocator {
         // rows inside it, which may be none.
         long first = Math.max(from, matchFrom);
         long end = Math.min(to, matchTo);
-        return first < end ? new long[] {first, end} : null;
+        return first < end ? new SortedFile.RowSpan(rg.ordinal(), first, end) : null;
     }
 
     /**
@@ -225,12 +226,12 @@ final class PageLocator {
             List<SortedFile.RowSpan> out,
             LookupContext ctx)
             throws IOException {
-        long[] lead = leadingKeyRows(rg, key[0], from, to, share, ctx);
+        SortedFile.RowSpan lead = leadingKeyRows(rg, key[0], from, to, share, ctx);
         if (lead == null) {
             return;
         }
-        from = lead[0];
-        to = lead[1];
+        from = lead.from();
+        to = lead.to();
         int n = key.length;
         int rows = (int) (to - from);
         Object[][] columns = new Object[n][];

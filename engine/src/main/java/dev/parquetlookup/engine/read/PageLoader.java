@@ -111,8 +111,17 @@ public final class PageLoader {
             @Nullable KeyStop stop,
             LookupContext ctx)
             throws IOException {
-        List<LoadedPage> pages =
-                loadPages(List.of(new PageRequest(rg, leaf, from, to)), stop, ctx).get(0);
+        List<LoadedPage> pages;
+        if (rg.columns()[leaf].pages() != null) {
+            // The common case without the request lists of the batch form (per lookup).
+            Batch batch = new Batch();
+            pages = indexedPages(rg, leaf, from, to, batch, stop, ctx);
+            if (!batch.ranges.isEmpty()) {
+                read(batch, ctx);
+            }
+        } else {
+            pages = loadPages(List.of(new PageRequest(rg, leaf, from, to)), stop, ctx).get(0);
+        }
         keep(pages, ctx);
         return pages;
     }
@@ -154,7 +163,15 @@ public final class PageLoader {
         List<LoadedPage> walkedHere = new ArrayList<>();
         for (PageRequest request : requests) {
             if (request.rowGroup().columns()[request.leaf()].pages() != null) {
-                result.add(indexedPages(request, batch, stop, ctx));
+                result.add(
+                        indexedPages(
+                                request.rowGroup(),
+                                request.leaf(),
+                                request.from(),
+                                request.to(),
+                                batch,
+                                stop,
+                                ctx));
                 continue;
             }
             List<LoadedPage> walked = ChunkWalker.alreadyWalked(ctx.loaded, request);
@@ -196,22 +213,26 @@ public final class PageLoader {
      * rows, else the page cache's, else placeholders added to {@code batch}.
      */
     private List<LoadedPage> indexedPages(
-            PageRequest request, Batch batch, @Nullable KeyStop stop, LookupContext ctx) {
-        RowGroupInfo rg = request.rowGroup();
-        PageLocations locations = rg.columns()[request.leaf()].pages();
-        int firstPage = locations.pageOfRow(request.from());
-        int lastPage = locations.pageOfRow(request.to() - 1);
+            RowGroupInfo rg,
+            int leaf,
+            long from,
+            long to,
+            Batch batch,
+            @Nullable KeyStop stop,
+            LookupContext ctx) {
+        PageLocations locations = rg.columns()[leaf].pages();
+        int firstPage = locations.pageOfRow(from);
+        int lastPage = locations.pageOfRow(to - 1);
         List<LoadedPage> pages = new ArrayList<>(lastPage - firstPage + 1);
         for (int p = firstPage; p <= lastPage; p++) {
             long firstRow = locations.firstRows()[p];
-            int rows =
-                    (int) (Math.min(request.to(), locations.endRow(p, rg.rowCount())) - firstRow);
-            LoadedPage page = find(ctx.loaded, rg.ordinal(), request.leaf(), p);
+            int rows = (int) (Math.min(to, locations.endRow(p, rg.rowCount())) - firstRow);
+            LoadedPage page = find(ctx.loaded, rg.ordinal(), leaf, p);
             if (page != null && page.page != null && page.page.rowsAvailable() < rows) {
                 page = null; // decoded for fewer rows by an earlier step: decode again
             }
             if (page == null) {
-                page = find(batch.missing, rg.ordinal(), request.leaf(), p);
+                page = find(batch.missing, rg.ordinal(), leaf, p);
                 if (page != null) {
                     int i = batch.missing.indexOf(page);
                     batch.rowsNeeded[i] = Math.max(batch.rowsNeeded[i], rows);
@@ -222,10 +243,8 @@ public final class PageLoader {
             }
             if (page == null) {
                 DataPage cached =
-                        pageCache == null
-                                ? null
-                                : pageCache.page(file(), rg.ordinal(), request.leaf(), p);
-                page = new LoadedPage(rg.ordinal(), request.leaf(), p, firstRow, cached, null);
+                        pageCache == null ? null : pageCache.page(file(), rg.ordinal(), leaf, p);
+                page = new LoadedPage(rg.ordinal(), leaf, p, firstRow, cached, null);
                 if (cached == null) {
                     boolean verified = stop != null && verifiedKeys.verified(rg, p);
                     batch.add(page, locations.range(p), rows, verified ? stop : null);
