@@ -30,14 +30,14 @@ import java.util.function.LongSupplier;
  * connections.
  *
  * <p>A budget bounds the extra requests: each GET earns {@code budget} of a token (0.05 by
- * default), a hedge spends one, and at most {@value #BURST_TOKENS} tokens are saved, so hedges
- * never exceed 5% of the GETs plus {@value #BURST_TOKENS}. A late GET that finds the budget spent
- * is not given up: it stays watched and gets a hedge as soon as the GETs sent since have earned
- * one, the GETs out longest first. So a store's rare held GET is hedged within a few milliseconds
- * of its delay even while the budget is being spent on a loaded client's ordinary tail, and a store
- * that is slow throughout is still sent at most 5% more requests. Ranges above {@value
- * #MAX_HEDGED_BYTES} bytes (the disk tier's warm-up fetches) are neither hedged nor timed: their
- * time is set by their size.
+ * default), a hedge spends one, at most {@value #BURST_TOKENS} tokens are saved and, by GETs out
+ * for {@value #BORROW_AFTER_DELAYS} delays or more only, at most {@value #BORROW_TOKENS} owed, so
+ * hedges never exceed 5% of the GETs plus 20. A late GET that finds the budget spent is not given
+ * up: it stays watched and gets a hedge as soon as the GETs sent since have earned one (or it may
+ * borrow), the GETs out longest first. So a store's rare held GET is hedged even while a loaded
+ * client's ordinary tail spends the budget, and a store that is slow throughout is still sent at
+ * most 5% more requests (plus 20). Ranges above {@value #MAX_HEDGED_BYTES} bytes (the disk tier's
+ * warm-up fetches) are neither hedged nor timed: their time is set by their size.
  *
  * <p>Why: Flink's ordered asynchronous output waits behind its oldest lookup, so one GET held for
  * seconds (object stores answer a small share of requests 10-100x slower than the median) stops a
@@ -85,6 +85,17 @@ public final class HedgedRangeReader implements AsyncRangeReader {
 
     /** Tokens saved at most: hedges in a burst after a quiet spell. */
     static final int BURST_TOKENS = 10;
+
+    /**
+     * Tokens a GET held {@value #BORROW_AFTER_DELAYS} delays or more may borrow from the GETs to
+     * come when the budget is spent. Why: a subtask whose ordered output waits for a held GET sends
+     * no GETs, so earns no budget; when the ordinary tail has spent it, the held GET would wait for
+     * its own answer (seconds). Borrowing lets it be hedged; the GETs after repay the debt.
+     */
+    static final int BORROW_TOKENS = 10;
+
+    /** A GET may borrow when it has been out this many delays (twice the 99th percentile). */
+    static final int BORROW_AFTER_DELAYS = 2;
 
     /**
      * Hedges per GET at most: a hedge that is itself held is followed by one more, so a GET is sent
@@ -318,6 +329,9 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         /** When the next hedge is due; read and written by the timer's thread once watched. */
         private long deadlineNanos;
 
+        /** The delay of the newest request out; like {@link #deadlineNanos}. */
+        private long delayNanos;
+
         // Guarded by this:
         @SuppressWarnings("unchecked")
         private final CompletableFuture<byte[][]>[] requests =
@@ -361,6 +375,7 @@ public final class HedgedRangeReader implements AsyncRangeReader {
                         }
                     });
             if (!result.isDone() && hedging) {
+                delayNanos = delay;
                 deadlineNanos = now + delay;
                 watch(this, now + delay);
             }
@@ -387,7 +402,8 @@ public final class HedgedRangeReader implements AsyncRangeReader {
                 if (result.isDone() || sent == failed || sent > MAX_HEDGES) {
                     return Long.MAX_VALUE;
                 }
-                if (!budget.trySpend()) {
+                boolean held = now - sentNanos[sent - 1] >= BORROW_AFTER_DELAYS * delayNanos;
+                if (!budget.trySpend(held)) {
                     waitingForBudget = true;
                     return now;
                 }
@@ -408,7 +424,8 @@ public final class HedgedRangeReader implements AsyncRangeReader {
             if (index == MAX_HEDGES) {
                 return Long.MAX_VALUE;
             }
-            deadlineNanos = now + latencies.delayNanos();
+            delayNanos = latencies.delayNanos();
+            deadlineNanos = now + delayNanos;
             return deadlineNanos;
         }
 
@@ -465,7 +482,8 @@ public final class HedgedRangeReader implements AsyncRangeReader {
 
     /**
      * The budget of extra requests, a token bucket in thousandths of a token: each GET earns {@code
-     * ratio} of a token, a hedge spends one, at most {@value #BURST_TOKENS} are kept.
+     * ratio} of a token, a hedge spends one, at most {@value #BURST_TOKENS} are kept and at most
+     * {@value #BORROW_TOKENS} owed (by held GETs only).
      */
     static final class Budget {
         private static final long TOKEN = 1000;
@@ -488,10 +506,15 @@ public final class HedgedRangeReader implements AsyncRangeReader {
             milliTokens.accumulateAndGet(earn, (t, e) -> Math.min(BURST_TOKENS * TOKEN, t + e));
         }
 
-        boolean trySpend() {
+        /**
+         * Spends a token if there is one or, when {@code mayBorrow}, if fewer than {@value
+         * #BORROW_TOKENS} are owed.
+         */
+        boolean trySpend(boolean mayBorrow) {
+            long least = mayBorrow ? TOKEN - BORROW_TOKENS * TOKEN : TOKEN;
             while (true) {
                 long t = milliTokens.get();
-                if (t < TOKEN) {
+                if (t < least) {
                     return false;
                 }
                 if (milliTokens.compareAndSet(t, t - TOKEN)) {

@@ -182,7 +182,7 @@ class HedgedRangeReaderTest {
     void aLateGetFindingTheBudgetSpentIsHedgedAsSoonAsGetsEarnIt() throws Exception {
         HedgedRangeReader reader = reader(0.05);
         CompletableFuture<byte[][]> held = reader.readAll(FILE, List.of(KEY_PAGE));
-        timer.fireAll(); // late, and 1 GET earned 0.05 of a token
+        timer.fireAll(); // late (not yet twice), and 1 GET earned 0.05 of a token
         assertThat(store.requests).as("no hedge yet").hasSize(1);
         earn(reader, store, 19); // 20 GETs: one token
         timer.fireAll(); // the next check, a tick later
@@ -456,5 +456,33 @@ class HedgedRangeReaderTest {
             wide.record(i % 10 == 0 ? 300_000_000L : 40_000_000L);
         }
         assertThat(wide.delayNanos()).as("the percentile, below 10x").isEqualTo(300_000_000);
+    }
+
+    @Test
+    void aGetHeldTwiceTheDelayBorrowsWhenNoGetsEarnTheBudget() throws Exception {
+        HedgedRangeReader reader = reader(0.05);
+        List<CompletableFuture<byte[][]>> reads = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            reads.add(reader.readAll(FILE, List.of(KEY_PAGE))); // 0.6 of a token earned
+        }
+        timer.fireAll(); // late after one delay (1 s): the budget has no token
+        timer.fireAll();
+        assertThat(stats.hedgesSent()).isZero();
+        // No GET is sent meanwhile (an ordered output waiting for these): nothing is earned.
+        timer.now = 2 * reader.delay().toNanos();
+        timer.fireAll();
+        assertThat(stats.hedgesSent())
+                .as(
+                        "held twice the delay: 0.6 earned plus at most %d borrowed",
+                        HedgedRangeReader.BORROW_TOKENS)
+                .isEqualTo(10);
+        assertThat(store.requests).hasSize(22);
+        timer.fireAll();
+        assertThat(stats.hedgesSent()).as("the debt is bounded").isEqualTo(10);
+        // The GETs after repay the debt before anything else is hedged.
+        earn(reader, store, 200);
+        assertThat(stats.hedgesSent()).isEqualTo(10);
+        store.requests.forEach(r -> r.answer((byte) 1));
+        assertThat(reads).allSatisfy(r -> assertThat(r).isCompleted());
     }
 }
