@@ -121,10 +121,18 @@ final class ObjectStoreSuite {
             }
         }
         // Opening at scale: 1,000 files, and a page index 4x the metadata cache.
-        if (!Boolean.getBoolean("objectstore.skip-open-scale")) {
+        if (!Boolean.getBoolean("objectstore.skip-open-scale") && !onlyTail()) {
             new OpenScaleCase(options, report, log).run();
         }
         report.note("load suite=objectstore start=" + loadStart + " end=" + loadAverage());
+    }
+
+    /**
+     * {@code -Dobjectstore.only-tail=true}: only the tail case (after the warm-up job and the
+     * server's ceiling), not the jobs per delay nor the opening case.
+     */
+    private static boolean onlyTail() {
+        return Boolean.getBoolean("objectstore.only-tail");
     }
 
     private List<Integer> delays() {
@@ -208,7 +216,7 @@ final class ObjectStoreSuite {
             WindowedJoin.run(tables, "keys_uniform", "dim_s3", proxy, window / 2, gap / 2);
             WindowedJoin.run(tables, "keys_uniform", "dim_local", null, window / 2, gap / 2);
 
-            for (int rep = 0; rep < reps; rep++) {
+            for (int rep = 0; rep < (onlyTail() ? 0 : reps); rep++) {
                 List<String> order = new ArrayList<>();
                 for (boolean skewed : new boolean[] {false, true}) {
                     order.add("local:" + skewed);

@@ -23,8 +23,8 @@ import java.util.Map;
  * ALLOW_UNORDERED}). Per job: enriched events/s of the warm window, GETs, hedges sent (the extra
  * requests), hedges won, and the lookups' p99 latency (the lookup functions' {@code
  * lookupLatencyMicros}, last 1,024 lookups per subtask at the job's end) over the median GET
- * latency the hedging reader learnt. {@code RATIO} lines: events/s with spikes over without, hedged
- * and unhedged, ordered and not.
+ * latency the hedging reader learnt (and the hedge delay it learnt). {@code RATIO} lines: events/s
+ * with spikes over without, hedged and unhedged, ordered and not.
  */
 final class ObjectStoreTailCase {
 
@@ -79,6 +79,7 @@ final class ObjectStoreTailCase {
         };
         Map<String, Double> eventsPerSecond = new LinkedHashMap<>();
         long medianGetMicros = 0;
+        long delayMicros = 0;
         proxy.setDelay(Duration.ofMillis(DELAY_MS));
         for (Variant v : variants) {
             proxy.setFaults(
@@ -104,6 +105,7 @@ final class ObjectStoreTailCase {
             double[] q = LookupLatencyReporter.quantiles(0.5, 0.99);
             if (v.dim().equals(hedged)) {
                 medianGetMicros = h.medianMicros();
+                delayMicros = h.delayMicros();
             }
             // The counters are the JVM's (every hedging reader of every table and job): the
             // unhedged table's reader is not hedging and counts nothing, so what they move during
@@ -126,6 +128,7 @@ final class ObjectStoreTailCase {
             extra.put("hedges_over_budget", Long.toString(over));
             extra.put("extra_requests_pct", ResultRow.fmt2(gets == 0 ? 0 : 100.0 * sent / gets));
             extra.put("median_get_us", Long.toString(medianGetMicros));
+            extra.put("hedge_delay_us", Long.toString(delayMicros));
             extra.put(
                     "p99_lookup_over_median_get",
                     ResultRow.fmt2(medianGetMicros == 0 ? Double.NaN : q[1] / medianGetMicros));
@@ -154,7 +157,7 @@ final class ObjectStoreTailCase {
                     Locale.ROOT,
                     "NOTE objectstore tail %s %s warm=%.0f/s cold=%.0f/s held=%d gets=%d"
                             + " hedges=%d won=%d over_budget=%d p50_lookup_us=%.0f"
-                            + " p99_lookup_us=%.0f median_get_us=%d load=%s%n",
+                            + " p99_lookup_us=%.0f median_get_us=%d hedge_delay_us=%d load=%s%n",
                     v.name(),
                     v.dim(),
                     eps,
@@ -167,6 +170,7 @@ final class ObjectStoreTailCase {
                     q[0],
                     q[1],
                     medianGetMicros,
+                    delayMicros,
                     ObjectStoreSuite.loadAverage());
         }
         proxy.setFaults(Faults.none());

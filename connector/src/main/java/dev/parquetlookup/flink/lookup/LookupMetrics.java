@@ -40,10 +40,12 @@ import java.util.function.Supplier;
  * keyIndexBytes        gauge      bytes of the key indexes it built
  * keyIndexBuildMillis  gauge      time spent building them, milliseconds
  * storeGets            gauge      GETs of the TaskManager's object-store clients (hedges not counted)
- * hedgesSent           gauge      of those, sent a second time as their answer was late: the extra
- *                                 requests (at most parquet-lookup.hedge.budget of storeGets)
- * hedgesWon            gauge      hedges answered first (the late request was cancelled)
- * hedgesOverBudget     gauge      late GETs not hedged because the budget was spent
+ * hedgesSent           gauge      hedges: GETs sent again as their answer was late (at most 2 per
+ *                                 GET): the extra requests (at most parquet-lookup.hedge.budget of
+ *                                 storeGets, plus 20)
+ * hedgesWon            gauge      hedges answered first (the other requests were cancelled)
+ * hedgesOverBudget     gauge      late GETs answered while they waited for the budget to allow
+ *                                 their hedge
  * hedgeDelayMicros     gauge      the delay after which a GET is hedged, as last learnt
  * </pre>
  *

@@ -4,13 +4,13 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Counters of {@link HedgedRangeReader}: GETs asked of a store's client, hedges sent (each one an
- * extra request), hedges answered first, late GETs not hedged because the budget was spent, and the
- * last delay and median latency learnt. The readers the engine builds report to {@link #shared()},
- * one per JVM (a TaskManager), like the shared metadata cache: the lookup functions' metrics {@code
- * storeGets}, {@code hedgesSent}, {@code hedgesWon}, {@code hedgesOverBudget} and {@code
- * hedgeDelayMicros} read it. They sum every table and job of the TaskManager and keep counting
- * across jobs (a job's share is the difference of two readings, taken while no other table's reads
- * run); a table with hedging off adds nothing. Thread-safe, striped adders.
+ * extra request), hedges answered first, late GETs answered while they waited for the budget, and
+ * the last delay and median latency learnt. The readers the engine builds report to {@link
+ * #shared()}, one per JVM (a TaskManager), like the shared metadata cache: the lookup functions'
+ * metrics {@code storeGets}, {@code hedgesSent}, {@code hedgesWon}, {@code hedgesOverBudget} and
+ * {@code hedgeDelayMicros} read it. They sum every table and job of the TaskManager and keep
+ * counting across jobs (a job's share is the difference of two readings, taken while no other
+ * table's reads run); a table with hedging off adds nothing. Thread-safe, striped adders.
  */
 public final class HedgeStatistics {
 
@@ -57,17 +57,24 @@ public final class HedgeStatistics {
         return gets.sum();
     }
 
-    /** GETs sent a second time because their answer was late: the extra requests. */
+    /**
+     * Hedges: GETs sent again because their answer (or their first hedge's) was late, at most two
+     * per GET: the extra requests.
+     */
     public long hedgesSent() {
         return hedgesSent.sum();
     }
 
-    /** Hedges whose answer came first (the first request was then cancelled). */
+    /** Hedges whose answer came first (the other requests were then cancelled). */
     public long hedgesWon() {
         return hedgesWon.sum();
     }
 
-    /** Late GETs not sent again because the budget of extra requests was spent. */
+    /**
+     * Late GETs that ended (answered, failed or cancelled) while they waited for the budget of
+     * extra requests to allow their hedge; a late GET hedged once the budget allowed is not
+     * counted.
+     */
     public long hedgesOverBudget() {
         return overBudget.sum();
     }

@@ -9,6 +9,7 @@ import dev.parquetlookup.io.TransientFailures;
 import org.apache.hadoop.conf.Configuration;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,33 +22,42 @@ import java.util.function.LongSupplier;
 /**
  * Decorator of a store's {@link AsyncRangeReader} that hedges late GETs: each range is its own
  * request, and one not answered within a delay learnt from the store's recent requests ({@link
- * RecentLatencies}: by default the 99th percentile of the last 1,024, at least 20 ms, at most 1 s)
- * is sent a second time, which the client sends on another connection (the first one is busy with
- * the first request). The first answer wins; the other request is cancelled, which makes the client
- * abort it and close its connection. A budget bounds the extra requests: each GET earns {@code
- * budget} of a token (0.05 by default), a hedge spends one, and at most {@value #BURST_TOKENS}
- * tokens are saved, so hedges never exceed 5% of the GETs plus {@value #BURST_TOKENS}. Ranges above
- * {@value #MAX_HEDGED_BYTES} bytes (the disk tier's warm-up fetches) are neither hedged nor timed:
- * their time is set by their size.
+ * RecentLatencies}: by default the 99th percentile of the last 1,024, at most {@value
+ * #DEFAULT_MEDIAN_MULTIPLE}x their median, at least 20 ms, at most 1 s) is sent again, which the
+ * client sends on another connection (the first one is busy with the first request); a hedge itself
+ * unanswered for the delay is followed by another, at most {@value #MAX_HEDGES} per GET. The first
+ * answer wins; the others are cancelled, which makes the client abort them and close their
+ * connections.
+ *
+ * <p>A budget bounds the extra requests: each GET earns {@code budget} of a token (0.05 by
+ * default), a hedge spends one, at most {@value #BURST_TOKENS} tokens are saved and, by GETs out
+ * for {@value #BORROW_AFTER_DELAYS} delays or more only, at most {@value #BORROW_TOKENS} owed, so
+ * hedges never exceed 5% of the GETs plus 20. A late GET that finds the budget spent is not given
+ * up: it stays watched and gets a hedge as soon as the GETs sent since have earned one (or it may
+ * borrow), the GETs out longest first. So a store's rare held GET is hedged even while a loaded
+ * client's ordinary tail spends the budget, and a store that is slow throughout is still sent at
+ * most 5% more requests (plus 20). Ranges above {@value #MAX_HEDGED_BYTES} bytes (the disk tier's
+ * warm-up fetches) are neither hedged nor timed: their time is set by their size.
  *
  * <p>Why: Flink's ordered asynchronous output waits behind its oldest lookup, so one GET held for
  * seconds (object stores answer a small share of requests 10-100x slower than the median) stops a
  * subtask's output for seconds. Measured in {@code docs/objectstore.md}.
  *
- * <p>A failure ends the read at once unless it is transient and the other request is still out;
- * then the other request's answer decides. Cancelling a read cancels both requests. Counters go to
- * a {@link HedgeStatistics}. One timer thread serves every reader of the JVM; a reader checks its
- * GETs out in batches, at most every {@code min-delay} / {@value #TICKS_PER_MIN_DELAY}, instead of
- * setting and cancelling a timer per GET.
+ * <p>A failure ends the read at once unless it is transient and another request is still out; then
+ * the others' answers decide. Cancelling a read cancels every request. Counters go to a {@link
+ * HedgeStatistics}. One timer thread serves every reader of the JVM; a reader checks its GETs out
+ * in batches, at most every {@code min-delay} / {@value #TICKS_PER_MIN_DELAY}, instead of setting
+ * and cancelling a timer per GET.
  *
  * <p>Hadoop options (table options with the prefix {@code hadoop.}), read by {@link #around}:
  *
  * <pre>
- * parquet-lookup.hedge.enabled     true   false: no hedging (the reader is not wrapped)
- * parquet-lookup.hedge.percentile  99     the percentile of recent latencies a GET may take
- * parquet-lookup.hedge.min-delay   20ms   the floor of that delay
- * parquet-lookup.hedge.max-delay   1s     its ceiling (and the delay until 64 GETs were answered)
- * parquet-lookup.hedge.budget      0.05   extra requests per GET, at most
+ * parquet-lookup.hedge.enabled         true   false: no hedging (the reader is not wrapped)
+ * parquet-lookup.hedge.percentile      99     the percentile of recent latencies a GET may take
+ * parquet-lookup.hedge.median-multiple 2      ... but at most this many times their median
+ * parquet-lookup.hedge.min-delay       20ms   the floor of that delay
+ * parquet-lookup.hedge.max-delay       1s     its ceiling (and the delay until 64 GETs were answered)
+ * parquet-lookup.hedge.budget          0.05   extra requests per GET, at most (0: no hedging)
  * </pre>
  *
  * <pre>{@code
@@ -58,6 +68,7 @@ public final class HedgedRangeReader implements AsyncRangeReader {
 
     public static final String ENABLED = "parquet-lookup.hedge.enabled";
     public static final String PERCENTILE = "parquet-lookup.hedge.percentile";
+    public static final String MEDIAN_MULTIPLE = "parquet-lookup.hedge.median-multiple";
     public static final String MIN_DELAY = "parquet-lookup.hedge.min-delay";
     public static final String MAX_DELAY = "parquet-lookup.hedge.max-delay";
     public static final String BUDGET = "parquet-lookup.hedge.budget";
@@ -75,20 +86,55 @@ public final class HedgedRangeReader implements AsyncRangeReader {
     /** Tokens saved at most: hedges in a burst after a quiet spell. */
     static final int BURST_TOKENS = 10;
 
+    /**
+     * Tokens a GET held {@value #BORROW_AFTER_DELAYS} delays or more may borrow from the GETs to
+     * come when the budget is spent. Why: a subtask whose ordered output waits for a held GET sends
+     * no GETs, so earns no budget; when the ordinary tail has spent it, the held GET would wait for
+     * its own answer (seconds). Borrowing lets it be hedged; the GETs after repay the debt.
+     */
+    static final int BORROW_TOKENS = 10;
+
+    /** A GET may borrow when it has been out this many delays (twice the 99th percentile). */
+    static final int BORROW_AFTER_DELAYS = 2;
+
+    /**
+     * Hedges per GET at most: a hedge that is itself held is followed by one more, so a GET is sent
+     * at most 3 times (the budget bounds the total all the same).
+     */
+    static final int MAX_HEDGES = 2;
+
+    /** The default of {@value #MEDIAN_MULTIPLE}. */
+    static final int DEFAULT_MEDIAN_MULTIPLE = 2;
+
     /** What decides when to hedge and how often. */
-    public record Settings(double percentile, Duration minDelay, Duration maxDelay, double budget) {
+    public record Settings(
+            double percentile,
+            double medianMultiple,
+            Duration minDelay,
+            Duration maxDelay,
+            double budget) {
 
         public Settings {
             if (!(budget >= 0 && budget <= 1)) {
                 throw new IllegalArgumentException(
                         BUDGET + " must be in [0, 1] (extra requests per GET), got " + budget);
             }
-            new RecentLatencies(percentile, minDelay.toNanos(), maxDelay.toNanos()); // checks
+            if (!(medianMultiple >= 1)) {
+                throw new IllegalArgumentException(
+                        MEDIAN_MULTIPLE + " must be at least 1, got " + medianMultiple);
+            }
+            new RecentLatencies(
+                    percentile, medianMultiple, minDelay.toNanos(), maxDelay.toNanos()); // checks
         }
 
-        /** 99th percentile, 20 ms to 1 s, 5% extra requests at most. */
+        /** 99th percentile, at most 2x the median, 20 ms to 1 s, 5% extra requests at most. */
         public static Settings defaults() {
-            return new Settings(99, Duration.ofMillis(20), Duration.ofSeconds(1), 0.05);
+            return new Settings(
+                    99,
+                    DEFAULT_MEDIAN_MULTIPLE,
+                    Duration.ofMillis(20),
+                    Duration.ofSeconds(1),
+                    0.05);
         }
 
         /** The settings of {@code conf} (defaults for what it does not set). */
@@ -96,6 +142,7 @@ public final class HedgedRangeReader implements AsyncRangeReader {
             Settings d = defaults();
             return new Settings(
                     conf.getDouble(PERCENTILE, d.percentile()),
+                    conf.getDouble(MEDIAN_MULTIPLE, d.medianMultiple()),
                     Duration.ofMillis(
                             conf.getTimeDuration(
                                     MIN_DELAY, d.minDelay().toMillis(), TimeUnit.MILLISECONDS)),
@@ -120,6 +167,9 @@ public final class HedgedRangeReader implements AsyncRangeReader {
     private final LongSupplier clock;
     private final long tickNanos;
 
+    /** False with a budget of 0 (or below a thousandth): GETs are neither watched nor hedged. */
+    private final boolean hedging;
+
     /** GETs out whose hedge is not decided yet, in the order they were sent. */
     private final ConcurrentLinkedQueue<Race> watched = new ConcurrentLinkedQueue<>();
 
@@ -136,6 +186,7 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         this.latencies =
                 new RecentLatencies(
                         settings.percentile(),
+                        settings.medianMultiple(),
                         settings.minDelay().toNanos(),
                         settings.maxDelay().toNanos());
         this.budget = new Budget(settings.budget());
@@ -143,6 +194,7 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         this.timer = timer;
         this.clock = clock;
         this.tickNanos = Math.max(1, settings.minDelay().toNanos() / TICKS_PER_MIN_DELAY);
+        this.hedging = budget.earns();
     }
 
     /**
@@ -217,18 +269,20 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         return one;
     }
 
-    /** Watches {@code race} for its delay: a check is due by its deadline. */
-    private void watch(Race race) {
+    /** Watches {@code race} for its delay: a check is due by {@code deadline}, its first one. */
+    private void watch(Race race, long deadline) {
         watched.add(race);
-        if (race.deadlineNanos < checkAt) {
-            checkAt = race.deadlineNanos;
-            timer.schedule(this::check, race.deadlineNanos - clock.getAsLong());
+        if (deadline < checkAt) {
+            checkAt = deadline;
+            timer.schedule(this::check, deadline - clock.getAsLong());
         }
     }
 
     /**
-     * On the timer's thread: hedges the watched GETs past their deadline, forgets the answered
-     * ones, and sets the next check (not sooner than a tick from now).
+     * On the timer's thread: hedges the watched GETs past their deadline, oldest first (when the
+     * budget is short, the GET held longest gets the next hedge), forgets the answered ones, and
+     * sets the next check (not sooner than a tick from now). A late GET the budget cannot hedge yet
+     * stays watched and is tried again at each check: the budget grows with every GET sent.
      */
     private void check() {
         checkAt = Long.MAX_VALUE;
@@ -236,13 +290,18 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         long next = Long.MAX_VALUE;
         for (Iterator<Race> it = watched.iterator(); it.hasNext(); ) {
             Race race = it.next();
+            long due;
             if (race.result.isDone()) {
-                it.remove();
+                due = Long.MAX_VALUE;
             } else if (race.deadlineNanos <= now) {
-                it.remove();
-                race.late();
+                due = race.late(now);
             } else {
-                next = Math.min(next, race.deadlineNanos);
+                due = race.deadlineNanos;
+            }
+            if (due == Long.MAX_VALUE) {
+                it.remove();
+            } else {
+                next = Math.min(next, due);
             }
         }
         if (next != Long.MAX_VALUE && next < checkAt) {
@@ -257,19 +316,31 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         delegate.close();
     }
 
-    /** One GET and, if it is late, its hedge: the first answer completes {@link #result}. */
+    /**
+     * One GET and, while it is late, its hedges (at most {@value #MAX_HEDGES}, each sent when the
+     * newest request out has gone unanswered for the delay): the first answer completes {@link
+     * #result} and cancels the others.
+     */
     private final class Race {
         final CompletableFuture<byte[]> result = new CompletableFuture<>();
         private final FileId file;
         private final FileRange range;
-        private final long startNanos = clock.getAsLong();
+
+        /** When the next hedge is due; read and written by the timer's thread once watched. */
         private long deadlineNanos;
+
+        /** The delay of the newest request out; like {@link #deadlineNanos}. */
+        private long delayNanos;
+
         // Guarded by this:
-        private CompletableFuture<byte[][]> first;
-        private CompletableFuture<byte[][]> second;
-        private long secondStartNanos;
-        private boolean firstFailed;
-        private boolean secondFailed;
+        @SuppressWarnings("unchecked")
+        private final CompletableFuture<byte[][]>[] requests =
+                new CompletableFuture[1 + MAX_HEDGES];
+
+        private final long[] sentNanos = new long[1 + MAX_HEDGES];
+        private int sent;
+        private int failed;
+        private boolean waitingForBudget;
         private Throwable failure;
 
         Race(FileId file, FileRange range) {
@@ -278,23 +349,36 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         }
 
         void start() {
+            long now = clock.getAsLong();
+            synchronized (this) {
+                sent = 1;
+                sentNanos[0] = now;
+            }
             CompletableFuture<byte[][]> request = send();
             synchronized (this) {
-                first = request;
+                requests[0] = request;
             }
-            request.whenComplete((bytes, f) -> answered(false, bytes, f));
+            request.whenComplete((bytes, f) -> answered(0, bytes, f));
             long delay = latencies.delayNanos();
             statistics.latencies(delay, latencies.medianNanos());
-            if (!result.isDone()) {
-                deadlineNanos = startNanos + delay;
-                watch(this);
-            }
             result.whenComplete(
                     (bytes, f) -> {
+                        boolean refused;
+                        synchronized (this) {
+                            refused = waitingForBudget;
+                        }
+                        if (refused) {
+                            statistics.overBudget();
+                        }
                         if (result.isCancelled()) {
                             cancelAll();
                         }
                     });
+            if (!result.isDone() && hedging) {
+                delayNanos = delay;
+                deadlineNanos = now + delay;
+                watch(this, now + delay);
+            }
         }
 
         private CompletableFuture<byte[][]> send() {
@@ -305,39 +389,55 @@ public final class HedgedRangeReader implements AsyncRangeReader {
             }
         }
 
-        /** The first request is late: hedge it if the budget allows. */
-        private void late() {
+        /**
+         * On the timer's thread, past {@link #deadlineNanos}: sends a hedge if the budget allows.
+         *
+         * @return when this race is due to be checked again: {@code now} if it waits for the
+         *     budget, the new hedge's deadline, or {@code Long.MAX_VALUE} when nothing more will be
+         *     sent
+         */
+        long late(long now) {
+            int index;
             synchronized (this) {
-                if (result.isDone() || firstFailed) {
-                    return;
+                if (result.isDone() || sent == failed || sent > MAX_HEDGES) {
+                    return Long.MAX_VALUE;
                 }
-                if (!budget.trySpend()) {
-                    statistics.overBudget();
-                    return;
+                boolean held = now - sentNanos[sent - 1] >= BORROW_AFTER_DELAYS * delayNanos;
+                if (!budget.trySpend(held)) {
+                    waitingForBudget = true;
+                    return now;
                 }
+                waitingForBudget = false;
                 statistics.hedgeSent();
-                secondStartNanos = clock.getAsLong();
+                index = sent++;
+                sentNanos[index] = now;
             }
             CompletableFuture<byte[][]> request = send();
             synchronized (this) {
-                second = request;
-                if (result.isDone()) {
-                    request.cancel(true);
-                    return;
-                }
+                requests[index] = request;
             }
-            request.whenComplete((bytes, f) -> answered(true, bytes, f));
+            if (result.isDone()) {
+                request.cancel(true);
+                return Long.MAX_VALUE;
+            }
+            request.whenComplete((bytes, f) -> answered(index, bytes, f));
+            if (index == MAX_HEDGES) {
+                return Long.MAX_VALUE;
+            }
+            delayNanos = latencies.delayNanos();
+            deadlineNanos = now + delayNanos;
+            return deadlineNanos;
         }
 
-        private void answered(boolean hedge, byte[][] bytes, Throwable f) {
+        private void answered(int index, byte[][] bytes, Throwable f) {
             if (f == null) {
                 long start;
                 synchronized (this) {
-                    start = hedge ? secondStartNanos : startNanos;
+                    start = sentNanos[index];
                 }
                 latencies.record(clock.getAsLong() - start);
                 if (result.complete(bytes[0])) {
-                    if (hedge) {
+                    if (index > 0) {
                         statistics.hedgeWon();
                     }
                     cancelAll();
@@ -345,22 +445,18 @@ public final class HedgedRangeReader implements AsyncRangeReader {
                 return;
             }
             if (result.isDone()) {
-                return; // the loser, cancelled, or a request after the end
+                return; // a loser, cancelled, or a request after the end
             }
             boolean fail;
             synchronized (this) {
-                if (hedge) {
-                    secondFailed = true;
-                } else {
-                    firstFailed = true;
-                }
+                failed++;
                 if (failure == null) {
                     failure = f;
                 } else if (failure != f) {
                     failure.addSuppressed(f);
                 }
-                boolean otherOut = hedge ? !firstFailed : second != null && !secondFailed;
-                fail = !otherOut || !TransientFailures.isTransient(f);
+                // Another request still out decides, unless this failure is final anyway.
+                fail = sent == failed || !TransientFailures.isTransient(f);
             }
             if (fail && result.completeExceptionally(failure)) {
                 cancelAll();
@@ -368,24 +464,26 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         }
 
         private void cancelAll() {
-            CompletableFuture<byte[][]> a;
-            CompletableFuture<byte[][]> b;
+            List<CompletableFuture<byte[][]>> out = new ArrayList<>(1 + MAX_HEDGES);
             synchronized (this) {
-                a = first;
-                b = second;
+                for (int i = 0; i < sent; i++) {
+                    if (requests[i] != null) {
+                        out.add(requests[i]);
+                    }
+                }
             }
-            if (a != null && !a.isDone()) {
-                a.cancel(true);
-            }
-            if (b != null && !b.isDone()) {
-                b.cancel(true);
+            for (CompletableFuture<byte[][]> request : out) {
+                if (!request.isDone()) {
+                    request.cancel(true);
+                }
             }
         }
     }
 
     /**
      * The budget of extra requests, a token bucket in thousandths of a token: each GET earns {@code
-     * ratio} of a token, a hedge spends one, at most {@value #BURST_TOKENS} are kept.
+     * ratio} of a token, a hedge spends one, at most {@value #BURST_TOKENS} are kept and at most
+     * {@value #BORROW_TOKENS} owed (by held GETs only).
      */
     static final class Budget {
         private static final long TOKEN = 1000;
@@ -396,6 +494,11 @@ public final class HedgedRangeReader implements AsyncRangeReader {
             this.earn = Math.round(ratio * TOKEN);
         }
 
+        /** Whether a GET earns anything: false with a ratio of 0. */
+        boolean earns() {
+            return earn > 0;
+        }
+
         void earn() {
             if (earn == 0) {
                 return;
@@ -403,10 +506,15 @@ public final class HedgedRangeReader implements AsyncRangeReader {
             milliTokens.accumulateAndGet(earn, (t, e) -> Math.min(BURST_TOKENS * TOKEN, t + e));
         }
 
-        boolean trySpend() {
+        /**
+         * Spends a token if there is one or, when {@code mayBorrow}, if fewer than {@value
+         * #BORROW_TOKENS} are owed.
+         */
+        boolean trySpend(boolean mayBorrow) {
+            long least = mayBorrow ? TOKEN - BORROW_TOKENS * TOKEN : TOKEN;
             while (true) {
                 long t = milliTokens.get();
-                if (t < TOKEN) {
+                if (t < least) {
                     return false;
                 }
                 if (milliTokens.compareAndSet(t, t - TOKEN)) {

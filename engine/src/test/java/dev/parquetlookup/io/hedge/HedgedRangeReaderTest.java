@@ -93,7 +93,7 @@ class HedgedRangeReaderTest {
         return new HedgedRangeReader(
                 store,
                 new HedgedRangeReader.Settings(
-                        99, Duration.ofMillis(20), Duration.ofSeconds(1), budget),
+                        99, 2, Duration.ofMillis(20), Duration.ofSeconds(1), budget),
                 stats,
                 timer,
                 () -> timer.now);
@@ -166,10 +166,97 @@ class HedgedRangeReaderTest {
         }
         timer.fireAll(); // all 100 are late
         assertThat(stats.hedgesSent()).as("5% of 100 GETs").isEqualTo(5);
-        assertThat(stats.hedgesOverBudget()).isEqualTo(95);
+        timer.fireAll(); // the others wait for a budget no GET earns: nothing more is sent
+        timer.fireAll();
         assertThat(store.requests).hasSize(105);
+        assertThat(stats.hedgesOverBudget()).as("counted once answered").isZero();
         store.requests.forEach(r -> r.answer((byte) 1));
         assertThat(reads).allSatisfy(r -> assertThat(r).isCompleted());
+        assertThat(stats.hedgesOverBudget())
+                .as("GETs answered while they waited for the budget")
+                .isEqualTo(95);
+        assertThat(stats.hedgesSent()).isEqualTo(5);
+    }
+
+    @Test
+    void aLateGetFindingTheBudgetSpentIsHedgedAsSoonAsGetsEarnIt() throws Exception {
+        HedgedRangeReader reader = reader(0.05);
+        CompletableFuture<byte[][]> held = reader.readAll(FILE, List.of(KEY_PAGE));
+        timer.fireAll(); // late (not yet twice), and 1 GET earned 0.05 of a token
+        assertThat(store.requests).as("no hedge yet").hasSize(1);
+        earn(reader, store, 19); // 20 GETs: one token
+        timer.fireAll(); // the next check, a tick later
+        assertThat(store.requests).as("the hedge").hasSize(21);
+        Request hedge = store.requests.get(20);
+        assertThat(hedge.range()).isEqualTo(KEY_PAGE);
+        hedge.answer((byte) 6);
+        assertThat(held.get()[0]).containsOnly(6);
+        assertThat(store.requests.get(0).answer()).isCancelled();
+        assertThat(stats.hedgesSent()).isEqualTo(1);
+        assertThat(stats.hedgesWon()).isEqualTo(1);
+        assertThat(stats.hedgesOverBudget()).as("it was hedged in the end").isZero();
+    }
+
+    @Test
+    void whenTheBudgetIsShortTheGetOutLongestIsHedgedFirst() {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 19);
+        reader.readAll(FILE, List.of(KEY_PAGE)); // the 20th GET: one token
+        reader.readAll(FILE, List.of(VALUE_PAGE)); // sent after it, as late at the check
+        timer.fireAll(); // both late, one token
+        assertThat(store.requests).hasSize(22);
+        assertThat(store.requests.get(21).range()).as("the older GET's hedge").isEqualTo(KEY_PAGE);
+        timer.fireAll(); // the younger waits for a token
+        assertThat(store.requests).hasSize(22);
+        assertThat(stats.hedgesSent()).isEqualTo(1);
+    }
+
+    @Test
+    void aHedgeThatIsLateTooIsFollowedByOneMoreAndNoMore() throws Exception {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 100); // 5 tokens
+        int before = store.requests.size();
+        CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(KEY_PAGE));
+        timer.fireAll(); // the GET is late: the first hedge
+        assertThat(store.requests).hasSize(before + 2);
+        timer.fireAll(); // the delay again, from the first hedge: the second
+        assertThat(store.requests).hasSize(before + 3);
+        timer.fireAll();
+        timer.fireAll();
+        assertThat(store.requests)
+                .as("at most %d hedges per GET", HedgedRangeReader.MAX_HEDGES)
+                .hasSize(before + 3);
+        assertThat(store.requests.subList(before, before + 3))
+                .extracting(Request::range)
+                .containsOnly(KEY_PAGE);
+        store.requests.get(before + 2).answer((byte) 8);
+        assertThat(read.get()[0]).containsOnly(8);
+        assertThat(store.requests.get(before).answer()).isCancelled();
+        assertThat(store.requests.get(before + 1).answer()).isCancelled();
+        assertThat(stats.hedgesSent()).isEqualTo(2);
+        assertThat(stats.hedgesWon()).isEqualTo(1);
+    }
+
+    @Test
+    void transientFailuresWaitForTheLastRequestOut() throws Exception {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 100);
+        int before = store.requests.size();
+        CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(KEY_PAGE));
+        timer.fireAll();
+        timer.fireAll();
+        assertThat(store.requests).hasSize(before + 3);
+        store.requests
+                .get(before + 1)
+                .answer()
+                .completeExceptionally(new TransientReadException("reset", null));
+        store.requests
+                .get(before)
+                .answer()
+                .completeExceptionally(new TransientReadException("HTTP 503", null));
+        assertThat(read).isNotDone();
+        store.requests.get(before + 2).answer((byte) 2);
+        assertThat(read.get()[0]).containsOnly(2);
     }
 
     @Test
@@ -317,10 +404,17 @@ class HedgedRangeReaderTest {
         conf.set(HedgedRangeReader.MIN_DELAY, "5ms");
         conf.set(HedgedRangeReader.MAX_DELAY, "2s");
         conf.set(HedgedRangeReader.BUDGET, "0.1");
+        conf.set(HedgedRangeReader.MEDIAN_MULTIPLE, "3");
         assertThat(HedgedRangeReader.Settings.of(conf))
                 .isEqualTo(
                         new HedgedRangeReader.Settings(
-                                95, Duration.ofMillis(5), Duration.ofSeconds(2), 0.1));
+                                95, 3, Duration.ofMillis(5), Duration.ofSeconds(2), 0.1));
+        assertThat(HedgedRangeReader.Settings.of(new Configuration(false)))
+                .isEqualTo(HedgedRangeReader.Settings.defaults());
+        conf.set(HedgedRangeReader.MEDIAN_MULTIPLE, "0.5");
+        assertThatThrownBy(() -> HedgedRangeReader.Settings.of(conf))
+                .hasMessageContaining(HedgedRangeReader.MEDIAN_MULTIPLE);
+        conf.set(HedgedRangeReader.MEDIAN_MULTIPLE, "2");
         conf.set(HedgedRangeReader.BUDGET, "2");
         assertThatThrownBy(() -> HedgedRangeReader.Settings.of(conf))
                 .hasMessageContaining(HedgedRangeReader.BUDGET);
@@ -331,7 +425,7 @@ class HedgedRangeReaderTest {
 
     @Test
     void theDelayIsTheWindowsPercentileBetweenFloorAndCeiling() {
-        RecentLatencies l = new RecentLatencies(99, 20_000_000, 1_000_000_000);
+        RecentLatencies l = new RecentLatencies(99, 2, 20_000_000, 1_000_000_000);
         assertThat(l.delayNanos()).isEqualTo(1_000_000_000);
         // 1,016 of 1,024 answers in 30 ms, 8 held 5 s: the 99th percentile is 30 ms.
         for (int i = 0; i < 1024; i++) {
@@ -346,5 +440,49 @@ class HedgedRangeReaderTest {
             l.record(3_000_000_000L); // everything slow: the ceiling
         }
         assertThat(l.delayNanos()).isEqualTo(1_000_000_000);
+    }
+
+    @Test
+    void theDelayIsAtMostTheMultipleOfTheMedian() {
+        RecentLatencies l = new RecentLatencies(99, 2, 20_000_000, 1_000_000_000);
+        // A loaded client: median 40 ms, a tenth of the answers at 300 ms (the 99th percentile).
+        for (int i = 0; i < 1024; i++) {
+            l.record(i % 10 == 0 ? 300_000_000L : 40_000_000L);
+        }
+        assertThat(l.medianNanos()).isEqualTo(40_000_000);
+        assertThat(l.delayNanos()).as("2x the median").isEqualTo(80_000_000);
+        RecentLatencies wide = new RecentLatencies(99, 10, 20_000_000, 1_000_000_000);
+        for (int i = 0; i < 1024; i++) {
+            wide.record(i % 10 == 0 ? 300_000_000L : 40_000_000L);
+        }
+        assertThat(wide.delayNanos()).as("the percentile, below 10x").isEqualTo(300_000_000);
+    }
+
+    @Test
+    void aGetHeldTwiceTheDelayBorrowsWhenNoGetsEarnTheBudget() throws Exception {
+        HedgedRangeReader reader = reader(0.05);
+        List<CompletableFuture<byte[][]>> reads = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            reads.add(reader.readAll(FILE, List.of(KEY_PAGE))); // 0.6 of a token earned
+        }
+        timer.fireAll(); // late after one delay (1 s): the budget has no token
+        timer.fireAll();
+        assertThat(stats.hedgesSent()).isZero();
+        // No GET is sent meanwhile (an ordered output waiting for these): nothing is earned.
+        timer.now = 2 * reader.delay().toNanos();
+        timer.fireAll();
+        assertThat(stats.hedgesSent())
+                .as(
+                        "held twice the delay: 0.6 earned plus at most %d borrowed",
+                        HedgedRangeReader.BORROW_TOKENS)
+                .isEqualTo(10);
+        assertThat(store.requests).hasSize(22);
+        timer.fireAll();
+        assertThat(stats.hedgesSent()).as("the debt is bounded").isEqualTo(10);
+        // The GETs after repay the debt before anything else is hedged.
+        earn(reader, store, 200);
+        assertThat(stats.hedgesSent()).isEqualTo(10);
+        store.requests.forEach(r -> r.answer((byte) 1));
+        assertThat(reads).allSatisfy(r -> assertThat(r).isCompleted());
     }
 }
