@@ -2,7 +2,6 @@ package dev.parquetlookup.bench;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -21,19 +20,15 @@ import org.jfree.data.category.DefaultCategoryDataset;
 
 import javax.annotation.Nullable;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The {@code flink} suite: a SQL lookup join on one embedded cluster (MiniCluster, {@code
@@ -135,14 +130,7 @@ final class FlinkSuite {
         // One embedded cluster for every job: a local environment would start a new MiniCluster
         // per job, and its start-up would dominate the measured times.
         Configuration conf = new Configuration();
-        conf.set(RestOptions.BIND_PORT, "0");
-        conf.set(RestOptions.ADDRESS, "127.0.0.1");
-        MiniClusterConfiguration clusterConf =
-                new MiniClusterConfiguration.Builder()
-                        .setConfiguration(conf)
-                        .setNumTaskManagers(1)
-                        .setNumSlotsPerTaskManager(Math.max(2, parallelism))
-                        .build();
+        MiniClusterConfiguration clusterConf = LocalCluster.configuration(conf, parallelism);
         DefaultCategoryDataset chart = new DefaultCategoryDataset();
         try (MiniCluster cluster = new MiniCluster(clusterConf)) {
             cluster.start();
@@ -270,7 +258,7 @@ final class FlinkSuite {
             }
             for (String name : order) {
                 if (run.secondary()) {
-                    deleteRecursively(secondaryIndexes());
+                    LocalCluster.deleteTree(secondaryIndexes());
                 }
                 Job job =
                         runJob(
@@ -452,17 +440,6 @@ final class FlinkSuite {
                         secondary.casePrefix() + variant + "-vs-sortkey",
                         parallelism,
                         ratios);
-            }
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
             }
         }
     }

@@ -6,7 +6,6 @@ import dev.parquetlookup.s3proxy.S3ProxyServer;
 
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -192,20 +191,14 @@ final class ObjectStoreSuite {
             int reps)
             throws Exception {
         Configuration conf = new Configuration();
-        conf.set(RestOptions.BIND_PORT, "0");
         // The tail case reads the lookups' latency histograms through this reporter.
         conf.set(
                 ConfigOptions.key("metrics.reporter.lookuplatency.factory.class")
                         .stringType()
                         .noDefaultValue(),
                 LookupLatencyReporter.Factory.class.getName());
-        conf.set(RestOptions.ADDRESS, "127.0.0.1");
         MiniClusterConfiguration clusterConf =
-                new MiniClusterConfiguration.Builder()
-                        .setConfiguration(conf)
-                        .setNumTaskManagers(1)
-                        .setNumSlotsPerTaskManager(Math.max(2, options.parallelism()))
-                        .build();
+                LocalCluster.configuration(conf, options.parallelism());
         Map<CaseKey, List<Job>> jobs = new LinkedHashMap<>();
         try (MiniCluster cluster = new MiniCluster(clusterConf)) {
             cluster.start();

@@ -4,7 +4,6 @@ import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -49,24 +48,17 @@ final class PaimonChild {
         Path base = options.out().toAbsolutePath().resolve("paimon");
         Path ioTmp = base.resolve("io-tmp");
         Path warehouse = base.resolve("warehouse-" + rows);
-        PaimonFiles.deleteTree(ioTmp);
-        PaimonFiles.deleteTree(warehouse);
+        LocalCluster.deleteTree(ioTmp);
+        LocalCluster.deleteTree(warehouse);
         Files.createDirectories(ioTmp);
         Path file = SeedDataset.get(options.out(), SeedLayout.writerDefault(rows), log);
 
         Map<String, Long> expected = expected(rows, events);
 
         Configuration conf = new Configuration();
-        conf.set(RestOptions.BIND_PORT, "0");
-        conf.set(RestOptions.ADDRESS, "127.0.0.1");
         // Where Paimon's lookup store goes (TaskManagerRuntimeInfo.getTmpDirectories).
         conf.set(CoreOptions.TMP_DIRS, ioTmp.toString());
-        MiniClusterConfiguration clusterConf =
-                new MiniClusterConfiguration.Builder()
-                        .setConfiguration(conf)
-                        .setNumTaskManagers(1)
-                        .setNumSlotsPerTaskManager(Math.max(2, parallelism))
-                        .build();
+        MiniClusterConfiguration clusterConf = LocalCluster.configuration(conf, parallelism);
         try (MiniCluster cluster = new MiniCluster(clusterConf)) {
             cluster.start();
             URI rest = cluster.getRestAddress().get();

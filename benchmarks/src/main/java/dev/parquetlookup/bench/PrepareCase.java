@@ -10,11 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The {@code prepare} suite: sorting and rewriting the seed dataset from an unsorted Parquet file,
@@ -86,7 +84,7 @@ final class PrepareCase {
                 "duckdb-cpu/parquet-lookup-prepare-cpu",
                 cpuSeconds.get("duckdb-copy") / cpuSeconds.get("parquet-lookup-prepare"));
         report.note("suite=prepare load_end=" + load());
-        deleteTree(work);
+        LocalCluster.deleteTree(work);
     }
 
     /**
@@ -94,7 +92,7 @@ final class PrepareCase {
      * input out --key k --overwrite}.
      */
     private static double[] prepare(Path input, Path out) throws IOException {
-        deleteTree(out);
+        LocalCluster.deleteTree(out);
         long cpu0 = cpuNanos();
         long t0 = System.nanoTime();
         int code =
@@ -180,17 +178,6 @@ final class PrepareCase {
             return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
         } catch (IOException e) {
             return "NA";
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 }

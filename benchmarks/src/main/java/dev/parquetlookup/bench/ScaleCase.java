@@ -2,7 +2,6 @@ package dev.parquetlookup.bench;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -19,7 +18,6 @@ import org.apache.flink.table.types.logical.RowType;
 
 import org.duckdb.DuckDBConnection;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.net.URI;
@@ -32,7 +30,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * The {@code flink-scale} suite: CPU per lookup of a SQL lookup join at 1x and 9x the rows and
@@ -137,14 +134,8 @@ final class ScaleCase {
             files.put(s, write(s));
         }
         Configuration conf = new Configuration();
-        conf.set(RestOptions.BIND_PORT, "0");
-        conf.set(RestOptions.ADDRESS, "127.0.0.1");
         MiniClusterConfiguration clusterConf =
-                new MiniClusterConfiguration.Builder()
-                        .setConfiguration(conf)
-                        .setNumTaskManagers(1)
-                        .setNumSlotsPerTaskManager(Math.max(2, options.parallelism()))
-                        .build();
+                LocalCluster.configuration(conf, options.parallelism());
         Map<Scale, List<Double>> cpuPerLookup = new LinkedHashMap<>();
         try (MiniCluster cluster = new MiniCluster(clusterConf)) {
             cluster.start();
@@ -194,7 +185,7 @@ final class ScaleCase {
         int n = ++jobs;
         long rows = s.rows();
         Path localDir = report.out().resolve("scale-local").resolve("job-" + n);
-        deleteTree(localDir);
+        LocalCluster.deleteTree(localDir);
         Files.createDirectories(localDir);
         tables.createTemporaryView(
                 "events" + n,
@@ -280,7 +271,7 @@ final class ScaleCase {
                 ObjectStoreSuite.loadAverage());
         tables.executeSql("DROP TEMPORARY TABLE dim" + n);
         tables.dropTemporaryView("events" + n);
-        deleteTree(localDir);
+        LocalCluster.deleteTree(localDir);
         return us;
     }
 
@@ -334,16 +325,5 @@ final class ScaleCase {
         List<Double> sorted = new ArrayList<>(values);
         sorted.sort(Comparator.naturalOrder());
         return sorted.get(sorted.size() / 2);
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }

@@ -34,6 +34,21 @@ public interface AsyncRangeReader extends AutoCloseable {
     CompletableFuture<byte[][]> readAll(FileId file, List<FileRange> ranges);
 
     /**
+     * The one array of a read of one range; cancelling the result cancels, and so aborts, {@code
+     * read}.
+     */
+    static CompletableFuture<byte[]> onlyRange(CompletableFuture<byte[][]> read) {
+        CompletableFuture<byte[]> one = read.thenApply(bytes -> bytes[0]);
+        one.whenComplete(
+                (bytes, failure) -> {
+                    if (one.isCancelled()) {
+                        read.cancel(true);
+                    }
+                });
+        return one;
+    }
+
+    /**
      * One read of {@code ranges} made of one request per range, for readers that send each range on
      * its own: {@code get} starts the request of range {@code i} (empty ranges are not asked for);
      * the result holds their bytes in order. The first failure fails the read and cancels the other

@@ -250,23 +250,12 @@ public final class HedgedRangeReader implements AsyncRangeReader {
     private CompletableFuture<byte[]> get(FileId file, FileRange range) {
         statistics.get();
         if (range.length() > MAX_HEDGED_BYTES) {
-            return first(delegate.readAll(file, List.of(range)));
+            return AsyncRangeReader.onlyRange(delegate.readAll(file, List.of(range)));
         }
         budget.earn();
         Race race = new Race(file, range);
         race.start();
         return race.result;
-    }
-
-    private static CompletableFuture<byte[]> first(CompletableFuture<byte[][]> read) {
-        CompletableFuture<byte[]> one = read.thenApply(bytes -> bytes[0]);
-        one.whenComplete(
-                (bytes, failure) -> {
-                    if (one.isCancelled()) {
-                        read.cancel(true);
-                    }
-                });
-        return one;
     }
 
     /** Watches {@code race} for its delay: a check is due by {@code deadline}, its first one. */

@@ -153,19 +153,8 @@ final class NettyS3RangeReader implements AsyncRangeReader {
         if (ranges.size() == 1 && ranges.get(0).length() > 0) {
             return get(file, head, ranges.get(0));
         }
-        return AsyncRangeReader.eachRange(ranges, i -> first(get(file, head, ranges.get(i))));
-    }
-
-    /** The one array of {@code read}; cancelling it cancels {@code read}. */
-    private static CompletableFuture<byte[]> first(CompletableFuture<byte[][]> read) {
-        CompletableFuture<byte[]> one = read.thenApply(bytes -> bytes[0]);
-        one.whenComplete(
-                (bytes, failure) -> {
-                    if (one.isCancelled()) {
-                        read.cancel(true);
-                    }
-                });
-        return one;
+        return AsyncRangeReader.eachRange(
+                ranges, i -> AsyncRangeReader.onlyRange(get(file, head, ranges.get(i))));
     }
 
     @Override
