@@ -338,16 +338,17 @@ public final class RefreshingTable implements Closeable {
         } catch (IOException | RuntimeException e) {
             LOG.warn("Closing version {} of {} failed: {}", s.version, config.path(), e.toString());
         }
-        live.remove(s);
-        if (closed && live.isEmpty()) {
-            closeStore();
-        }
         // A refresh drops files: their entries leave the caches, and their key index files the
         // disk unless another table of the JVM holds them. Closing the table does not: the files
         // are still there, and the next table on them (a restart, the runtime after planning)
         // reuses what was parsed and indexed; the caches' byte bounds evict the unused.
         Set<FileId> dropped = s.releaseFiles(!closed);
         int indexes = KeyIndexes.shared().discard(dropped);
+        // Only then is the version gone: whoever sees it gone sees its files released too.
+        live.remove(s);
+        if (closed && live.isEmpty()) {
+            closeStore();
+        }
         LOG.debug(
                 "Closed version {} of {}; released the cached metadata of {} file(s), deleted {}"
                         + " key index file(s)",
