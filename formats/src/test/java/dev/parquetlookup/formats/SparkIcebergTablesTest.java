@@ -3,6 +3,7 @@ package dev.parquetlookup.formats;
 import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.engine.lookup.UnsortedFiles;
 import dev.parquetlookup.engine.table.RefreshingTable;
+import dev.parquetlookup.fixtures.FixtureFileSystem;
 
 import org.apache.parquet.avro.AvroParquetReader;
 import org.apache.parquet.hadoop.ParquetFileReader;

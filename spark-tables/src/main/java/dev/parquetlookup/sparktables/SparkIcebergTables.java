@@ -1,5 +1,7 @@
 package dev.parquetlookup.sparktables;
 
+import dev.parquetlookup.fixtures.FixtureFileSystem;
+
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
