@@ -70,44 +70,33 @@ final class FlinkLayouts {
         }
         if (!wanted.equals("prepared")) {
             // A user's files as parquet-java writes them (the seed protocol's lookup layout).
-            Map<String, String> variants = new LinkedHashMap<>();
-            variants.put("sync-nocache", SYNC_NOCACHE);
-            variants.put("async-nocache", ASYNC_NOCACHE);
-            variants.put("full-cache", FULL);
             runs.add(
                     new LayoutRun(
                             "protocol",
                             FlinkSuite.SYSTEM + "-protocol",
                             "protocol-",
                             SeedLayout.lookupDefault(options.rows()),
-                            chosen(variants)));
+                            chosen(noCache(true))));
             // The same rows in a scrambled order split over several files, served through the
             // key index the connector builds per file ('unsorted-files' = 'index').
-            Map<String, String> unsorted = new LinkedHashMap<>();
-            unsorted.put("sync-nocache", SYNC_NOCACHE);
-            unsorted.put("async-nocache", ASYNC_NOCACHE);
             runs.add(
                     new LayoutRun(
                             "unsorted",
                             FlinkSuite.SYSTEM + "-unsorted",
                             "unsorted-",
                             SeedLayout.lookupDefault(options.rows()).withSorted(false),
-                            unsorted,
+                            noCache(false),
                             UNSORTED_FILES,
                             "k"));
             // The protocol file itself joined on v, a column it is not sorted by: lookups by a
             // secondary key through a key index on v, against FULL joined on v (the first row).
-            Map<String, String> secondary = new LinkedHashMap<>();
-            secondary.put("sync-nocache", SYNC_NOCACHE);
-            secondary.put("async-nocache", ASYNC_NOCACHE);
-            secondary.put("full-cache", FULL);
             runs.add(
                     new LayoutRun(
                             "secondary",
                             FlinkSuite.SYSTEM + "-secondary",
                             "secondary-",
                             SeedLayout.lookupDefault(options.rows()),
-                            chosen(secondary),
+                            chosen(noCache(true)),
                             1,
                             "v"));
         }
@@ -163,10 +152,19 @@ final class FlinkLayouts {
                     "async-unordered-notimeout",
                     "'async' = 'true', 'output-mode' = 'allow_unordered', 'timeout' = '0 s'");
 
-    private static Map<String, String> preparedVariants() {
+    /** Sync and async without a cache, and with {@code full} also {@code lookup.cache = FULL}. */
+    private static Map<String, String> noCache(boolean full) {
         Map<String, String> variants = new LinkedHashMap<>();
         variants.put("sync-nocache", SYNC_NOCACHE);
         variants.put("async-nocache", ASYNC_NOCACHE);
+        if (full) {
+            variants.put("full-cache", FULL);
+        }
+        return variants;
+    }
+
+    private static Map<String, String> preparedVariants() {
+        Map<String, String> variants = noCache(false);
         // Flink's async operator registers a timeout timer per event and orders its output; these
         // variants turn one or both off through the LOOKUP hint (what a user can choose).
         variants.put("async-ordered-notimeout", ASYNC_NOCACHE);

@@ -21,7 +21,6 @@ import org.jfree.data.category.DefaultCategoryDataset;
 import javax.annotation.Nullable;
 
 import java.io.PrintStream;
-import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -134,11 +133,7 @@ final class FlinkSuite {
         DefaultCategoryDataset chart = new DefaultCategoryDataset();
         try (MiniCluster cluster = new MiniCluster(clusterConf)) {
             cluster.start();
-            URI rest = cluster.getRestAddress().get();
-            StreamExecutionEnvironment env =
-                    StreamExecutionEnvironment.createRemoteEnvironment(
-                            rest.getHost(), rest.getPort());
-            env.setParallelism(parallelism);
+            StreamExecutionEnvironment env = LocalCluster.environment(cluster, parallelism);
             StreamTableEnvironment tables = StreamTableEnvironment.create(env);
             defineEvents(env, tables, events);
             for (FlinkLayouts.LayoutRun run : runs) {

@@ -2,9 +2,12 @@ package dev.parquetlookup.bench;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -12,7 +15,8 @@ import java.util.stream.Stream;
 
 /**
  * What the suites that run Flink jobs share: one embedded cluster's configuration (one TaskManager,
- * REST on a free loopback port) and the removal of their working folders between jobs.
+ * REST on a free loopback port), the environment submitting to it, and the removal of their working
+ * folders between jobs.
  */
 final class LocalCluster {
 
@@ -30,6 +34,16 @@ final class LocalCluster {
                 .setNumTaskManagers(1)
                 .setNumSlotsPerTaskManager(Math.max(2, parallelism))
                 .build();
+    }
+
+    /** An environment submitting to {@code cluster} (started), with {@code parallelism}. */
+    static StreamExecutionEnvironment environment(MiniCluster cluster, int parallelism)
+            throws Exception {
+        URI rest = cluster.getRestAddress().get();
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(), rest.getPort());
+        env.setParallelism(parallelism);
+        return env;
     }
 
     /** Deletes {@code dir} and everything under it, if it exists. */

@@ -16,7 +16,6 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -254,10 +253,7 @@ final class ObjectStoreSuite {
     private StreamTableEnvironment tables(
             MiniCluster cluster, String uri, Map<String, String> hadoop, Path file)
             throws Exception {
-        URI rest = cluster.getRestAddress().get();
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(), rest.getPort());
-        env.setParallelism(options.parallelism());
+        StreamExecutionEnvironment env = LocalCluster.environment(cluster, options.parallelism());
         StreamTableEnvironment tables = StreamTableEnvironment.create(env);
         // --option table.exec.*=...: Flink table configuration (e.g. the async lookup's output
         // mode), not a connector option.

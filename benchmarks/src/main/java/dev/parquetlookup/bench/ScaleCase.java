@@ -20,7 +20,6 @@ import org.duckdb.DuckDBConnection;
 
 import java.io.PrintStream;
 import java.math.BigDecimal;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Statement;
@@ -139,11 +138,8 @@ final class ScaleCase {
         Map<Scale, List<Double>> cpuPerLookup = new LinkedHashMap<>();
         try (MiniCluster cluster = new MiniCluster(clusterConf)) {
             cluster.start();
-            URI rest = cluster.getRestAddress().get();
             StreamExecutionEnvironment env =
-                    StreamExecutionEnvironment.createRemoteEnvironment(
-                            rest.getHost(), rest.getPort());
-            env.setParallelism(options.parallelism());
+                    LocalCluster.environment(cluster, options.parallelism());
             StreamTableEnvironment tables = StreamTableEnvironment.create(env);
             tables.createTemporarySystemFunction("fingerprinted", FingerprintFunction.class);
             tables.executeSql(
