@@ -34,63 +34,49 @@ public interface AsyncRangeReader extends AutoCloseable {
     CompletableFuture<byte[][]> readAll(FileId file, List<FileRange> ranges);
 
     /**
-     * The one array of a read of one range; cancelling the result cancels, and so aborts, {@code
-     * read}.
-     */
-    static CompletableFuture<byte[]> onlyRange(CompletableFuture<byte[][]> read) {
-        CompletableFuture<byte[]> one = read.thenApply(bytes -> bytes[0]);
-        one.whenComplete(
-                (bytes, failure) -> {
-                    if (one.isCancelled()) {
-                        read.cancel(true);
-                    }
-                });
-        return one;
-    }
-
-    /**
      * One read of {@code ranges} made of one request per range, for readers that send each range on
-     * its own: {@code get} starts the request of range {@code i} (empty ranges are not asked for);
-     * the result holds their bytes in order. The first failure fails the read and cancels the other
+     * its own: {@code get} starts the request of range {@code i} (its bytes as a one-element array;
+     * empty ranges are not asked for); the result holds their bytes in order. A read of one range
+     * is that range's request itself. The first failure fails the read and cancels the other
      * requests, and cancelling the result cancels, and so aborts, every request.
      */
     static CompletableFuture<byte[][]> eachRange(
-            List<FileRange> ranges, IntFunction<CompletableFuture<byte[]>> get) {
+            List<FileRange> ranges, IntFunction<CompletableFuture<byte[][]>> get) {
+        if (ranges.size() == 1 && ranges.get(0).length() > 0) {
+            return get.apply(0);
+        }
+        byte[][] result = new byte[ranges.size()][];
+        if (result.length == 0) {
+            return CompletableFuture.completedFuture(result);
+        }
         @SuppressWarnings("unchecked")
-        CompletableFuture<byte[]>[] gets = new CompletableFuture[ranges.size()];
+        CompletableFuture<byte[][]>[] gets = new CompletableFuture[result.length];
         for (int i = 0; i < gets.length; i++) {
             gets[i] =
                     ranges.get(i).length() == 0
-                            ? CompletableFuture.completedFuture(new byte[0])
+                            ? CompletableFuture.completedFuture(new byte[][] {new byte[0]})
                             : get.apply(i);
         }
-        CompletableFuture<byte[][]> all;
-        if (gets.length == 1) {
-            all = gets[0].thenApply(bytes -> new byte[][] {bytes});
-        } else {
-            CompletableFuture<byte[][]> each = new CompletableFuture<>();
-            byte[][] result = new byte[gets.length][];
-            AtomicInteger left = new AtomicInteger(gets.length);
-            for (int i = 0; i < gets.length; i++) {
-                int index = i;
-                gets[i].whenComplete(
-                        (bytes, failure) -> {
-                            if (failure != null) {
-                                each.completeExceptionally(failure);
-                            } else {
-                                result[index] = bytes;
-                                if (left.decrementAndGet() == 0) {
-                                    each.complete(result);
-                                }
+        CompletableFuture<byte[][]> all = new CompletableFuture<>();
+        AtomicInteger left = new AtomicInteger(gets.length);
+        for (int i = 0; i < gets.length; i++) {
+            int index = i;
+            gets[i].whenComplete(
+                    (bytes, failure) -> {
+                        if (failure != null) {
+                            all.completeExceptionally(failure);
+                        } else {
+                            result[index] = bytes[0];
+                            if (left.decrementAndGet() == 0) {
+                                all.complete(result);
                             }
-                        });
-            }
-            all = each;
+                        }
+                    });
         }
         all.whenComplete(
                 (bytes, failure) -> {
                     if (failure != null) {
-                        for (CompletableFuture<byte[]> g : gets) {
+                        for (CompletableFuture<byte[][]> g : gets) {
                             g.cancel(true);
                         }
                     }

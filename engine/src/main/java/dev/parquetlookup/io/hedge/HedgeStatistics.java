@@ -47,9 +47,14 @@ public final class HedgeStatistics {
         overBudget.increment();
     }
 
+    /** Called per GET: writes (to fields every thread reads) only what changed. */
     void latencies(long delay, long median) {
-        delayNanos = delay;
-        medianNanos = median;
+        if (delayNanos != delay) {
+            delayNanos = delay;
+        }
+        if (medianNanos != median) {
+            medianNanos = median;
+        }
     }
 
     /** GETs asked of the stores' clients (one per range), hedges not counted. */

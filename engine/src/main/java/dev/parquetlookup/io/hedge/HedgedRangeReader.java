@@ -247,10 +247,10 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         return AsyncRangeReader.eachRange(ranges, i -> get(file, ranges.get(i)));
     }
 
-    private CompletableFuture<byte[]> get(FileId file, FileRange range) {
+    private CompletableFuture<byte[][]> get(FileId file, FileRange range) {
         statistics.get();
         if (range.length() > MAX_HEDGED_BYTES) {
-            return AsyncRangeReader.onlyRange(delegate.readAll(file, List.of(range)));
+            return delegate.readAll(file, List.of(range));
         }
         budget.earn();
         Race race = new Race(file, range);
@@ -311,7 +311,7 @@ public final class HedgedRangeReader implements AsyncRangeReader {
      * #result} and cancels the others.
      */
     private final class Race {
-        final CompletableFuture<byte[]> result = new CompletableFuture<>();
+        final CompletableFuture<byte[][]> result = new CompletableFuture<>();
         private final FileId file;
         private final FileRange range;
 
@@ -425,11 +425,13 @@ public final class HedgedRangeReader implements AsyncRangeReader {
                     start = sentNanos[index];
                 }
                 latencies.record(clock.getAsLong() - start);
-                if (result.complete(bytes[0])) {
+                if (result.complete(bytes)) {
                     if (index > 0) {
                         statistics.hedgeWon();
                     }
-                    cancelAll();
+                    if (hedged()) {
+                        cancelAll(); // the other requests still out
+                    }
                 }
                 return;
             }
@@ -450,6 +452,14 @@ public final class HedgedRangeReader implements AsyncRangeReader {
             if (fail && result.completeExceptionally(failure)) {
                 cancelAll();
             }
+        }
+
+        /**
+         * Whether a hedge was sent. Read after {@link #result} completed: a hedge sent later sees
+         * the result done and cancels itself ({@link #late}).
+         */
+        private synchronized boolean hedged() {
+            return sent > 1;
         }
 
         private void cancelAll() {

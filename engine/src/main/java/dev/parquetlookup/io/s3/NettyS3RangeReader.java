@@ -150,11 +150,7 @@ final class NettyS3RangeReader implements AsyncRangeReader {
             return CompletableFuture.failedFuture(
                     new IOException("cannot sign a GET of " + file.path() + ": " + e, e));
         }
-        if (ranges.size() == 1 && ranges.get(0).length() > 0) {
-            return get(file, head, ranges.get(0));
-        }
-        return AsyncRangeReader.eachRange(
-                ranges, i -> AsyncRangeReader.onlyRange(get(file, head, ranges.get(i))));
+        return AsyncRangeReader.eachRange(ranges, i -> get(file, head, ranges.get(i)));
     }
 
     @Override

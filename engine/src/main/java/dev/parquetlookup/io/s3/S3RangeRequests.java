@@ -47,14 +47,15 @@ final class S3RangeRequests {
 
     private record Resolved(AwsCredentials credentials, long atNanos) {}
 
-    private record ObjectPath(String file, String path) {}
-
-    /** The head of the GETs of one object in one second, signed with {@code credentials}. */
+    /**
+     * The head of the GETs of one object ({@code file}, its {@link FileId#path()}) in one second,
+     * signed with {@code credentials}.
+     */
     private record Head(
-            String path, String etag, AwsCredentials credentials, long second, byte[] bytes) {}
+            String file, String etag, AwsCredentials credentials, long second, byte[] bytes) {}
 
-    /** Objects whose heads are kept (a power of two). */
-    static final int HEADS = 64;
+    /** Objects whose heads are kept (a power of two; a table's files beyond it share slots). */
+    static final int HEADS = 1024;
 
     private static final byte[] RANGE = "Range: bytes=".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] END = "\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
@@ -74,7 +75,6 @@ final class S3RangeRequests {
     private final long requestTimeoutMillis; // 0: none
     private final long wholeRequestTimeoutMillis; // 0: none
     private volatile Resolved resolved;
-    private volatile ObjectPath lastPath;
     private final Head[] heads = new Head[HEADS];
 
     private S3RangeRequests(
@@ -194,13 +194,6 @@ final class S3RangeRequests {
         return port;
     }
 
-    /**
-     * The {@code Host} header: {@link #hostName}, with {@code :port} unless the scheme's default.
-     */
-    String host() {
-        return host;
-    }
-
     long connectTimeoutMillis() {
         return connectTimeoutMillis;
     }
@@ -219,19 +212,11 @@ final class S3RangeRequests {
     }
 
     /**
-     * The URI-encoded path of {@code file}'s object: the request's path and canonical URI. Kept for
-     * the last file asked for (a Hadoop {@link Path} costs microseconds to parse, and a lookup's
-     * reads are mostly of one file in a row).
+     * The URI-encoded path of {@code file}'s object: the request's path and canonical URI (a Hadoop
+     * {@link Path} costs microseconds to parse: computed only for a new {@link #head}).
      */
-    String path(FileId file) {
-        ObjectPath last = lastPath;
-        if (last != null && last.file().equals(file.path())) {
-            return last.path();
-        }
-        String path =
-                pathPrefix + "/" + S3GetSigner.encodePath(fs.pathToKey(new Path(file.path())));
-        lastPath = new ObjectPath(file.path(), path);
-        return path;
+    private String path(FileId file) {
+        return pathPrefix + "/" + S3GetSigner.encodePath(fs.pathToKey(new Path(file.path())));
     }
 
     /** The credentials to sign with: S3A's provider chain, asked again every 10 s. */
@@ -251,22 +236,22 @@ final class S3RangeRequests {
      * the credentials are not anonymous ({@link #writeRequest} adds the range). The signature
      * covers neither the range nor {@code If-Match}, so every GET of one object in one second with
      * the same credentials has the same head: it is signed once and kept ({@value #HEADS} objects,
-     * by the hash of their path), not signed per GET.
+     * by the hash of their file's path), not signed per GET.
      *
      * @throws RuntimeException when the credentials cannot be resolved
      */
     byte[] head(FileId file) {
-        String path = path(file);
         AwsCredentials c = credentials();
         long second = System.currentTimeMillis() / 1000;
-        int slot = path.hashCode() & (HEADS - 1);
+        int slot = file.path().hashCode() & (HEADS - 1);
         Head h = heads[slot];
         if (h == null
                 || h.second() != second
                 || h.credentials() != c
-                || !h.path().equals(path)
+                || !h.file().equals(file.path())
                 || !Objects.equals(h.etag(), file.etag())) {
-            h = new Head(path, file.etag(), c, second, signedHead(path, file.etag(), c, second));
+            byte[] bytes = signedHead(path(file), file.etag(), c, second);
+            h = new Head(file.path(), file.etag(), c, second, bytes);
             // A plain array: a record's final fields make a racing reader see a whole one.
             heads[slot] = h;
         }
@@ -306,6 +291,10 @@ final class S3RangeRequests {
      * {@code Range: bytes=first-last} and the blank line that ends the request.
      */
     static void writeRequest(ByteBuf out, byte[] head, FileRange range) {
+        if (range.length() <= 0) {
+            // "bytes=0-" would ask for the whole object: empty ranges are never sent.
+            throw new IllegalArgumentException("no GET for the empty range " + range);
+        }
         out.writeBytes(head);
         out.writeBytes(RANGE);
         writeDecimal(out, range.offset());

@@ -123,18 +123,18 @@ class S3RangeAnswersTest {
     @Test
     void aReadCombinesItsGetsInOrderAndCancellingItCancelsEach() {
         List<FileRange> ranges = List.of(new FileRange(0, 2), new FileRange(5, 0), RANGE);
-        List<CompletableFuture<byte[]>> started = new java.util.ArrayList<>();
+        List<CompletableFuture<byte[][]>> started = new java.util.ArrayList<>();
         CompletableFuture<byte[][]> read =
                 AsyncRangeReader.eachRange(
                         ranges,
                         i -> {
-                            CompletableFuture<byte[]> get = new CompletableFuture<>();
+                            CompletableFuture<byte[][]> get = new CompletableFuture<>();
                             started.add(get);
                             return get;
                         });
         assertThat(started).as("no GET for an empty range").hasSize(2);
-        started.get(1).complete(new byte[] {9});
-        started.get(0).complete(new byte[] {1, 2});
+        started.get(1).complete(new byte[][] {{9}});
+        started.get(0).complete(new byte[][] {{1, 2}});
         assertThat(read.join()).isEqualTo(new byte[][] {{1, 2}, {}, {9}});
 
         for (List<FileRange> rs : List.of(List.of(RANGE), List.of(RANGE, RANGE))) {
@@ -143,7 +143,7 @@ class S3RangeAnswersTest {
                     AsyncRangeReader.eachRange(
                             rs,
                             i -> {
-                                CompletableFuture<byte[]> get = new CompletableFuture<>();
+                                CompletableFuture<byte[][]> get = new CompletableFuture<>();
                                 started.add(get);
                                 return get;
                             });
@@ -156,7 +156,7 @@ class S3RangeAnswersTest {
                 AsyncRangeReader.eachRange(
                         List.of(RANGE, RANGE),
                         i -> {
-                            CompletableFuture<byte[]> get = new CompletableFuture<>();
+                            CompletableFuture<byte[][]> get = new CompletableFuture<>();
                             started.add(get);
                             return get;
                         });
