@@ -111,17 +111,9 @@ public final class PageLoader {
             @Nullable KeyStop stop,
             LookupContext ctx)
             throws IOException {
-        List<LoadedPage> pages;
-        if (rg.columns()[leaf].pages() != null) {
-            // The common case without the request lists of the batch form (per lookup).
-            Batch batch = new Batch();
-            pages = indexedPages(rg, leaf, from, to, batch, stop, ctx);
-            if (!batch.ranges.isEmpty()) {
-                read(batch, ctx);
-            }
-        } else {
-            pages = loadPages(List.of(new PageRequest(rg, leaf, from, to)), stop, ctx).get(0);
-        }
+        Batch batch = new Batch();
+        List<LoadedPage> pages = pages(rg, leaf, from, to, batch, null, stop, ctx);
+        read(batch, ctx);
         keep(pages, ctx);
         return pages;
     }
@@ -134,12 +126,12 @@ public final class PageLoader {
     public void keep(List<LoadedPage> pages, LookupContext ctx) {
         for (LoadedPage page : pages) {
             if (!ctx.loaded.contains(page)) {
-                // A page decoded again for more rows replaces the earlier prefix.
-                ctx.loaded.removeIf(
-                        p ->
-                                p.rowGroup == page.rowGroup
-                                        && p.leaf == page.leaf
-                                        && p.pageNumber == page.pageNumber);
+                // A page decoded again for more rows replaces the earlier prefix (at the end:
+                // ChunkWalker.alreadyWalked reads the order).
+                LoadedPage earlier = find(ctx.loaded, page.rowGroup, page.leaf, page.pageNumber);
+                if (earlier != null) {
+                    ctx.loaded.remove(earlier);
+                }
                 ctx.loaded.add(page);
             }
         }
@@ -161,45 +153,58 @@ public final class PageLoader {
         List<List<LoadedPage>> result = new ArrayList<>(requests.size());
         Batch batch = new Batch();
         List<LoadedPage> walkedHere = new ArrayList<>();
-        for (PageRequest request : requests) {
-            if (request.rowGroup().columns()[request.leaf()].pages() != null) {
-                result.add(
-                        indexedPages(
-                                request.rowGroup(),
-                                request.leaf(),
-                                request.from(),
-                                request.to(),
-                                batch,
-                                stop,
-                                ctx));
-                continue;
-            }
-            List<LoadedPage> walked = ChunkWalker.alreadyWalked(ctx.loaded, request);
-            if (walked == null) {
-                walked = ChunkWalker.alreadyWalked(walkedHere, request);
-            }
-            if (walked == null) {
-                walked = walker.walk(request, ctx);
-                walkedHere.addAll(walked);
-            }
-            result.add(walked);
+        for (PageRequest r : requests) {
+            result.add(
+                    pages(r.rowGroup(), r.leaf(), r.from(), r.to(), batch, walkedHere, stop, ctx));
         }
-        if (!batch.ranges.isEmpty()) {
-            read(batch, ctx);
-        }
+        read(batch, ctx);
         return result;
     }
+
+    /**
+     * The pages of one request: located by the OffsetIndex ({@link #indexedPages}, the missing ones
+     * added to {@code batch}), or walked from the column chunk's start when it has none, reusing
+     * walks of this lookup and of {@code walkedHere} (the other requests of a batch, if any).
+     */
+    private List<LoadedPage> pages(
+            RowGroupInfo rg,
+            int leaf,
+            long from,
+            long to,
+            Batch batch,
+            @Nullable List<LoadedPage> walkedHere,
+            @Nullable KeyStop stop,
+            LookupContext ctx)
+            throws IOException {
+        if (rg.columns()[leaf].pages() != null) {
+            return indexedPages(rg, leaf, from, to, batch, stop, ctx);
+        }
+        PageRequest request = new PageRequest(rg, leaf, from, to);
+        List<LoadedPage> walked = ChunkWalker.alreadyWalked(ctx.loaded, request);
+        if (walked == null && walkedHere != null) {
+            walked = ChunkWalker.alreadyWalked(walkedHere, request);
+        }
+        if (walked == null) {
+            walked = walker.walk(request, ctx);
+            if (walkedHere != null) {
+                walkedHere.addAll(walked);
+            }
+        }
+        return walked;
+    }
+
+    private static final int[] NO_ROWS = new int[0];
 
     /** The pages still to read in one batch, each once, with the leading rows asked of each. */
     private static final class Batch {
         final List<FileRange> ranges = new ArrayList<>();
         final List<LoadedPage> missing = new ArrayList<>(); // placeholders, one per range
         final List<KeyStop> stops = new ArrayList<>(); // per range: where a key page may stop
-        int[] rowsNeeded = new int[4];
+        int[] rowsNeeded = NO_ROWS; // grown on the first missing page
 
         void add(LoadedPage page, FileRange range, int rows, @Nullable KeyStop stop) {
             if (missing.size() == rowsNeeded.length) {
-                rowsNeeded = java.util.Arrays.copyOf(rowsNeeded, 2 * missing.size());
+                rowsNeeded = java.util.Arrays.copyOf(rowsNeeded, Math.max(4, 2 * missing.size()));
             }
             rowsNeeded[missing.size()] = rows;
             stops.add(stop);
@@ -255,8 +260,14 @@ public final class PageLoader {
         return pages;
     }
 
-    /** Reads and decodes a batch: local bytes lent in place, remote ones through the context. */
+    /**
+     * Reads and decodes a batch (nothing when every page was found): local bytes lent in place,
+     * remote ones through the context.
+     */
     private void read(Batch batch, LookupContext ctx) throws IOException {
+        if (batch.ranges.isEmpty()) {
+            return;
+        }
         if (source.readsInline()) {
             for (int i = 0; i < batch.ranges.size(); i++) {
                 FileRange range = batch.ranges.get(i);
