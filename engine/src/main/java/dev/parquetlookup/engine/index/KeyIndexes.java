@@ -97,8 +97,9 @@ public final class KeyIndexes {
     private final ConcurrentHashMap<Key, Entry> entries = new ConcurrentHashMap<>();
 
     /**
-     * The index files this JVM built or reused, by index: the only ones {@link #discard} deletes
-     * (never another process's or a file it did not check).
+     * The index files this JVM built or reused (checked), by index: the only ones {@link #discard}
+     * deletes. A reused one may have been built by another process sharing the directory; deleting
+     * it while that process maps it is harmless (the mapping stays readable).
      */
     private final ConcurrentHashMap<Key, Path> onDisk = new ConcurrentHashMap<>();
 

@@ -341,9 +341,10 @@ public final class RefreshingTable implements Closeable {
         // A refresh drops files: their entries leave the caches, and their key index files the
         // disk unless another table of the JVM holds them. Closing the table does not: the files
         // are still there, and the next table on them (a restart, the runtime after planning)
-        // reuses what was parsed and indexed; the caches' byte bounds evict the unused.
+        // reuses what was parsed and indexed; the caches' byte bounds evict the unused. Index files
+        // go only with a version that was served: one a refresh refused (its schema) never was.
         Set<FileId> dropped = s.releaseFiles(!closed);
-        int indexes = KeyIndexes.shared().discard(dropped);
+        int indexes = live.contains(s) ? KeyIndexes.shared().discard(dropped) : 0;
         // Only then is the version gone: whoever sees it gone sees its files released too.
         live.remove(s);
         if (closed && live.isEmpty()) {
