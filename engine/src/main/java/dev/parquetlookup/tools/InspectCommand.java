@@ -14,7 +14,6 @@ import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
 import dev.parquetlookup.metadata.PageIndexOrigin;
-import dev.parquetlookup.metadata.SortKeyResolver;
 import dev.parquetlookup.tools.FileLayout.SortVerdict;
 
 import picocli.CommandLine.Command;
@@ -296,17 +295,7 @@ final class InspectCommand implements Callable<Integer> {
     private FileLayout read(FileStore store, FileId file, ColumnBinding binding)
             throws IOException {
         FileLayout layout =
-                LayoutReader.read(
-                        store,
-                        file,
-                        schema -> {
-                            ColumnBinding.FileView view = binding.view(file, schema, keys);
-                            return new SortKeyResolver.KeyNames(
-                                    view.storedKey(),
-                                    view.storedKey().stream()
-                                            .map(k -> view.tableNameOfField().get(k))
-                                            .toList());
-                        });
+                LayoutReader.read(store, file, schema -> binding.keyNames(file, schema, keys));
         ColumnBinding.FileView view = binding.view(file, layout.schema(), keys);
         storedKeys.put(file, view.storedKey());
         return layout.asTable(view);

@@ -3,6 +3,7 @@ package dev.parquetlookup.engine.lookup;
 import dev.parquetlookup.engine.source.SnapshotSource;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.metadata.LookupFileException;
+import dev.parquetlookup.metadata.SortKeyResolver;
 
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.MessageType;
@@ -203,6 +204,18 @@ public final class ColumnBinding {
                 resolved.view(),
                 Collections.unmodifiableMap(names),
                 tableKey.isEmpty() ? List.of() : FileColumns.storedKey(file, resolved, tableKey));
+    }
+
+    /**
+     * The sort key {@code tableKey} in the names {@code file} stores it under (a column-mapped
+     * Delta file's {@code col-<uuid>}), with the table's names beside for messages.
+     */
+    public SortKeyResolver.KeyNames keyNames(
+            FileId file, MessageType schema, List<String> tableKey) {
+        Resolved resolved = resolve(file, schema);
+        List<String> stored = FileColumns.storedKey(file, resolved, tableKey);
+        return new SortKeyResolver.KeyNames(
+                stored, stored.stream().map(resolved::tableName).toList());
     }
 
     /**

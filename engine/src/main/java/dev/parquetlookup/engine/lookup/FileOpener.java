@@ -242,12 +242,7 @@ final class FileOpener {
                 // The key in this file's names (a column-mapped Delta file's col-<uuid>), with the
                 // table's names for a refusal's message.
                 Function<MessageType, SortKeyResolver.KeyNames> storedKey =
-                        schema -> {
-                            ColumnBinding.Resolved resolved = binding.resolve(id, schema);
-                            List<String> stored = FileColumns.storedKey(id, resolved, tableKey);
-                            return new SortKeyResolver.KeyNames(
-                                    stored, stored.stream().map(resolved::tableName).toList());
-                        };
+                        schema -> binding.keyNames(id, schema, tableKey);
                 boolean indexUnsorted = config.unsortedFiles() == UnsortedFiles.INDEX;
                 FileIndexing indexing =
                         new FileIndexing(
