@@ -19,13 +19,15 @@ import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -33,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * The key indexes of one JVM (a TaskManager): one per (file version, key columns), shared by every
@@ -42,9 +45,15 @@ import java.util.concurrent.atomic.LongAdder;
  * it up builds it on its own thread (it would wait anyway), or, asynchronous, starts it on a thread
  * of its own and returns its thread until it is done ({@link #demand}), so the first lookup into a
  * file never queues behind the other files' builds. An index file already on disk for the same file
- * version is checked (CRC32C, header) and reused; a damaged or foreign one is rebuilt. Index files
- * stay when their tables close (the next table on the same files, a restart, reuses them); those of
- * files a refresh dropped are deleted ({@link #discard}) once no table of the JVM holds them.
+ * version is checked (CRC32C, header) and reused; a damaged or foreign one is rebuilt.
+ *
+ * <p>Index files stay when their tables close (the next table on the same files, a restart, reuses
+ * them). Those of files a refresh dropped are deleted ({@link #discard}): at once when no table of
+ * the JVM holds them, else when the last one lets go, and a build still running for such a file is
+ * deleted when it ends (one not started yet is not run). What no table of any process has used for
+ * {@link IndexFiles#RETENTION} is swept ({@link #tidy}): the leftovers of crashed processes, of
+ * tables closed for good, of files replaced while no job ran. A file another live process maps is
+ * never deleted ({@link IndexFiles}: shared file locks).
  *
  * <p>Example:
  *
@@ -94,20 +103,24 @@ public final class KeyIndexes {
 
     private record Key(FileId file, List<String> keyColumns) {}
 
+    /** An index file this JVM let go of, and when (what {@link IndexFiles#tryDelete} checks). */
+    private record Released(Path path, long usedUntil) {}
+
+    /** The indexes held by a table or still building. */
     private final ConcurrentHashMap<Key, Entry> entries = new ConcurrentHashMap<>();
 
     /**
-     * The index files this JVM built or reused (checked), by index: the only ones {@link #discard}
-     * deletes. A reused one may have been built by another process sharing the directory; deleting
-     * it while that process maps it is harmless (the mapping stays readable).
+     * The index files this JVM built or reused (checked) and no longer holds, by index: what {@link
+     * #discard} deletes at once.
      */
-    private final ConcurrentHashMap<Key, Path> onDisk = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Key, Released> onDisk = new ConcurrentHashMap<>();
 
+    private final IndexFiles files;
     private final int chunk;
-    private final ExecutorService builders;
+    private final Executor builders;
 
     /** Builds a lookup asked for before a background builder took them up ({@link #demand}). */
-    private final ExecutorService onDemand;
+    private final Executor onDemand;
 
     /** Attempts not done: {@link #demand} looks no further while there are none. */
     private final AtomicInteger unfinished = new AtomicInteger();
@@ -120,14 +133,29 @@ public final class KeyIndexes {
 
     /** Indexes sorting {@code chunk} entries in memory at once (tests: small, to spill). */
     KeyIndexes(int chunk) {
+        this(chunk, defaultBuilders(), defaultOnDemand(), System::currentTimeMillis);
+    }
+
+    /**
+     * Indexes built and swept on {@code builders}, demanded ones on {@code onDemand} (tests: run by
+     * hand), with file times from {@code nowMillis}.
+     */
+    KeyIndexes(int chunk, Executor builders, Executor onDemand, LongSupplier nowMillis) {
         this.chunk = chunk;
+        this.builders = builders;
+        this.onDemand = onDemand;
+        this.files = new IndexFiles(nowMillis);
+    }
+
+    private static Executor defaultBuilders() {
         int threads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2));
         // JVM-wide: not the context class loader of the job that happened to start a thread (Flink
         // closes it when that job ends, and Hadoop's Configuration, read by a build, loads through
         // it).
-        this.builders =
-                Executors.newFixedThreadPool(
-                        threads, DaemonThreads.jvmWide("parquet-lookup-index"));
+        return Executors.newFixedThreadPool(threads, DaemonThreads.jvmWide("parquet-lookup-index"));
+    }
+
+    private static Executor defaultOnDemand() {
         int demanded = Math.max(1, Runtime.getRuntime().availableProcessors());
         ThreadPoolExecutor pool =
                 new ThreadPoolExecutor(
@@ -138,7 +166,7 @@ public final class KeyIndexes {
                         new LinkedBlockingQueue<>(),
                         DaemonThreads.jvmWide("parquet-lookup-index-demand"));
         pool.allowCoreThreadTimeOut(true);
-        this.onDemand = pool;
+        return pool;
     }
 
     /** The counters so far. */
@@ -146,11 +174,21 @@ public final class KeyIndexes {
         return new Statistics(built.sum(), reused.sum(), damaged.sum(), bytes.sum(), nanos.sum());
     }
 
-    /** One index: its current build attempt and the tables holding it. */
+    /**
+     * One index: its current build attempt and the tables holding it. It lives while a table holds
+     * it or its attempt is unfinished, so that a build outliving its tables is still the one build
+     * of the index, and is deleted when it ends if its file was discarded meanwhile.
+     */
     private final class Entry {
+        final Key key;
         int refs; // guarded by the map's compute
+        boolean discarded; // guarded by the map's compute: delete the file when the entry retires
         volatile Request request;
         volatile Attempt attempt;
+
+        Entry(Key key) {
+            this.key = key;
+        }
     }
 
     /**
@@ -158,14 +196,25 @@ public final class KeyIndexes {
      * first.
      */
     private final class Attempt implements Runnable {
+        final Entry entry;
         final Request request;
         final AtomicBoolean claimed = new AtomicBoolean();
         final CompletableFuture<KeyIndex> result = new CompletableFuture<>();
 
-        Attempt(Request request) {
+        /** The index file mapped, locked against other processes' deletion; set when it is. */
+        volatile IndexFiles.Hold hold;
+
+        volatile boolean cancelled;
+
+        Attempt(Entry entry, Request request) {
+            this.entry = entry;
             this.request = request;
             unfinished.incrementAndGet();
-            result.whenComplete((index, failure) -> unfinished.decrementAndGet());
+            result.whenComplete(
+                    (index, failure) -> {
+                        unfinished.decrementAndGet();
+                        ended(this);
+                    });
         }
 
         @Override
@@ -174,10 +223,18 @@ public final class KeyIndexes {
                 return;
             }
             try {
-                result.complete(loadOrBuild(request));
+                result.complete(loadOrBuild(this));
             } catch (Throwable t) {
                 result.completeExceptionally(t);
             }
+        }
+
+        /** Ends an attempt nobody started (its file was discarded): it will never run. */
+        void cancel() {
+            cancelled = true;
+            result.completeExceptionally(
+                    new CancellationException(
+                            "the key index of " + request.file() + " was discarded"));
         }
     }
 
@@ -193,14 +250,15 @@ public final class KeyIndexes {
                         key,
                         (k, e) -> {
                             if (e == null) {
-                                e = new Entry();
+                                e = new Entry(k);
                             }
                             e.refs++;
+                            e.discarded = false; // a table serves the file again
                             synchronized (e) {
                                 e.request = request; // the newest table's source builds a retry
                                 Attempt a = e.attempt;
                                 if (a == null || a.result.isCompletedExceptionally()) {
-                                    e.attempt = start[0] = new Attempt(request);
+                                    e.attempt = start[0] = new Attempt(e, request);
                                 }
                             }
                             return e;
@@ -245,55 +303,125 @@ public final class KeyIndexes {
     }
 
     /**
-     * Deletes the index files of {@code files} (any key columns) that this JVM built or reused and
-     * no table holds now: a refresh dropped those files from a table, and nothing else of this JVM
-     * serves them. An index a table still holds (another slot's table on an older version) stays;
-     * its own refresh discards it later. Returns how many were deleted.
+     * Deletes the index files of {@code files} (any key columns) that this JVM built or reused: a
+     * refresh dropped those files from a table. An index no table of the JVM holds goes at once;
+     * one a table still holds (another slot's table on an older version) goes when the last one
+     * lets go of it; one still building goes when its build ends, and a build not started yet is
+     * not run. Returns how many were deleted at once.
      */
     public int discard(Set<FileId> files) {
-        int deleted = 0;
         if (files.isEmpty()) {
-            return deleted;
+            return 0;
+        }
+        Set<Key> keys = new HashSet<>();
+        for (Key key : entries.keySet()) {
+            if (files.contains(key.file())) {
+                keys.add(key);
+            }
         }
         for (Key key : onDisk.keySet()) {
-            if (!files.contains(key.file())) {
-                continue;
+            if (files.contains(key.file())) {
+                keys.add(key);
             }
-            Path[] gone = new Path[1];
+        }
+        int deleted = 0;
+        for (Key key : keys) {
+            boolean[] gone = {false};
+            Attempt[] cancel = {null};
             // Under the key's lock, so that an acquire of the same index waits and then builds it
             // anew rather than open the file being deleted.
             entries.compute(
                     key,
                     (k, e) -> {
                         if (e == null) {
-                            Path p = onDisk.remove(k);
-                            try {
-                                if (p != null && Files.deleteIfExists(p)) {
-                                    gone[0] = p;
-                                }
-                            } catch (IOException failure) {
-                                LOG.warn(
-                                        "Cannot delete the key index {}: {}",
-                                        p,
-                                        failure.toString());
-                            }
+                            Released r = onDisk.remove(k);
+                            gone[0] = r != null && delete(k, r);
+                            return null;
+                        }
+                        e.discarded = true;
+                        Attempt a = e.attempt;
+                        if (e.refs == 0 && a != null && a.claimed.compareAndSet(false, true)) {
+                            cancel[0] = a; // ended outside the lock: its end retires the entry
                         }
                         return e;
                     });
-            if (gone[0] != null) {
-                deleted++;
-                LOG.info(
-                        "Deleted the key index of {} by {} at {}: the file left the table",
-                        key.file(),
-                        key.keyColumns(),
-                        gone[0]);
+            if (cancel[0] != null) {
+                cancel[0].cancel();
             }
+            deleted += gone[0] ? 1 : 0;
+        }
+        return deleted;
+    }
+
+    /**
+     * Sweeps {@code directory} in the background, at most once an hour: deletes the index files no
+     * process has used for {@link IndexFiles#RETENTION} (a day) and holds now. Tables call it when
+     * they open and refresh.
+     */
+    public void tidy(Path directory) {
+        if (files.sweepDue(directory)) {
+            builders.execute(() -> sweep(directory));
+        }
+    }
+
+    /** Sweeps {@code directory} now; returns the index files deleted. */
+    List<Path> sweep(Path directory) {
+        List<Path> deleted = files.sweep(directory.toAbsolutePath().normalize());
+        if (!deleted.isEmpty()) {
+            onDisk.values().removeIf(r -> deleted.contains(r.path()));
         }
         return deleted;
     }
 
     private void release(Key key, Entry entry) {
-        entries.computeIfPresent(key, (k, e) -> e != entry || --e.refs > 0 ? e : null);
+        entries.computeIfPresent(
+                key, (k, e) -> e != entry || --e.refs > 0 ? e : retireIfDone(k, e));
+    }
+
+    /** After {@code attempt} ended: retires its entry if no table holds it. */
+    private void ended(Attempt attempt) {
+        Entry entry = attempt.entry;
+        entries.computeIfPresent(
+                entry.key,
+                (k, e) ->
+                        e != entry || e.refs > 0 || e.attempt != attempt ? e : retireIfDone(k, e));
+    }
+
+    /**
+     * Under the key's lock, an entry no table holds: gone once its attempt ended, its file let go
+     * of (and deleted if it was discarded). Returns null then, else the entry.
+     */
+    @Nullable
+    private Entry retireIfDone(Key key, Entry e) {
+        Attempt a = e.attempt;
+        if (a != null && !a.result.isDone()) {
+            return e; // its end retires it
+        }
+        IndexFiles.Hold hold = a == null ? null : a.hold;
+        if (hold != null) {
+            a.hold = null;
+            onDisk.put(key, new Released(hold.path, hold.release()));
+        }
+        if (e.discarded) {
+            Released r = onDisk.remove(key);
+            if (r != null) {
+                delete(key, r);
+            }
+        }
+        return null;
+    }
+
+    /** Deletes the index file {@code r} unless some process uses it (see {@link IndexFiles}). */
+    private boolean delete(Key key, Released r) {
+        if (!files.tryDelete(r.path(), r.usedUntil())) {
+            return false;
+        }
+        LOG.info(
+                "Deleted the key index of {} by {} at {}: the file left the table",
+                key.file(),
+                key.keyColumns(),
+                r.path());
+        return true;
     }
 
     /** A table's hold on one index. */
@@ -316,11 +444,13 @@ public final class KeyIndexes {
             Attempt attempt = entry.attempt;
             attempt.run(); // no-op when a builder has claimed it
             awaitQuietly(attempt.result); // a builder thread may still be running it
-            if (attempt.result.isCompletedExceptionally() && entry.request != attempt.request) {
-                // Built through a table closed since (a refresh): once more through the newest.
+            if (attempt.result.isCompletedExceptionally()
+                    && (entry.request != attempt.request || attempt.cancelled)) {
+                // Built through a table closed since (a refresh), or not built because its file was
+                // discarded just before this table took it: once more through the newest.
                 synchronized (entry) {
                     if (entry.attempt == attempt) {
-                        entry.attempt = new Attempt(entry.request);
+                        entry.attempt = new Attempt(entry, entry.request);
                     }
                     attempt = entry.attempt;
                 }
@@ -389,14 +519,15 @@ public final class KeyIndexes {
                 name + "-" + Long.toHexString(KeyCodes.hash(header.encode())) + ".pli");
     }
 
-    private KeyIndex loadOrBuild(Request request) throws IOException {
+    private KeyIndex loadOrBuild(Attempt attempt) throws IOException {
+        Request request = attempt.request;
         IndexHeader header = request.header();
         Files.createDirectories(request.directory());
         Path target = location(request.directory(), header);
-        if (Files.exists(target)) {
+        IndexFiles.Hold found = files.take(target);
+        if (found != null) {
             try {
-                KeyIndex index = KeyIndex.open(target, header);
-                onDisk.put(new Key(request.file(), request.keyColumns()), target);
+                KeyIndex index = open(attempt, found, header);
                 reused.increment();
                 LOG.info(
                         "Reusing the key index of {} by {} ({} entries, {} bytes) at {}",
@@ -419,8 +550,11 @@ public final class KeyIndexes {
                                 request.source(), header, request.keyLeaves(), request.keyTypes()),
                         target,
                         chunk);
-        KeyIndex index = KeyIndex.open(target, header);
-        onDisk.put(new Key(request.file(), request.keyColumns()), target);
+        IndexFiles.Hold fresh = files.take(target);
+        if (fresh == null) {
+            throw new IOException("The key index " + target + " was deleted as it was built");
+        }
+        KeyIndex index = open(attempt, fresh, header);
         long spent = System.nanoTime() - start;
         built.increment();
         bytes.add(index.bytes());
@@ -436,6 +570,21 @@ public final class KeyIndexes {
                 request.rowCount() == 0 ? 0 : index.bytes() / request.rowCount(),
                 spent / 1_000_000,
                 target);
+        return index;
+    }
+
+    /** Maps the file {@code hold} holds, then locks it again (the mapping dropped the lock). */
+    private static KeyIndex open(Attempt attempt, IndexFiles.Hold hold, IndexHeader header)
+            throws IOException {
+        KeyIndex index;
+        try {
+            index = KeyIndex.open(hold.path, header);
+        } catch (IOException | RuntimeException e) {
+            hold.release();
+            throw e;
+        }
+        hold.relock();
+        attempt.hold = hold;
         return index;
     }
 }
