@@ -50,7 +50,8 @@ import java.util.stream.Stream;
  * use is bounded by {@code maxBytes}: forms not used in this JVM are evicted to make room, and a
  * file whose form does not fit is served the slow way (logged, counted in {@link
  * Stats#overBudget()}). When a source file is replaced (same path, new identity), the old version's
- * form is deleted once the new one is ready.
+ * form is deleted once the new one is ready; when a refresh drops a file, its form is deleted
+ * ({@link #discard}), and a form still building then is deleted when its build ends.
  *
  * <pre>{@code
  * LocalForms forms = LocalForms.shared(Path.of("/tmp/parquet-lookup-local-forms"), 8L << 30);
@@ -83,6 +84,11 @@ public final class LocalForms {
 
     /** The ready form of each source path, to delete when the path's file is replaced. */
     private final Map<String, FileId> readyByPath = new ConcurrentHashMap<>();
+
+    /**
+     * Makes a form ready and discards one as one step each ({@link #complete}, {@link #discard}).
+     */
+    private final Object registry = new Object();
 
     private final List<Consumer<FileId>> listeners = new CopyOnWriteArrayList<>();
 
@@ -350,6 +356,27 @@ public final class LocalForms {
         return () -> listeners.remove(listener);
     }
 
+    /**
+     * Deletes the forms of {@code sources}, files a refresh dropped from a table: their ready forms
+     * at once (as a replaced file's old form goes), those still being checked or built when that
+     * ends (a settle held back by {@link #opening} runs and finds it so). A file asked for again
+     * later ({@link #servedFile}) is settled anew.
+     */
+    public void discard(Set<FileId> sources) {
+        for (FileId source : sources) {
+            FileId form;
+            synchronized (registry) {
+                settled.remove(source); // an unfinished settle finds itself discarded at its end
+                form = readyForms.remove(source);
+                readyByPath.remove(source.path(), source);
+            }
+            if (form != null) {
+                LOG.info("Deleting the local form of {}: the file left the table", source);
+                discard(LocalFormFile.of(directory, source));
+            }
+        }
+    }
+
     public Stats stats() {
         long bytes = 0;
         for (long b : onDisk.values()) {
@@ -387,8 +414,12 @@ public final class LocalForms {
         if (outcome.kind() == Kind.FAILED) {
             settled.remove(source, future); // tried again at the next open of the file
         }
-        if (outcome.kind() == Kind.READY) {
-            readyForms.put(source, outcome.localFile());
+        if (outcome.kind() == Kind.READY && !register(future, source, outcome)) {
+            LOG.info(
+                    "Deleting the local form of {}: the file left the table while it was built",
+                    source);
+            discard(LocalFormFile.of(directory, source));
+        } else if (outcome.kind() == Kind.READY) {
             for (Consumer<FileId> l : listeners) {
                 try {
                     l.accept(source);
@@ -409,7 +440,7 @@ public final class LocalForms {
             verified.incrementAndGet();
             onDisk.put(form.data(), manifest.length());
             LOG.info("Serving {} from its local form {} (checked)", source, form.data());
-            return ready(source, form);
+            return ready(form);
         }
         if (manifest != null || Files.exists(form.data())) {
             damaged.incrementAndGet();
@@ -463,18 +494,35 @@ public final class LocalForms {
                 nanos / 1_000_000,
                 nanos == 0 ? 0 : written.rows() * 1_000_000_000L / nanos,
                 form.data());
-        return ready(source, form);
+        return ready(form);
     }
 
-    private Outcome ready(FileId source, LocalFormFile form) throws IOException {
-        FileId previous = readyByPath.put(source.path(), source);
+    private static Outcome ready(LocalFormFile form) throws IOException {
+        return new Outcome(Kind.READY, form.fileId(), "ready");
+    }
+
+    /**
+     * Makes {@code source}'s form the one lookups read, unless {@link #discard} dropped the file
+     * while it settled (then false). A replaced file's old version's form goes.
+     */
+    private boolean register(CompletableFuture<Outcome> future, FileId source, Outcome outcome) {
+        FileId previous;
+        synchronized (registry) {
+            if (settled.get(source) != future) {
+                return false;
+            }
+            readyForms.put(source, outcome.localFile());
+            previous = readyByPath.put(source.path(), source);
+            if (previous != null && !previous.equals(source)) {
+                settled.remove(previous);
+                readyForms.remove(previous);
+            }
+        }
         if (previous != null && !previous.equals(source)) {
             // The path's file was replaced: its old version's form goes.
-            settled.remove(previous);
-            readyForms.remove(previous);
             discard(LocalFormFile.of(directory, previous));
         }
-        return new Outcome(Kind.READY, form.fileId(), "ready");
+        return true;
     }
 
     private void discard(LocalFormFile form) {

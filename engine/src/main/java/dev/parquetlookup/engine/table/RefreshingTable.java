@@ -160,6 +160,7 @@ public final class RefreshingTable implements Closeable {
             Snapshot first = SnapshotStore.open(config, store, statistics, listing, 1);
             RefreshingTable table =
                     new RefreshingTable(config, options, store, statistics, source, first);
+            KeyIndexes.shared().tidy(config.indexDirectoryOrDefault());
             LOG.info(
                     "Serving version 1 of {} ({}): {} file(s) from {}{}",
                     config.path(),
@@ -280,6 +281,7 @@ public final class RefreshingTable implements Closeable {
             if (closed) {
                 return RefreshResult.UNCHANGED;
             }
+            KeyIndexes.shared().tidy(config.indexDirectoryOrDefault()); // at most hourly
             Snapshot old = current;
             Snapshot next;
             try {
@@ -338,13 +340,22 @@ public final class RefreshingTable implements Closeable {
         } catch (IOException | RuntimeException e) {
             LOG.warn("Closing version {} of {} failed: {}", s.version, config.path(), e.toString());
         }
-        // A refresh drops files: their entries leave the caches, and their key index files the
-        // disk unless another table of the JVM holds them. Closing the table does not: the files
-        // are still there, and the next table on them (a restart, the runtime after planning)
-        // reuses what was parsed and indexed; the caches' byte bounds evict the unused. Index files
-        // go only with a version that was served: one a refresh refused (its schema) never was.
+        // A refresh drops files: their entries leave the caches once no table uses them, and their
+        // key indexes and local forms the disk (an index another table of the JVM holds goes when
+        // it lets go). Closing the table does not: the files are still there, and the next table
+        // on them (a restart, the runtime after planning) reuses what was parsed and indexed; the
+        // caches' byte bounds evict the unused, the index sweep deletes what no process used for a
+        // day. Files go only with a version that was served (one a refresh refused never was) and
+        // only those the newest version no longer has.
         Set<FileId> dropped = s.releaseFiles(!closed);
-        int indexes = live.contains(s) ? KeyIndexes.shared().discard(dropped) : 0;
+        Snapshot newest = current;
+        int indexes = 0;
+        if (live.contains(s) && newest != s) {
+            indexes = KeyIndexes.shared().discard(minus(s.files, newest.files));
+            if (config.localForms() != null) {
+                config.localForms().discard(minus(s.listed, newest.listed));
+            }
+        }
         // Only then is the version gone: whoever sees it gone sees its files released too.
         live.remove(s);
         if (closed && live.isEmpty()) {
@@ -357,6 +368,12 @@ public final class RefreshingTable implements Closeable {
                 config.path(),
                 dropped.size(),
                 indexes);
+    }
+
+    private static Set<FileId> minus(Set<FileId> files, Set<FileId> kept) {
+        Set<FileId> gone = new HashSet<>(files);
+        gone.removeAll(kept);
+        return gone;
     }
 
     /**

@@ -266,6 +266,95 @@ class LocalFormsTest {
         }
     }
 
+    /** The forms (data files) in {@code directory}. */
+    private static List<String> forms(Path directory) throws IOException {
+        try (var listing = Files.list(directory)) {
+            return listing.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".parquet"))
+                    .toList();
+        }
+    }
+
+    @Test
+    void aFileARefreshDropsLosesItsFormAtOnce() throws Exception {
+        Path data = Files.createDirectories(tmp.resolve("data"));
+        writeDuckDb(data.resolve("a.parquet"), 150_000, "a");
+        writeDuckDb(data.resolve("b.parquet"), 150_000, "b");
+        LocalForms forms =
+                LocalForms.open(tmp.resolve("forms"), 1L << 30, LocalFormBuilder.DEFAULT);
+        try (RefreshingTable table =
+                RefreshingTable.open(config(data, forms), RefreshOptions.defaults())) {
+            for (String name : List.of("a.parquet", "b.parquet")) {
+                assertThat(awaitSettled(forms, data.resolve(name)).kind())
+                        .isEqualTo(LocalForms.Kind.READY);
+            }
+            assertThat(forms(tmp.resolve("forms"))).hasSize(2);
+            long both = forms.stats().bytes();
+
+            Files.delete(data.resolve("b.parquet"));
+            assertThat(table.refresh()).isEqualTo(RefreshResult.SWAPPED);
+            assertThat(forms(tmp.resolve("forms"))).hasSize(1);
+            assertThat(forms.stats().bytes()).isLessThan(both);
+            LookupPlan plan = table.plan(List.of("id"), List.of("name", "amount", "bucket"));
+            assertAnswersLikeDuckDb(table, plan, data.resolve("a.parquet"), 150_000);
+        }
+    }
+
+    /**
+     * A form whose build is under way (here: not started, held back by a table being opened) when a
+     * refresh drops its file is deleted when the build ends, never served nor counted.
+     */
+    @Test
+    void aFormBuiltAfterItsFileLeftTheTableIsDeleted() throws Exception {
+        Path data = Files.createDirectories(tmp.resolve("data"));
+        Path kept = data.resolve("kept.parquet");
+        duck.writeParquet(
+                "SELECT i * 2 AS id, 'k-' || i AS name, (i * 0.25)::DECIMAL(18,2) AS amount, i % 3"
+                        + " AS bucket FROM range(20000) t(i) ORDER BY i",
+                kept, "ROW_GROUP_SIZE 2048"); // small pages: served as it is
+        Path dropped = data.resolve("dropped.parquet");
+        writeDuckDb(dropped, 150_000, "d");
+        // The table's listing stops naming the file; the file itself stays readable.
+        java.util.Set<String> hidden = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        HadoopFileStore files = HadoopFileStore.create(Map.of());
+        dev.parquetlookup.io.FileStore store =
+                new dev.parquetlookup.io.ForwardingFileStore(files) {
+                    @Override
+                    public List<FileId> list(String path) throws IOException {
+                        return super.list(path).stream()
+                                .filter(
+                                        f ->
+                                                !hidden.contains(
+                                                        Path.of(f.path()).getFileName().toString()))
+                                .toList();
+                    }
+                };
+        LocalForms forms =
+                LocalForms.open(tmp.resolve("forms"), 1L << 30, LocalFormBuilder.DEFAULT);
+        LocalForms.Hold opening =
+                forms.opening(new dev.parquetlookup.metadata.MetadataCache(1 << 20));
+        try (RefreshingTable table =
+                RefreshingTable.open(config(data, forms), RefreshOptions.defaults(), store)) {
+            hidden.add("dropped.parquet");
+            assertThat(table.refresh()).isEqualTo(RefreshResult.SWAPPED);
+            opening.close(); // the held-back checks and builds run now
+            // One more settle on the same single thread: done after the held-back ones.
+            Path probe = data.resolve(".probe.parquet");
+            duck.writeParquet("SELECT 1 AS id", probe, "ROW_GROUP_SIZE 2048");
+            try (HadoopFileStore s = HadoopFileStore.create(Map.of())) {
+                forms.settle(s.stat(probe.toString()), s, List.of("id")).get(2, TimeUnit.MINUTES);
+            }
+            assertThat(forms.stats().built()).isEqualTo(1);
+            assertThat(forms(tmp.resolve("forms"))).isEmpty();
+            assertThat(forms.stats().bytes()).isZero();
+            assertThat(table.files())
+                    .extracting(FileId::path)
+                    .containsExactly(files.stat(kept.toString()).path());
+        } finally {
+            opening.close();
+        }
+    }
+
     @Test
     void damagedOrTruncatedFormIsRebuiltNeverBelieved() throws Exception {
         int rows = 150_000;

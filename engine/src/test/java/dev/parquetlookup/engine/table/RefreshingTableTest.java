@@ -194,6 +194,49 @@ class RefreshingTableTest {
         assertThat(versionAt(b, 1)).isEqualTo(2);
     }
 
+    /**
+     * Two lookup functions of a TaskManager share the metadata cache and the JVM's key indexes
+     * (here of a secondary key): when one table's refresh drops a file, its index stays while the
+     * other table serves the file, and goes when that one lets go of it, here by closing (a
+     * cancelled job) rather than refreshing.
+     */
+    @Test
+    void theIndexOfADroppedFileGoesWhenTheLastTableServingItCloses() throws IOException {
+        Path table = dir.resolve("table");
+        Path indexes = dir.resolve("indexes");
+        writeParts(table, 2, 1);
+        TableConfig config =
+                TableConfig.builder(table.toString())
+                        .metadataCache(metadata)
+                        .pageCache(pages)
+                        .indexDirectory(indexes)
+                        .build();
+        RefreshingTable a = RefreshingTable.open(config, RefreshOptions.defaults());
+        opened.add(a);
+        RefreshingTable b = RefreshingTable.open(config, RefreshOptions.defaults());
+        opened.add(b);
+        for (RefreshingTable t : List.of(a, b)) {
+            LookupPlan byLabel = t.plan(List.of("label"), List.of("k"));
+            assertThat(t.lookup(byLabel, new Object[] {"150/0/1"})).hasSize(1);
+            assertThat(t.lookup(byLabel, new Object[] {"50/2/1"})).hasSize(1);
+        }
+        assertThat(indexFiles(indexes)).hasSize(2);
+
+        Files.delete(table.resolve("part-1.parquet"));
+        assertThat(a.refresh()).isEqualTo(RefreshResult.SWAPPED);
+        assertThat(indexFiles(indexes)).as("b still serves part-1").hasSize(2);
+        b.close();
+        assertThat(indexFiles(indexes)).hasSize(1).allMatch(n -> n.startsWith("part-0.parquet-"));
+    }
+
+    private static List<String> indexFiles(Path directory) throws IOException {
+        try (var files = Files.list(directory)) {
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".pli"))
+                    .toList();
+        }
+    }
+
     @Test
     void aHalfWrittenFileKeepsTheLastGoodSnapshotUntilItIsComplete() throws IOException {
         writeParts(dir, 2, 1);
