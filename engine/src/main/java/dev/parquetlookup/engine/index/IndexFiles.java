@@ -136,7 +136,8 @@ final class IndexFiles {
      * it used now. Returns null when there is no such file (or it was deleted meanwhile).
      */
     @Nullable
-    Hold take(Path path) throws IOException {
+    Hold take(Path file) throws IOException {
+        Path path = file.toAbsolutePath().normalize(); // as the sweep lists it
         Hold hold = new Hold(path);
         if (held.putIfAbsent(path, hold) != null) {
             // Held by another instance in this JVM (tests): it keeps the lock.

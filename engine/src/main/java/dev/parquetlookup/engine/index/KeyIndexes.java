@@ -306,8 +306,8 @@ public final class KeyIndexes {
      * Deletes the index files of {@code files} (any key columns) that this JVM built or reused: a
      * refresh dropped those files from a table. An index no table of the JVM holds goes at once;
      * one a table still holds (another slot's table on an older version) goes when the last one
-     * lets go of it; one still building goes when its build ends, and a build not started yet is
-     * not run. Returns how many were deleted at once.
+     * lets go of it, unless a table takes it up again meanwhile; one still building goes when its
+     * build ends, and a build not started yet is not run. Returns how many were deleted at once.
      */
     public int discard(Set<FileId> files) {
         if (files.isEmpty()) {

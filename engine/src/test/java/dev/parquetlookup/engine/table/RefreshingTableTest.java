@@ -229,6 +229,32 @@ class RefreshingTableTest {
         assertThat(indexFiles(indexes)).hasSize(1).allMatch(n -> n.startsWith("part-0.parquet-"));
     }
 
+    /** A table whose files are replaced at every refresh keeps one index per file it serves. */
+    @Test
+    void rotatingFilesKeepOnlyTheIndexesOfTheFilesServed() throws IOException {
+        Path table = dir.resolve("table");
+        Path indexes = dir.resolve("indexes");
+        writeParts(table, 2, 1);
+        RefreshingTable t =
+                RefreshingTable.open(
+                        TableConfig.builder(table.toString())
+                                .metadataCache(metadata)
+                                .indexDirectory(indexes)
+                                .build(),
+                        RefreshOptions.defaults());
+        opened.add(t);
+        LookupPlan byLabel = t.plan(List.of("label"), List.of("ver"));
+        for (int version = 2; version <= 7; version++) {
+            int v = version;
+            replace(table.resolve("part-1.parquet"), 1, version);
+            assertThat(t.refresh()).isEqualTo(RefreshResult.SWAPPED);
+            assertThat(t.lookup(byLabel, new Object[] {"150/0/" + version}))
+                    .singleElement()
+                    .satisfies(row -> assertThat(row[0]).isEqualTo(v));
+            assertThat(indexFiles(indexes)).as("version %d", version).hasSize(2);
+        }
+    }
+
     private static List<String> indexFiles(Path directory) throws IOException {
         try (var files = Files.list(directory)) {
             return files.map(p -> p.getFileName().toString())
