@@ -46,9 +46,10 @@ public final class PageLoader {
 
     /**
      * The pages of one column under a key page's rows are read ahead as one range when they span at
-     * most this many bytes (1 MiB, as many as the hedging reader still hedges): one GET whose extra
-     * bytes take less than the round trip it saves. Above it, at most {@value
-     * #MAX_PREFETCHED_PAGES} pages are read ahead, each as its own range.
+     * most this many bytes (1 MiB, as many as the hedging reader still hedges), counted over the
+     * columns of one key page together: one GET whose extra bytes take about a round trip at most.
+     * Past it, at most {@value #MAX_PREFETCHED_PAGES} pages of a column are read ahead, each as its
+     * own range (what every column got before).
      */
     static final int MAX_READ_AHEAD_RUN = 1 << 20;
 
@@ -467,8 +468,9 @@ public final class PageLoader {
      * the pages of {@code columns} (leaves: the projected columns and the lookup's later key
      * columns) that overlap its rows (the rows a hit will read) and their dictionary pages, unless
      * cached. This turns a cold lookup into one round trip. The pages of one column are one range
-     * when they span at most {@link #MAX_READ_AHEAD_RUN} bytes (the lookup takes each page out of
-     * it), else its first {@value #MAX_PREFETCHED_PAGES} pages, one range each.
+     * when they span at most what is left of {@link #MAX_READ_AHEAD_RUN} bytes for the key page
+     * (the lookup takes each page out of it), else its first {@value #MAX_PREFETCHED_PAGES} pages,
+     * one range each.
      *
      * <p>Example: a 256-row key page over a string column of 16-row pages of 2 KiB each: one range
      * of 32 KiB holding the 16 pages, where two ranges held the first two pages before.
@@ -484,6 +486,7 @@ public final class PageLoader {
             PageLocations keyPages = rg.columns()[keyLeaf].pages();
             long from = keyPages.firstRows()[page.pageNumber];
             long to = keyPages.endRow(page.pageNumber, rg.rowCount());
+            long runBytes = MAX_READ_AHEAD_RUN; // left for this key page's runs
             for (int leaf : columns) {
                 if (leaf == keyLeaf) {
                     continue;
@@ -502,7 +505,8 @@ public final class PageLoader {
                         locations.offsets()[last]
                                 + locations.sizes()[last]
                                 - locations.offsets()[first];
-                if (span <= MAX_READ_AHEAD_RUN) {
+                if (span <= runBytes) {
+                    runBytes -= span;
                     addRuns(rg, leaf, locations, first, last, ranges);
                 } else {
                     for (int p = first; p <= last && p < first + MAX_PREFETCHED_PAGES; p++) {
@@ -519,8 +523,8 @@ public final class PageLoader {
                 }
             }
         }
-        if (ranges == null) {
-            return List.of();
+        if (ranges == null || ranges.isEmpty()) {
+            return List.of(); // every page cached
         }
         return missing.size() == 1 ? ranges : withoutOverlaps(ranges);
     }

@@ -194,6 +194,31 @@ class ColdLookupWavesTest {
     }
 
     @Test
+    void theRunsReadAheadWithOneKeyPageSpanAtMostOneMebibyteTogether() throws Exception {
+        // Two 3,000-byte string columns, one row per value page: about 750 KiB of each under a
+        // 256-row key page. v's pages fit the bound and come as one range; w's do not fit what is
+        // left, so only its first two pages are read ahead and a hit further on reads its page in a
+        // second wave.
+        ColumnSpec w =
+                new ColumnSpec(
+                        "w", ValueType.of(ValueType.Kind.STRING), ColumnSpec.Storage.PLAIN, true);
+        Path dir = table("wide");
+        List<Object[]> rows = new ArrayList<>();
+        for (Object[] row : rows(evens(512), 3000)) {
+            rows.add(new Object[] {row[0], row[1], row[1]});
+        }
+        ParquetJavaFiles.write(
+                dir.resolve("part-0.parquet"), List.of(K, V, w), options(256, 2048, false), rows);
+        TableConfig config = config(dir, "k");
+        Cold c = cold(config, List.of("k"), List.of("v", "w"), 400L);
+        assertThat(c.waves())
+                .as("key page, v's run, w's first two pages; then w's page")
+                .containsExactly(4, 1);
+        assertThat(c.bytes()).as("at most 1 MiB of runs").isLessThan((1 << 20) + 64 * 1024);
+        check(c, config, List.of("k"), List.of("v", "w"), 400L);
+    }
+
+    @Test
     void aDictionaryEncodedValueColumnsDictionaryComesInTheSameWave() throws Exception {
         Path dir = table("dictionary");
         ParquetJavaFiles.write(
