@@ -26,12 +26,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * each ranged GET after D = 20 ms plus a random server time (median 8 ms; {@code quiet}: spread
  * 0.5, {@code loaded}: 1.2, log-logistic), holding 1 in 50 requests (hedges included, counted as
  * {@code LatencyProxy} does) a further 3-8 s (seeded). Two "subtasks" each keep 32 lookups of 2
- * GETs in flight and emit them in order, as Flink's ordered asynchronous output does. Prints per
- * shape events/s without and with holds, their ratio, the lookups' p99 over the median GET, and the
- * hedges.
+ * GETs in flight and emit them in order, as Flink's ordered asynchronous output does. A lookup's
+ * two GETs go out in one wave (a cold lookup: its key page and value page together, the default)
+ * or, with {@code waves} 2, one after the other (the key page, then the value page), to show what
+ * the one-wave read costs in the lookups' tail. Prints per shape and waves events/s without and
+ * with holds, their ratio, the lookups' p99 over the median GET, and the hedges.
  *
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar dev.parquetlookup.bench.HedgeSimulation 17 quiet,loaded
+ * java -cp benchmarks/target/benchmarks.jar dev.parquetlookup.bench.HedgeSimulation 17 quiet,loaded 1,2
  * </pre>
  */
 public final class HedgeSimulation {
@@ -97,14 +99,25 @@ public final class HedgeSimulation {
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 17;
         String shapes = args.length > 1 ? args[1] : "quiet,loaded";
+        String waves = args.length > 2 ? args[2] : "1";
         ScheduledThreadPoolExecutor answers = new ScheduledThreadPoolExecutor(2);
         answers.setRemoveOnCancelPolicy(true);
         try {
             for (String shape : shapes.split(",")) {
                 double spread = shape.equals("loaded") ? 1.2 : 0.5;
-                double base = 0;
-                for (boolean holds : new boolean[] {false, true}) {
-                    base = run(answers, shape, spread, holds, seconds, base);
+                for (String w : waves.split(",")) {
+                    double base = 0;
+                    for (boolean holds : new boolean[] {false, true}) {
+                        base =
+                                run(
+                                        answers,
+                                        shape,
+                                        spread,
+                                        Integer.parseInt(w) > 1,
+                                        holds,
+                                        seconds,
+                                        base);
+                    }
                 }
             }
         } finally {
@@ -117,6 +130,7 @@ public final class HedgeSimulation {
             ScheduledThreadPoolExecutor answers,
             String shape,
             double spread,
+            boolean twoWaves,
             boolean holds,
             double seconds,
             double base)
@@ -134,7 +148,8 @@ public final class HedgeSimulation {
         for (int t = 0; t < SUBTASKS; t++) {
             Thread subtask =
                     new Thread(
-                            () -> subtask(reader, warm, end, emitted, latencies), "subtask-" + t);
+                            () -> subtask(reader, twoWaves, warm, end, emitted, latencies),
+                            "subtask-" + t);
             subtask.start();
             subtasks.add(subtask);
         }
@@ -148,10 +163,11 @@ public final class HedgeSimulation {
         long p99 = sorted[(int) (sorted.length * 0.99)] / 1000;
         System.out.printf(
                 Locale.ROOT,
-                "SIM %s holds=%s events/s=%.0f ratio=%.2f p50_lookup_us=%d p99_lookup_us=%d"
+                "SIM %s waves=%d holds=%s events/s=%.0f ratio=%.2f p50_lookup_us=%d p99_lookup_us=%d"
                         + " median_get_us=%d delay_us=%d p99/median_get=%.1f gets=%d held=%d"
                         + " hedges=%d won=%d over_budget=%d extra=%.1f%% load=%s%n",
                 shape,
+                twoWaves ? 2 : 1,
                 holds,
                 eventsPerSecond,
                 holds ? eventsPerSecond / base : 1.0,
@@ -170,9 +186,13 @@ public final class HedgeSimulation {
         return holds ? base : eventsPerSecond;
     }
 
-    /** Keeps 32 lookups in flight and emits them in order, counting those after the warm-up. */
+    /**
+     * Keeps 32 lookups in flight and emits them in order, counting those after the warm-up; a
+     * lookup's two GETs in one wave, or one after the other ({@code twoWaves}).
+     */
     private static void subtask(
             AsyncRangeReader reader,
+            boolean twoWaves,
             long warm,
             long end,
             AtomicLong emitted,
@@ -183,12 +203,14 @@ public final class HedgeSimulation {
             while (out.size() < LOOKUPS_IN_FLIGHT) {
                 long offset = random.nextLong(1 << 19);
                 long[] done = new long[1];
+                FileRange keyPage = new FileRange(offset, 4096);
+                FileRange valuePage = new FileRange(offset + 8192, 4096);
                 CompletableFuture<byte[][]> answer =
-                        reader.readAll(
-                                FILE,
-                                List.of(
-                                        new FileRange(offset, 4096),
-                                        new FileRange(offset + 8192, 4096)));
+                        twoWaves
+                                ? reader.readAll(FILE, List.of(keyPage))
+                                        .thenCompose(
+                                                key -> reader.readAll(FILE, List.of(valuePage)))
+                                : reader.readAll(FILE, List.of(keyPage, valuePage));
                 answer.whenComplete((bytes, failure) -> done[0] = System.nanoTime());
                 out.add(new Lookup(System.nanoTime(), answer, done));
             }

@@ -34,7 +34,10 @@ public final class AsyncFileStore extends ForwardingFileStore {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger peak = new AtomicInteger();
     private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong bytes = new AtomicLong();
     private final List<Runnable> held = new ArrayList<>();
+    // Ranges of each held request, beside it.
+    private final List<Integer> heldRanges = new ArrayList<>();
     private boolean hold;
 
     public AsyncFileStore(FileStore delegate) {
@@ -44,6 +47,11 @@ public final class AsyncFileStore extends ForwardingFileStore {
     /** Requests (ranges) read asynchronously so far. */
     public long requests() {
         return requests.get();
+    }
+
+    /** Bytes of the ranges read asynchronously so far. */
+    public long bytes() {
+        return bytes.get();
     }
 
     /** The most requests in flight at once so far. */
@@ -68,8 +76,34 @@ public final class AsyncFileStore extends ForwardingFileStore {
             hold = false;
             answers = new ArrayList<>(held);
             held.clear();
+            heldRanges.clear();
         }
         answers.forEach(io::execute);
+    }
+
+    /**
+     * Answers the held requests wave by wave in the calling thread, still holding the requests
+     * their answers lead to, until none is held; returns the requests (ranges) of each wave. An
+     * asynchronous lookup replays in the thread that answers its wave's last request, so the next
+     * wave is held in full when an answer returns: the count is deterministic.
+     *
+     * <p>Example: a cold hit whose key and value pages come in one wave gives {@code [2]}.
+     */
+    public List<Integer> answerWaves() {
+        List<Integer> waves = new ArrayList<>();
+        while (true) {
+            List<Runnable> answers;
+            synchronized (this) {
+                if (held.isEmpty()) {
+                    return waves;
+                }
+                answers = new ArrayList<>(held);
+                waves.add(heldRanges.stream().mapToInt(Integer::intValue).sum());
+                held.clear();
+                heldRanges.clear();
+            }
+            answers.forEach(Runnable::run);
+        }
     }
 
     /** Requests waiting for {@link #release()}. */
@@ -97,6 +131,9 @@ public final class AsyncFileStore extends ForwardingFileStore {
                 int now = inFlight.addAndGet(ranges.size());
                 peak.accumulateAndGet(now, Math::max);
                 requests.addAndGet(ranges.size());
+                for (FileRange range : ranges) {
+                    bytes.addAndGet(range.length());
+                }
                 CompletableFuture<byte[][]> result = new CompletableFuture<>();
                 Runnable answer =
                         () -> {
@@ -110,6 +147,7 @@ public final class AsyncFileStore extends ForwardingFileStore {
                 synchronized (AsyncFileStore.this) {
                     if (hold) {
                         held.add(answer);
+                        heldRanges.add(ranges.size());
                         return result;
                     }
                 }

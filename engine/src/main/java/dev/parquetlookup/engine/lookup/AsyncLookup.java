@@ -16,9 +16,12 @@ import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -27,7 +30,8 @@ import java.util.concurrent.CompletionException;
  * (pages of local files, read inline; bytes of earlier waves); when it needs bytes still to come,
  * it starts their requests (with the value pages the key page's rows will need, so a cold lookup is
  * one round trip), returns the thread, and replays the lookup when they arrive. No thread waits on
- * a request.
+ * a request. A page read ahead inside a longer range (a column's pages under a key page, fetched as
+ * one range) is taken out of that range's bytes: every byte fetched once.
  */
 final class AsyncLookup extends LookupContext {
 
@@ -46,7 +50,9 @@ final class AsyncLookup extends LookupContext {
 
     private final String path;
     private final Attempt lookup;
-    private final List<String> projected;
+    private final LookupPlan plan;
+    // The columns whose pages a key page's rows need (read ahead): built on the first read-ahead.
+    @Nullable private List<String> readAheadColumns;
     private final RequestLimiter limiter;
     private final CompletableFuture<List<Object[]>> result = new CompletableFuture<>();
 
@@ -68,13 +74,13 @@ final class AsyncLookup extends LookupContext {
     private int waves;
 
     /**
-     * An asynchronous run of {@code lookup} in the table at {@code path}, returning the {@code
-     * projected} columns (the pages a hit reads are read ahead).
+     * An asynchronous run of {@code lookup} of {@code plan} in the table at {@code path} (the pages
+     * a hit reads are read ahead: its projected columns, and its later key columns).
      */
-    AsyncLookup(String path, Attempt lookup, List<String> projected, RequestLimiter limiter) {
+    AsyncLookup(String path, Attempt lookup, LookupPlan plan, RequestLimiter limiter) {
         this.path = path;
         this.lookup = lookup;
-        this.projected = projected;
+        this.plan = plan;
         this.limiter = limiter;
     }
 
@@ -202,7 +208,7 @@ final class AsyncLookup extends LookupContext {
         List<FileRange> need = null;
         List<Integer> slots = null;
         for (int i = 0; i < out.length; i++) {
-            byte[] bytes = fetched == null ? null : fetched.get(new RangeKey(reads, ranges.get(i)));
+            byte[] bytes = fetched == null ? null : fetched(reads, ranges.get(i));
             if (bytes == null) {
                 // On the local disk tier: read here, no request, no future (a warm lookup).
                 bytes = source.readHeld(ranges.get(i));
@@ -238,9 +244,44 @@ final class AsyncLookup extends LookupContext {
             return out; // local or cached: no thread hand-off
         }
         if (currentFile != null && currentFile.reads() == reads && !pages.isEmpty()) {
-            readAhead(reads, currentFile.readAhead(pages, projected));
+            readAhead(reads, currentFile.readAhead(pages, readAheadColumns()));
         }
         throw PagesPending.INSTANCE;
+    }
+
+    /** The bytes of {@code range} fetched by an earlier wave, alone or inside a longer range. */
+    @Nullable
+    private byte[] fetched(InFlightReads reads, FileRange range) {
+        byte[] bytes = fetched.get(new RangeKey(reads, range));
+        if (bytes != null) {
+            return bytes;
+        }
+        for (Map.Entry<RangeKey, byte[]> e : fetched.entrySet()) {
+            FileRange run = e.getKey().range();
+            if (e.getKey().reads() == reads && run.contains(range)) {
+                int from = (int) (range.offset() - run.offset());
+                return Arrays.copyOfRange(e.getValue(), from, from + range.length());
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The projected columns, and for a sort-key lookup of more than one column its later key
+     * columns (the composite key search reads their pages under the leading key's rows).
+     */
+    private List<String> readAheadColumns() {
+        if (readAheadColumns == null) {
+            List<String> keys = plan.keyColumns();
+            if (plan.secondary() || keys.size() < 2) {
+                readAheadColumns = plan.projectedColumns();
+            } else {
+                Set<String> columns = new LinkedHashSet<>(plan.projectedColumns());
+                columns.addAll(keys.subList(1, keys.size()));
+                readAheadColumns = List.copyOf(columns);
+            }
+        }
+        return readAheadColumns;
     }
 
     private void readAhead(InFlightReads reads, List<FileRange> ranges) {

@@ -328,11 +328,7 @@ public final class DimensionTable implements Closeable {
         if (comparable == null) {
             return CompletableFuture.completedFuture(List.of());
         }
-        return new AsyncLookup(
-                        config.path(),
-                        ctx -> lookup(plan, comparable, ctx),
-                        plan.projectedColumns(),
-                        limiter)
+        return new AsyncLookup(config.path(), ctx -> lookup(plan, comparable, ctx), plan, limiter)
                 .run();
     }
 

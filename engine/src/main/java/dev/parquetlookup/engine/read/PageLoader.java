@@ -44,7 +44,16 @@ public final class PageLoader {
     /** Dictionary pages larger than this are not read ahead (they are fetched when needed). */
     private static final int MAX_PREFETCHED_DICTIONARY = 1 << 20;
 
-    /** Value pages per column read ahead with a key page; more are fetched when needed. */
+    /**
+     * The pages of one column under a key page's rows are read ahead as one range when they span at
+     * most this many bytes (1 MiB, as many as the hedging reader still hedges), counted over the
+     * columns of one key page together: one GET whose extra bytes take about a round trip at most.
+     * Past it, at most {@value #MAX_PREFETCHED_PAGES} pages of a column are read ahead, each as its
+     * own range (what every column got before).
+     */
+    static final int MAX_READ_AHEAD_RUN = 1 << 20;
+
+    /** Value pages per column read ahead with a key page when their run is above the bound. */
     private static final int MAX_PREFETCHED_PAGES = 2;
 
     /** Rows {@code [from, to)} of one leaf column in one row group. */
@@ -456,10 +465,17 @@ public final class PageLoader {
 
     /**
      * Ranges worth reading together with the given missing pages: for a page of the leading key,
-     * the pages of {@code projected} leaves that overlap its rows (the rows a hit will read) and
-     * their dictionary pages, unless cached. This turns a cold lookup into one round trip.
+     * the pages of {@code columns} (leaves: the projected columns and the lookup's later key
+     * columns) that overlap its rows (the rows a hit will read) and their dictionary pages, unless
+     * cached. This turns a cold lookup into one round trip. The pages of one column are one range
+     * when they span at most what is left of {@link #MAX_READ_AHEAD_RUN} bytes for the key page
+     * (the lookup takes each page out of it), else its first {@value #MAX_PREFETCHED_PAGES} pages,
+     * one range each.
+     *
+     * <p>Example: a 256-row key page over a string column of 16-row pages of 2 KiB each: one range
+     * of 32 KiB holding the 16 pages, where two ranges held the first two pages before.
      */
-    public List<FileRange> readAhead(List<LoadedPage> missing, int[] projected) {
+    public List<FileRange> readAhead(List<LoadedPage> missing, int[] columns) {
         int keyLeaf = meta.keyLeaves()[0];
         List<FileRange> ranges = null;
         for (LoadedPage page : missing) {
@@ -470,7 +486,8 @@ public final class PageLoader {
             PageLocations keyPages = rg.columns()[keyLeaf].pages();
             long from = keyPages.firstRows()[page.pageNumber];
             long to = keyPages.endRow(page.pageNumber, rg.rowCount());
-            for (int leaf : projected) {
+            long runBytes = MAX_READ_AHEAD_RUN; // left for this key page's runs
+            for (int leaf : columns) {
                 if (leaf == keyLeaf) {
                     continue;
                 }
@@ -483,11 +500,19 @@ public final class PageLoader {
                     ranges = new ArrayList<>(4);
                 }
                 int first = locations.pageOfRow(from);
-                int last = Math.min(locations.pageOfRow(to - 1), first + MAX_PREFETCHED_PAGES - 1);
-                for (int p = first; p <= last; p++) {
-                    if (pageCache == null
-                            || pageCache.page(file(), rg.ordinal(), leaf, p) == null) {
-                        ranges.add(locations.range(p));
+                int last = locations.pageOfRow(to - 1);
+                long span =
+                        locations.offsets()[last]
+                                + locations.sizes()[last]
+                                - locations.offsets()[first];
+                if (span <= runBytes) {
+                    runBytes -= span;
+                    addRuns(rg, leaf, locations, first, last, ranges);
+                } else {
+                    for (int p = first; p <= last && p < first + MAX_PREFETCHED_PAGES; p++) {
+                        if (!cached(rg, leaf, p)) {
+                            ranges.add(locations.range(p));
+                        }
                     }
                 }
                 if (chunk.hasDictionaryPage()
@@ -498,7 +523,69 @@ public final class PageLoader {
                 }
             }
         }
-        return ranges == null ? List.of() : ranges;
+        if (ranges == null || ranges.isEmpty()) {
+            return List.of(); // every page cached
+        }
+        return missing.size() == 1 ? ranges : withoutOverlaps(ranges);
+    }
+
+    /**
+     * {@code ranges} with overlapping ones merged (the runs under two key pages of one lookup may
+     * share a page), so that no byte is asked for twice.
+     */
+    private static List<FileRange> withoutOverlaps(List<FileRange> ranges) {
+        List<FileRange> sorted = new ArrayList<>(ranges);
+        sorted.sort(java.util.Comparator.comparingLong(FileRange::offset));
+        List<FileRange> merged = new ArrayList<>(sorted.size());
+        FileRange current = sorted.get(0);
+        for (int i = 1; i < sorted.size(); i++) {
+            FileRange next = sorted.get(i);
+            if (next.offset() < current.end()) {
+                long end = Math.max(current.end(), next.end());
+                current = new FileRange(current.offset(), (int) (end - current.offset()));
+            } else {
+                merged.add(current);
+                current = next;
+            }
+        }
+        merged.add(current);
+        return merged;
+    }
+
+    /**
+     * Adds pages {@code [first, last]} of a column chunk as ranges: each run of pages next to each
+     * other in the file that the page cache does not hold is one range.
+     */
+    private void addRuns(
+            RowGroupInfo rg,
+            int leaf,
+            PageLocations locations,
+            int first,
+            int last,
+            List<FileRange> ranges) {
+        long runStart = -1;
+        long runEnd = -1;
+        for (int p = first; p <= last; p++) {
+            if (cached(rg, leaf, p)) {
+                continue;
+            }
+            long offset = locations.offsets()[p];
+            if (runStart >= 0 && offset != runEnd) {
+                ranges.add(new FileRange(runStart, (int) (runEnd - runStart)));
+                runStart = -1;
+            }
+            if (runStart < 0) {
+                runStart = offset;
+            }
+            runEnd = offset + locations.sizes()[p];
+        }
+        if (runStart >= 0) {
+            ranges.add(new FileRange(runStart, (int) (runEnd - runStart)));
+        }
+    }
+
+    private boolean cached(RowGroupInfo rg, int leaf, int page) {
+        return pageCache != null && pageCache.page(file(), rg.ordinal(), leaf, page) != null;
     }
 
     /**
