@@ -24,7 +24,9 @@ import java.util.Map;
  * dimension tables' {@code WITH} clause, e.g. {@code --option
  * hadoop.fs.s3a.vectored.active.ranged.reads=64}). The {@code paimon} suite (not part of {@code
  * all}) takes {@code --parallelism} and {@code --events} (default 200,000) too. {@code --layout
- * protocol|prepared|both} picks the {@code flink} suite's file layouts (default both).
+ * protocol|prepared|both} picks the {@code flink} suite's file layouts (default both); {@code
+ * unsorted} and/or {@code secondary} (comma-separated) run only those, with the protocol layout as
+ * their reference ({@link FlinkLayouts#LAYOUTS}).
  *
  * @param suites the suites to run, in order
  * @param quick whether the quick size and short repetitions were asked for
@@ -39,8 +41,8 @@ import java.util.Map;
  * @param windowMillis measuring window of the {@code objectstore} suite, or 0 for its default
  * @param inflightLimit requests in flight allowed for a whole job, or 0 to use the most observed
  * @param connectorOptions connector options for the {@code objectstore} suite's tables
- * @param layout the {@code flink} suite's layouts: {@code protocol}, {@code prepared} or {@code
- *     both}
+ * @param layout the {@code flink} suite's layouts: {@code protocol}, {@code prepared}, {@code
+ *     both}, or a comma-separated list of those and {@code unsorted}, {@code secondary}
  */
 public record BenchOptions(
         List<String> suites,
@@ -65,7 +67,7 @@ public record BenchOptions(
             "usage: java -jar benchmarks/target/benchmarks.jar SUITE [--quick] [--rows N]"
                     + " [--threads N] [--out DIR] [--run-ms MS] [--reps N] [--parallelism P]"
                     + " [--events N] [--delays MS,MS] [--window-ms MS] [--inflight-limit L]"
-                    + " [--option key=value]... [--layout protocol|prepared|both]\n"
+                    + " [--option key=value]... [--layout protocol|prepared|both|unsorted,secondary]\n"
                     + "  SUITE: reader | layout | flink | pageindex | objectstore | all"
                     + " (reader-noindex: only the reader suite's files without a page index;"
                     + " reader-dict: only its dictionary-encoded layout;"
@@ -95,7 +97,9 @@ public record BenchOptions(
                     + "  --option key=value  objectstore suite: a connector option for its tables"
                     + " (repeatable)\n"
                     + "  --layout L  flink suite: the seed protocol's layout as parquet-java writes"
-                    + " it (protocol), the writer's default (prepared) or both (default)";
+                    + " it (protocol, with its unsorted and secondary layouts), the writer's default"
+                    + " (prepared) or both (default); unsorted and/or secondary (comma-separated)"
+                    + " alone: those, with the protocol layout's sync and async as reference";
 
     public BenchOptions {
         suites = List.copyOf(suites);
@@ -214,10 +218,8 @@ public record BenchOptions(
             if (maxThreads > 1) {
                 threadCounts.add(maxThreads);
             }
-            if (!List.of("protocol", "prepared", "both").contains(layout)) {
-                throw new IllegalArgumentException(
-                        "--layout must be protocol, prepared or both, got '" + layout + "'");
-            }
+            FlinkLayouts.selected(layout); // checks the names
+
             long run = runMillis != null ? runMillis : quick ? 200 : 2_000;
             return new BenchOptions(
                     suites,

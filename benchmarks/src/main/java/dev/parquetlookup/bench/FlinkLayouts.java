@@ -2,8 +2,11 @@ package dev.parquetlookup.bench;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The {@code flink} suite's file layouts and, per layout, its variants: the table options (or
@@ -17,9 +20,21 @@ final class FlinkLayouts {
     static final int UNSORTED_FILES = 10;
 
     /**
+     * The names {@code --layout} takes, alone or as a comma-separated list: {@code both} is {@code
+     * prepared,protocol}, and {@code protocol} brings {@code unsorted} and {@code secondary} with
+     * it. {@code unsorted} and {@code secondary} alone run the protocol layout too, as their
+     * reference (the same rows sorted, joined on the sort key), without its {@code FULL} variant.
+     */
+    static final List<String> LAYOUTS =
+            List.of("both", "prepared", "protocol", "unsorted", "secondary");
+
+    /** Suffix of a variant run with the layout's key indexes deleted before each of its jobs. */
+    static final String COLD = "-cold";
+
+    /**
      * One file layout measured.
      *
-     * @param name {@code prepared} or {@code protocol}
+     * @param name {@code prepared}, {@code protocol}, {@code unsorted} or {@code secondary}
      * @param system the RESULT lines' system
      * @param casePrefix prefix of the RATIO lines' case names
      * @param files the number of files the rows are split into (a directory when more than one)
@@ -49,6 +64,11 @@ final class FlinkLayouts {
             return joinKey.equals("v");
         }
 
+        /** Served through key indexes (unsorted files, or a secondary key). */
+        boolean indexed() {
+            return files > 1 || secondary();
+        }
+
         String table(String variant) {
             return "dim_" + name + "_" + variant.replace('-', '_');
         }
@@ -56,9 +76,12 @@ final class FlinkLayouts {
 
     /** The layouts of {@code --layout}: the writer's default first (the suite's main table). */
     static List<LayoutRun> of(BenchOptions options) {
+        Set<String> wanted = selected(options.layout());
+        boolean protocol = wanted.contains("protocol");
+        boolean unsorted = protocol || wanted.contains("unsorted");
+        boolean secondary = protocol || wanted.contains("secondary");
         List<LayoutRun> runs = new ArrayList<>();
-        String wanted = options.layout();
-        if (!wanted.equals("protocol")) {
+        if (wanted.contains("prepared")) {
             // The layout users get from prepare: the connector as deployed.
             runs.add(
                     new LayoutRun(
@@ -68,15 +91,19 @@ final class FlinkLayouts {
                             SeedLayout.writerDefault(options.rows()),
                             chosen(preparedVariants())));
         }
-        if (!wanted.equals("prepared")) {
-            // A user's files as parquet-java writes them (the seed protocol's lookup layout).
+        if (protocol || unsorted || secondary) {
+            // A user's files as parquet-java writes them (the seed protocol's lookup layout); when
+            // only the reference of unsorted or secondary, without FULL (it loads the table into
+            // every subtask and is not what they are compared with).
             runs.add(
                     new LayoutRun(
                             "protocol",
                             FlinkSuite.SYSTEM + "-protocol",
                             "protocol-",
                             SeedLayout.lookupDefault(options.rows()),
-                            chosen(noCache(true))));
+                            chosen(noCache(protocol))));
+        }
+        if (unsorted) {
             // The same rows in a scrambled order split over several files, served through the
             // key index the connector builds per file ('unsorted-files' = 'index').
             runs.add(
@@ -85,9 +112,11 @@ final class FlinkLayouts {
                             FlinkSuite.SYSTEM + "-unsorted",
                             "unsorted-",
                             SeedLayout.lookupDefault(options.rows()).withSorted(false),
-                            noCache(false),
+                            withCold(noCache(false)),
                             UNSORTED_FILES,
                             "k"));
+        }
+        if (secondary) {
             // The protocol file itself joined on v, a column it is not sorted by: lookups by a
             // secondary key through a key index on v, against FULL joined on v (the first row).
             runs.add(
@@ -96,11 +125,71 @@ final class FlinkLayouts {
                             FlinkSuite.SYSTEM + "-secondary",
                             "secondary-",
                             SeedLayout.lookupDefault(options.rows()),
-                            chosen(noCache(true)),
+                            chosen(withCold(noCache(true))),
                             1,
                             "v"));
         }
         return runs;
+    }
+
+    /** The layout names of a {@code --layout} value, {@code both} expanded; checked. */
+    static Set<String> selected(String layout) {
+        Set<String> names = new LinkedHashSet<>();
+        for (String name : layout.toLowerCase(Locale.ROOT).split(",")) {
+            String n = name.strip();
+            if (!LAYOUTS.contains(n)) {
+                throw new IllegalArgumentException(
+                        "--layout takes "
+                                + String.join(", ", LAYOUTS)
+                                + " or a list; got '"
+                                + layout
+                                + "'");
+            }
+            if (n.equals("both")) {
+                names.add("prepared");
+                names.add("protocol");
+            } else {
+                names.add(n);
+            }
+        }
+        return names;
+    }
+
+    /** Whether {@code variant} runs with the layout's key indexes deleted before each job. */
+    static boolean cold(String variant) {
+        return variant.endsWith(COLD);
+    }
+
+    /** The variant whose table options and hints a cold variant uses. */
+    static String base(String variant) {
+        return cold(variant) ? variant.substring(0, variant.length() - COLD.length()) : variant;
+    }
+
+    /** The LOOKUP hint options of a variant (cold or not), or null. */
+    static String hint(String variant) {
+        return HINTS.get(base(variant));
+    }
+
+    /**
+     * The variants, and after the no-cache ones the same again with the key indexes deleted before
+     * each job ({@link #COLD}): the first enriched row and the job's rate with the indexes' build.
+     */
+    private static Map<String, String> withCold(Map<String, String> variants) {
+        Map<String, String> all = new LinkedHashMap<>();
+        variants.forEach(
+                (name, with) -> {
+                    if (name.endsWith("-nocache")) {
+                        all.put(name, with);
+                    }
+                });
+        variants.forEach(
+                (name, with) -> {
+                    if (name.endsWith("-nocache")) {
+                        all.put(name + COLD, with);
+                    }
+                });
+        variants.forEach(all::putIfAbsent);
+        return all;
     }
 
     /**

@@ -48,18 +48,22 @@ import java.util.Map;
  *   <li>{@code unsorted} (system {@code flink-sql-unsorted}): the same rows scrambled over 10
  *       files, served through key indexes, against the protocol layout's sorted file;
  *   <li>{@code secondary} (system {@code flink-sql-secondary}): the protocol layout's file joined
- *       on {@code v} (a column it is not sorted by, through a key index on {@code v} built in each
- *       job) against the same file joined on {@code k}, and the first row against {@code FULL}
- *       joined on {@code v}.
+ *       on {@code v} (a column it is not sorted by, through a key index on {@code v}) against the
+ *       same file joined on {@code k}, and the first row against {@code FULL} joined on {@code v}.
  * </ul>
  *
- * The rows go to a {@code blackhole} sink through a function that fingerprints them (a collecting
- * sink would measure its own polling). A job ends when the cluster's job-result future completes
- * ({@link JobEnd}; REST polling rounded jobs up to the next of 1.27, 2.55, 4.55 s...). Reported per
- * variant: enriched events/s and the time to the first enriched row, both from job submission, the
- * rate after the first row, and the JVM's CPU time per event. Below 1M rows (a smoke run) one job
- * per variant, no warm-up job. RATIO lines: ours / FULL, / the regular join, async / sync. Every
- * variant's rows are fingerprinted and must equal the dataset's answer.
+ * The two indexed layouts keep their indexes in a directory of their own ({@code local-cache.dir}
+ * under {@code --out}), emptied before the layout's warm-up job, which builds them: the plain
+ * variants measure lookups once indexed; their {@code -cold} twins ({@link FlinkLayouts#COLD}) run
+ * with the directory emptied before each job, so their first row and rate include the builds.
+ *
+ * <p>The rows go to a {@code blackhole} sink through a function that fingerprints them (a
+ * collecting sink would measure its own polling). A job ends when the cluster's job-result future
+ * completes ({@link JobEnd}; REST polling rounded jobs up to the next of 1.27, 2.55, 4.55 s...).
+ * Reported per variant: enriched events/s and the time to the first enriched row, both from job
+ * submission, the rate after the first row, and the JVM's CPU time per event. Below 1M rows (a
+ * smoke run) one job per variant, no warm-up job. RATIO lines: ours / FULL, / the regular join,
+ * async / sync. Every variant's rows are fingerprinted and must equal the dataset's answer.
  */
 final class FlinkSuite {
 
@@ -205,20 +209,20 @@ final class FlinkSuite {
     }
 
     /**
-     * Where the joins on v keep their key indexes: emptied before each of their jobs, so that every
-     * job's first row includes the index's build (a job restarted on the same files would reuse
-     * it).
+     * Where an indexed layout (unsorted files, joins on v) keeps its key indexes: emptied before
+     * its warm-up job and before each job of a cold variant, so that such a job's first row
+     * includes the builds (a job restarted on the same files would reuse them).
      */
-    private Path secondaryIndexes() {
-        return report.out().resolve("flink-secondary-indexes");
+    private Path indexes(FlinkLayouts.LayoutRun run) {
+        return report.out().resolve("flink-" + run.name() + "-indexes");
     }
 
     private void createTables(
             StreamTableEnvironment tables, Path file, FlinkLayouts.LayoutRun run) {
         for (Map.Entry<String, String> v : run.variants().entrySet()) {
             String with = v.getValue() == null ? "" : ", " + v.getValue();
-            if (run.secondary()) {
-                with += ", 'local-cache.dir' = '" + secondaryIndexes().toAbsolutePath() + "'";
+            if (run.indexed()) {
+                with += ", 'local-cache.dir' = '" + indexes(run).toAbsolutePath() + "'";
             }
             tables.executeSql(
                     "CREATE TEMPORARY TABLE "
@@ -241,6 +245,9 @@ final class FlinkSuite {
             long expected)
             throws Exception {
         Map<String, List<Job>> jobs = new LinkedHashMap<>();
+        if (run.indexed()) {
+            LocalCluster.deleteTree(indexes(run));
+        }
         if (!smokeSize()) {
             // Warm-up: one job of the first variant (class loading, planner, the file's pages in
             // the OS cache), not recorded.
@@ -252,8 +259,8 @@ final class FlinkSuite {
                 Collections.reverse(order);
             }
             for (String name : order) {
-                if (run.secondary()) {
-                    LocalCluster.deleteTree(secondaryIndexes());
+                if (run.indexed() && FlinkLayouts.cold(name)) {
+                    LocalCluster.deleteTree(indexes(run));
                 }
                 Job job =
                         runJob(
@@ -261,7 +268,7 @@ final class FlinkSuite {
                                 tables,
                                 run.table(name),
                                 run.variants().get(name) == null,
-                                FlinkLayouts.HINTS.get(name),
+                                FlinkLayouts.hint(name),
                                 run.joinKey());
                 if (job.rows() != events || job.fingerprint() != expected) {
                     throw new IllegalStateException(
@@ -387,15 +394,17 @@ final class FlinkSuite {
             }
             String sorted = SYSTEM + "-protocol";
             for (String variant : unsorted.variants().keySet()) {
+                // A cold variant (the builds in the job) against the sorted file's same variant.
+                String base = FlinkLayouts.base(variant);
                 ResultRow ours = report.find(SUITE, unsorted.system(), variant, parallelism);
-                ResultRow peer = report.find(SUITE, sorted, variant, parallelism);
+                ResultRow peer = report.find(SUITE, sorted, base, parallelism);
                 if (ours != null && peer != null) {
                     report.ratios(
                             SUITE,
                             unsorted.casePrefix() + variant + "-vs-sorted",
                             parallelism,
                             Map.of(
-                                    variant + "/protocol-sorted-" + variant,
+                                    variant + "/protocol-sorted-" + base,
                                     ours.opsPerSec() / peer.opsPerSec()));
                 }
             }
@@ -403,8 +412,10 @@ final class FlinkSuite {
     }
 
     /**
-     * The joins on v (a secondary key) against the same file joined on k (its sort key), events/s;
-     * and the first enriched row of FULL joined on v over that of the lookups by v.
+     * The joins on v (a secondary key) against the same file joined on k (its sort key), events/s
+     * once indexed and, for the cold variant, with the build in the job; and the first enriched row
+     * of FULL joined on v over that of the lookups by v with the index built in the job (the cold
+     * variant; the plain one if the cold one was not run).
      */
     private void secondaryRatios(List<FlinkLayouts.LayoutRun> runs, int parallelism) {
         for (FlinkLayouts.LayoutRun secondary : runs) {
@@ -415,20 +426,31 @@ final class FlinkSuite {
             for (String variant : secondary.variants().keySet()) {
                 ResultRow ours = report.find(SUITE, secondary.system(), variant, parallelism);
                 ResultRow byKey = report.find(SUITE, SYSTEM + "-protocol", variant, parallelism);
-                if (ours == null || byKey == null || variant.equals("full-cache")) {
+                if (ours == null
+                        || byKey == null
+                        || variant.equals("full-cache")
+                        || FlinkLayouts.cold(variant)) {
                     continue;
                 }
                 Map<String, Double> ratios = new LinkedHashMap<>();
                 ratios.put(
                         variant + "/protocol-sortkey-" + variant,
                         ours.opsPerSec() / byKey.opsPerSec());
-                if (full != null) {
+                String coldName = variant + FlinkLayouts.COLD;
+                ResultRow cold = report.find(SUITE, secondary.system(), coldName, parallelism);
+                if (cold != null) {
                     ratios.put(
-                            "full_cache_first_row/" + variant + "_first_row",
+                            coldName + "/protocol-sortkey-" + variant,
+                            cold.opsPerSec() / byKey.opsPerSec());
+                }
+                if (full != null) {
+                    ResultRow first = cold != null ? cold : ours;
+                    ratios.put(
+                            "full_cache_first_row/" + first.caseName() + "_first_row",
                             Double.parseDouble(full.extra().get("first_row_ms"))
                                     / Math.max(
                                             1,
-                                            Double.parseDouble(ours.extra().get("first_row_ms"))));
+                                            Double.parseDouble(first.extra().get("first_row_ms"))));
                 }
                 report.ratios(
                         SUITE,

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Runs every suite with {@code --quick} at a tiny size so the benchmarks never rot. Checks the
@@ -241,6 +242,7 @@ class BenchmarksSmokeTest {
                                         "RESULT suite=flink system=flink-sql-secondary"
                                                 + " case=full-cache "));
         for (String variant : List.of("sync-nocache", "async-nocache")) {
+            // Once indexed, with the index built in the job (cold), and FULL's first row.
             assertThat(lines)
                     .anyMatch(
                             l ->
@@ -251,9 +253,27 @@ class BenchmarksSmokeTest {
                                                     + variant
                                                     + "/protocol-sortkey-"
                                                     + variant
+                                                    + "=[\\d.]+ "
+                                                    + variant
+                                                    + "-cold/protocol-sortkey-"
+                                                    + variant
                                                     + "=[\\d.]+ full_cache_first_row/"
                                                     + variant
-                                                    + "_first_row=[\\d.]+.*"));
+                                                    + "-cold_first_row=[\\d.]+.*"));
+            // The unsorted files' first row with their indexes deleted, against the sorted file.
+            assertThat(lines)
+                    .anyMatch(
+                            l ->
+                                    l.startsWith(
+                                                    "RATIO suite=flink case=unsorted-"
+                                                            + variant
+                                                            + "-cold-vs-sorted")
+                                            && l.contains(
+                                                    " "
+                                                            + variant
+                                                            + "-cold/protocol-sorted-"
+                                                            + variant
+                                                            + "="));
         }
 
         assertThat(results)
@@ -426,6 +446,36 @@ class BenchmarksSmokeTest {
             assertThat(BenchMain.run(console, "objectstore", "--option", "novalue")).isEqualTo(2);
         }
         assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("usage: java -jar");
+    }
+
+    @Test
+    void flinkLayoutsCanBeChosenWithTheirReference() {
+        List<FlinkLayouts.LayoutRun> runs =
+                FlinkLayouts.of(BenchOptions.parse("flink", "--layout", "unsorted,secondary"));
+        assertThat(runs)
+                .extracting(FlinkLayouts.LayoutRun::name)
+                .containsExactly("protocol", "unsorted", "secondary");
+        // The sorted reference without FULL; the indexed layouts with their cold twins.
+        assertThat(runs.get(0).variants()).containsOnlyKeys("sync-nocache", "async-nocache");
+        assertThat(runs.get(1).variants())
+                .containsOnlyKeys(
+                        "sync-nocache", "async-nocache", "sync-nocache-cold", "async-nocache-cold");
+        assertThat(runs.get(2).variants()).containsKey("full-cache");
+        assertThat(FlinkLayouts.hint("async-nocache-cold")).isEqualTo("'async' = 'true'");
+        assertThat(FlinkLayouts.of(BenchOptions.parse("flink", "--layout", "secondary")))
+                .extracting(FlinkLayouts.LayoutRun::name)
+                .containsExactly("protocol", "secondary");
+        assertThat(FlinkLayouts.of(BenchOptions.parse("flink")))
+                .extracting(FlinkLayouts.LayoutRun::name)
+                .containsExactly("prepared", "protocol", "unsorted", "secondary");
+        assertThat(
+                        FlinkLayouts.of(BenchOptions.parse("flink", "--layout", "protocol"))
+                                .get(0)
+                                .variants())
+                .containsKey("full-cache");
+        assertThatThrownBy(() -> BenchOptions.parse("flink", "--layout", "sorted"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--layout");
     }
 
     @Test
