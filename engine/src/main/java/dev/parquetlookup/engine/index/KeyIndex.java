@@ -15,7 +15,15 @@ import java.util.zip.CRC32C;
 
 /**
  * One key index file, memory-mapped and checked: the sorted codes of a data file's keys ({@link
- * KeyCodes}) with the row position of each, found by binary search. Immutable and thread-safe.
+ * KeyCodes}) with the row position of each. Immutable and thread-safe.
+ *
+ * <p>A code is found through a directory kept in the heap, built when the file is opened: the
+ * codes' range cut into equal slices (about one per {@link #CODES_PER_SLICE} entries, at most
+ * {@link #MAX_SLICES}), each pointing at its first entry, so a search reads one directory slot and
+ * a few neighbouring codes instead of about log2(n) codes spread over the mapped file, and a code
+ * outside the file's range reads nothing. A table of unsorted files asks every file's index for
+ * every key (each file spans the whole key range), so this search is most of what such a lookup
+ * costs.
  *
  * <p>Layout (little-endian), written by {@link KeyIndexWriter}:
  *
@@ -36,6 +44,14 @@ public final class KeyIndex {
     static final int END_MAGIC = 0x454B4C50; // "PLKE" little-endian
     static final int TRAILER = 8;
 
+    private static final long[] NO_ROWS = new long[0];
+
+    /** Entries per directory slice aimed at (a slice's codes span a few cache lines). */
+    static final int CODES_PER_SLICE = 16;
+
+    /** Slices at most: a directory of at most 1 MiB of heap per index. */
+    static final int MAX_SLICES = 1 << 18;
+
     private final Path path;
     private final IndexHeader header;
     private final long entries;
@@ -44,6 +60,20 @@ public final class KeyIndex {
     private final IntBuffer narrowPositions;
     private final LongBuffer widePositions;
 
+    /** The smallest code; unused when there are no entries. */
+    private final long min;
+
+    /** The largest code minus {@link #min}, unsigned. */
+    private final long span;
+
+    /** A code's slice is {@code (code - min) >>> shift}. */
+    private final int shift;
+
+    /**
+     * {@code slices[s]}: the first entry whose slice is at least {@code s}; one slot past the last.
+     */
+    private final int[] slices;
+
     private KeyIndex(
             Path path,
             IndexHeader header,
@@ -51,7 +81,8 @@ public final class KeyIndex {
             long bytes,
             LongBuffer codes,
             IntBuffer narrowPositions,
-            LongBuffer widePositions) {
+            LongBuffer widePositions)
+            throws Damaged {
         this.path = path;
         this.header = header;
         this.entries = entries;
@@ -59,6 +90,30 @@ public final class KeyIndex {
         this.codes = codes;
         this.narrowPositions = narrowPositions;
         this.widePositions = widePositions;
+        int n = (int) entries;
+        this.min = n == 0 ? 0 : codes.get(0);
+        this.span = n == 0 ? 0 : codes.get(n - 1) - min;
+        int wanted = Math.max(2, Math.min(MAX_SLICES, n / CODES_PER_SLICE)); // shift < 64
+        int bits = 32 - Integer.numberOfLeadingZeros(wanted - 1); // 2^bits >= wanted
+        this.shift = Math.max(0, (64 - Long.numberOfLeadingZeros(span)) - bits);
+        int count = (int) (span >>> shift) + 1;
+        this.slices = new int[count + 1];
+        int slice = 0;
+        long previous = min;
+        for (int i = 0; i < n; i++) {
+            long code = codes.get(i);
+            if (code < previous) {
+                throw new Damaged(path, "codes out of order at entry " + i);
+            }
+            previous = code;
+            int of = (int) ((code - min) >>> shift);
+            while (slice <= of) {
+                slices[slice++] = i;
+            }
+        }
+        while (slice <= count) {
+            slices[slice++] = n;
+        }
     }
 
     /** The index file was damaged, truncated or written for another file version: rebuild it. */
@@ -162,8 +217,13 @@ public final class KeyIndex {
 
     /** The positions (row numbers in the file, ascending) of rows whose key has {@code code}. */
     public long[] rows(long code) {
-        int lo = 0;
-        int hi = (int) entries;
+        long offset = code - min;
+        if (entries == 0 || Long.compareUnsigned(offset, span) > 0) {
+            return NO_ROWS; // below the smallest code or above the largest
+        }
+        int slice = (int) (offset >>> shift);
+        int lo = slices[slice];
+        int hi = slices[slice + 1];
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             if (codes.get(mid) < code) {
@@ -175,6 +235,9 @@ public final class KeyIndex {
         int end = lo;
         while (end < entries && codes.get(end) == code) {
             end++;
+        }
+        if (end == lo) {
+            return NO_ROWS;
         }
         long[] rows = new long[end - lo];
         for (int i = lo; i < end; i++) {

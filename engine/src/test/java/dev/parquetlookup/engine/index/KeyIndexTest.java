@@ -95,6 +95,62 @@ class KeyIndexTest {
         assertThat(index.rows(12345678901L)).isEmpty();
     }
 
+    /**
+     * The directory over the codes' range finds every code and nothing else, whatever the codes'
+     * spread: dense integers, a few far outliers (most codes in one slice), the extremes of the
+     * long range, hashed codes, one repeated code, and indexes smaller than a slice.
+     */
+    @Test
+    void everyCodeIsFoundAndItsNeighboursAreNotWhateverTheCodesSpread() throws IOException {
+        Random random = new Random(20261206L);
+        List<long[]> shapes = new ArrayList<>();
+        long[] dense = new long[40_000];
+        for (int i = 0; i < dense.length; i++) {
+            dense[i] = 3 * (long) ((i * 7919) % dense.length) + 5; // every third integer, shuffled
+        }
+        shapes.add(dense);
+        long[] outliers = dense.clone();
+        outliers[17] = Long.MAX_VALUE - 1;
+        outliers[18] = -4_000_000_000_000L;
+        shapes.add(outliers);
+        long[] hashed = new long[30_000];
+        for (int i = 0; i < hashed.length; i++) {
+            hashed[i] = random.nextLong();
+        }
+        hashed[0] = Long.MIN_VALUE;
+        hashed[1] = Long.MAX_VALUE;
+        shapes.add(hashed);
+        shapes.add(new long[] {42, 42, 42, 42});
+        shapes.add(new long[] {-1});
+        shapes.add(new long[] {9, -3, 9, Long.MIN_VALUE + 1});
+        int n = 0;
+        for (long[] codes : shapes) {
+            Path file = write(codes, 1 << 20, "shape" + n++ + ".pli");
+            KeyIndex index = KeyIndex.open(file, HEADER);
+            TreeMap<Long, List<Long>> expected = new TreeMap<>();
+            for (int row = 0; row < codes.length; row++) {
+                expected.computeIfAbsent(codes[row], c -> new ArrayList<>()).add((long) row);
+            }
+            for (var e : expected.entrySet()) {
+                long code = e.getKey();
+                assertThat(index.rows(code))
+                        .as("code %d", code)
+                        .containsExactly(
+                                e.getValue().stream().mapToLong(Long::longValue).toArray());
+                for (long near : new long[] {code - 1, code + 1}) {
+                    if (!expected.containsKey(near)) {
+                        assertThat(index.rows(near)).as("absent code %d", near).isEmpty();
+                    }
+                }
+            }
+            for (long absent : new long[] {Long.MIN_VALUE, Long.MAX_VALUE, 0, 1, 2, 4}) {
+                if (!expected.containsKey(absent)) {
+                    assertThat(index.rows(absent)).as("absent code %d", absent).isEmpty();
+                }
+            }
+        }
+    }
+
     @Test
     void damageOfAnyKindIsDetectedAtOpen() throws IOException {
         Path file = write(randomCodes(1), 1 << 20, "index.pli");
