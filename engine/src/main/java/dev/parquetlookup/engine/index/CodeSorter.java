@@ -225,7 +225,7 @@ final class CodeSorter implements Closeable {
      * for keys spanning 16M values, 6 for 64-bit hashes). An entry moves as one (16 adjacent
      * bytes), one write stream per digit value.
      */
-    static void sort(long[] entries, int n, long[] scratch) {
+    private static void sort(long[] entries, int n, long[] scratch) {
         if (n < 2) {
             return;
         }
@@ -236,14 +236,7 @@ final class CodeSorter implements Closeable {
             min = Math.min(min, code);
             max = Math.max(max, code);
         }
-        radix(entries, scratch, n, min, 64 - Long.numberOfLeadingZeros(max - min));
-    }
-
-    /**
-     * Stable LSD radix sort of the first {@code n} entries, whose codes minus {@code min} fit in
-     * {@code bits} bits ({@code max - min} read unsigned); the result is in {@code entries}.
-     */
-    private static void radix(long[] entries, long[] scratch, int n, long min, int bits) {
+        int bits = 64 - Long.numberOfLeadingZeros(max - min); // max - min read unsigned
         if (bits == 0) {
             return;
         }
