@@ -256,7 +256,7 @@ final class UnsortedCase {
     }
 
     /** CPU time of the engine's index builder threads so far. */
-    private static long indexThreadsCpu() {
+    static long indexThreadsCpu() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long sum = 0;
         for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {

@@ -10,15 +10,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * Sorts (code, row position) entries in bounded memory: entries are collected in chunks of at most
- * {@code chunk} entries, each chunk is sorted by a stable radix sort on the code (signed order),
+ * {@code chunk} entries, each chunk is sorted by code (signed order; stable, see {@link #sort}),
  * and when more than one chunk is needed the sorted chunks but the last are spilled to run files in
  * {@code spillDirectory} (written in bulk, read back mapped) and merged with the last one.
  * Positions must be added in ascending order: entries with equal codes then come out in row order.
- * Memory: about 32 bytes per chunk entry. Not thread-safe.
+ * An entry is two adjacent longs, code then position, so that a sort moves it as one. Memory: about
+ * 32 bytes per chunk entry. Not thread-safe.
  *
  * <p>Example: adding {@code (7,0), (3,1), (7,2)} emits {@code (3,1), (7,0), (7,2)}.
  */
@@ -26,43 +28,42 @@ final class CodeSorter implements Closeable {
 
     /** Receives the sorted entries. */
     interface Sink {
-        /** Receives entries {@code [0, n)} of the two arrays, in order after the previous ones. */
-        void accept(long[] codes, long[] positions, int n) throws IOException;
+        /**
+         * Receives entries {@code [0, n)} of {@code entries} (entry {@code i}: code at {@code 2i},
+         * position at {@code 2i + 1}), in order after the previous ones.
+         */
+        void accept(long[] entries, int n) throws IOException;
     }
 
     private final int chunk;
     private final Path spillDirectory;
-    private long[] codes;
-    private long[] positions;
+    private long[] entries;
     private int size;
     private long total;
     private final List<Path> runs = new ArrayList<>();
     private final List<Integer> runSizes = new ArrayList<>();
-    private long[] scratchCodes;
-    private long[] scratchPositions;
+    private long[] scratch;
 
-    /** Longs per bulk write of a run. */
+    /** Longs per bulk write of a run, and per window of a run read back in the merge. */
     private static final int IO_LONGS = 1 << 13;
 
     CodeSorter(int chunk, Path spillDirectory) {
         this.chunk = chunk;
         this.spillDirectory = spillDirectory;
-        this.codes = new long[Math.min(chunk, 1 << 16)];
-        this.positions = new long[codes.length];
+        this.entries = new long[2 * Math.min(chunk, 1 << 16)];
     }
 
     void add(long code, long position) throws IOException {
-        if (size == codes.length) {
+        if (2 * size == entries.length) {
             if (size == chunk) {
                 spill();
             } else {
-                int grown = (int) Math.min(chunk, 2L * size);
-                codes = java.util.Arrays.copyOf(codes, grown);
-                positions = java.util.Arrays.copyOf(positions, grown);
+                entries = Arrays.copyOf(entries, 2 * (int) Math.min(chunk, 2L * size));
             }
         }
-        codes[size] = code;
-        positions[size++] = position;
+        entries[2 * size] = code;
+        entries[2 * size + 1] = position;
+        size++;
         total++;
     }
 
@@ -73,166 +74,165 @@ final class CodeSorter implements Closeable {
 
     /** Emits every entry in code order (rows in order within a code). */
     void emit(Sink sink) throws IOException {
-        sort(codes, positions, size, scratch());
+        sort(entries, size, scratch());
         if (runs.isEmpty()) {
-            sink.accept(codes, positions, size);
+            sink.accept(entries, size);
             return;
         }
         merge(sink);
     }
 
     private void spill() throws IOException {
-        sort(codes, positions, size, scratch());
+        sort(entries, size, scratch());
         Path run = Files.createTempFile(spillDirectory, "run-", ".tmp");
         runs.add(run);
         runSizes.add(size);
         try (FileChannel out = FileChannel.open(run, StandardOpenOption.WRITE)) {
             ByteBuffer buffer =
                     ByteBuffer.allocateDirect(IO_LONGS * 8).order(ByteOrder.nativeOrder());
-            write(out, buffer, codes, size);
-            write(out, buffer, positions, size);
+            for (int at = 0; at < 2 * size; at += IO_LONGS) {
+                int length = Math.min(IO_LONGS, 2 * size - at);
+                buffer.clear();
+                buffer.asLongBuffer().put(entries, at, length);
+                buffer.limit(length * 8);
+                while (buffer.hasRemaining()) {
+                    out.write(buffer);
+                }
+            }
         }
         size = 0;
     }
 
-    /** Writes {@code values[0, n)} in native order through {@code buffer}, in bulk. */
-    private static void write(FileChannel out, ByteBuffer buffer, long[] values, int n)
-            throws IOException {
-        for (int at = 0; at < n; at += IO_LONGS) {
-            int length = Math.min(IO_LONGS, n - at);
-            buffer.clear();
-            buffer.asLongBuffer().put(values, at, length);
-            buffer.limit(length * 8);
-            while (buffer.hasRemaining()) {
-                out.write(buffer);
-            }
+    /** The scratch array of {@link #sort}, kept from chunk to chunk. */
+    private long[] scratch() {
+        if (scratch == null || scratch.length < 2 * size) {
+            scratch = new long[entries.length];
         }
-    }
-
-    /** The scratch arrays of {@link #sort}, kept from chunk to chunk. */
-    private long[][] scratch() {
-        if (scratchCodes == null || scratchCodes.length < size) {
-            scratchCodes = new long[codes.length];
-            scratchPositions = new long[codes.length];
-        }
-        return new long[][] {scratchCodes, scratchPositions};
+        return scratch;
     }
 
     /**
-     * Merges the spilled runs (mapped) and the last chunk (in memory, not spilled): a binary heap
-     * of run numbers ordered by (head code, run), so equal codes come from the earlier run first,
-     * whose rows come first in the file.
+     * Merges the spilled runs (mapped, read in windows) and the last chunk (in memory, not spilled)
+     * through a tree of losers: {@code tree[0]} is the run holding the smallest head, {@code
+     * tree[node]} the loser of the match at that node (runs are the leaves {@code k + r}), so a new
+     * head plays one match per level. Ties go to the earlier run, whose rows come first in the
+     * file; an exhausted run loses every match.
      */
     private void merge(Sink sink) throws IOException {
         int k = runs.size() + 1;
-        LongBuffer[] runCodes = new LongBuffer[k];
-        LongBuffer[] runPositions = new LongBuffer[k];
-        int[] lengths = new int[k];
+        LongBuffer[] mapped = new LongBuffer[k];
+        long[][] window = new long[k][];
+        int[] at = new int[k]; // the head entry's index in its window (in longs)
+        int[] end = new int[k]; // the window's end (in longs)
+        int[] read = new int[k]; // longs of the run read into windows so far
+        int[] length = new int[k]; // the run's length in longs
         for (int r = 0; r < runs.size(); r++) {
             int n = runSizes.get(r);
             try (FileChannel in = FileChannel.open(runs.get(r), StandardOpenOption.READ)) {
-                ByteBuffer mapped =
+                mapped[r] =
                         in.map(FileChannel.MapMode.READ_ONLY, 0, 16L * n)
-                                .order(ByteOrder.nativeOrder());
-                runCodes[r] = mapped.slice(0, 8 * n).order(ByteOrder.nativeOrder()).asLongBuffer();
-                runPositions[r] =
-                        mapped.slice(8 * n, 8 * n).order(ByteOrder.nativeOrder()).asLongBuffer();
+                                .order(ByteOrder.nativeOrder())
+                                .asLongBuffer();
             }
-            lengths[r] = n;
+            window[r] = new long[IO_LONGS];
+            length[r] = 2 * n;
         }
-        runCodes[k - 1] = LongBuffer.wrap(codes, 0, size);
-        runPositions[k - 1] = LongBuffer.wrap(positions, 0, size);
-        lengths[k - 1] = size;
-        int[] at = new int[k];
+        window[k - 1] = entries;
+        end[k - 1] = read[k - 1] = length[k - 1] = 2 * size;
         long[] head = new long[k];
-        int[] heap = new int[k];
-        int live = 0;
+        boolean[] done = new boolean[k];
         for (int r = 0; r < k; r++) {
-            if (lengths[r] > 0) {
-                head[r] = runCodes[r].get(0);
-                heap[live] = r;
-                siftUp(heap, live++, head);
-            }
-        }
-        long[] batchCodes = new long[IO_LONGS];
-        long[] batchPositions = new long[IO_LONGS];
-        int batch = 0;
-        while (live > 0) {
-            int r = heap[0];
-            if (batch == IO_LONGS) {
-                sink.accept(batchCodes, batchPositions, batch);
-                batch = 0;
-            }
-            batchCodes[batch] = head[r];
-            batchPositions[batch++] = runPositions[r].get(at[r]);
-            if (++at[r] < lengths[r]) {
-                head[r] = runCodes[r].get(at[r]);
+            if (at[r] == end[r] && !refill(r, mapped, window, at, end, read, length)) {
+                done[r] = true;
             } else {
-                heap[0] = heap[--live];
+                head[r] = window[r][at[r]];
             }
-            siftDown(heap, live, head);
         }
-        sink.accept(batchCodes, batchPositions, batch);
+        int[] tree = new int[k];
+        int[] winners = new int[2 * k];
+        for (int r = 0; r < k; r++) {
+            winners[k + r] = r;
+        }
+        for (int node = k - 1; node >= 1; node--) {
+            int a = winners[2 * node];
+            int b = winners[2 * node + 1];
+            boolean aWins = beats(a, b, head, done);
+            winners[node] = aWins ? a : b;
+            tree[node] = aWins ? b : a;
+        }
+        tree[0] = winners[1];
+        long[] batch = new long[IO_LONGS];
+        int filled = 0;
+        int w = tree[0];
+        while (!done[w]) {
+            if (filled == IO_LONGS) {
+                sink.accept(batch, filled / 2);
+                filled = 0;
+            }
+            long[] from = window[w];
+            int i = at[w];
+            batch[filled++] = from[i];
+            batch[filled++] = from[i + 1];
+            at[w] = i += 2;
+            if (i < end[w] || refill(w, mapped, window, at, end, read, length)) {
+                head[w] = window[w][at[w]];
+            } else {
+                done[w] = true;
+            }
+            for (int node = (w + k) >>> 1; node >= 1; node >>>= 1) {
+                int other = tree[node];
+                if (beats(other, w, head, done)) {
+                    tree[node] = w;
+                    w = other;
+                }
+            }
+        }
+        sink.accept(batch, filled / 2);
     }
 
-    private static boolean before(int a, int b, long[] head) {
+    /** Whether run {@code a}'s head comes before run {@code b}'s. */
+    private static boolean beats(int a, int b, long[] head, boolean[] done) {
+        if (done[a] || done[b]) {
+            return !done[a];
+        }
         return head[a] != head[b] ? head[a] < head[b] : a < b;
     }
 
-    private static void siftUp(int[] heap, int i, long[] head) {
-        int r = heap[i];
-        while (i > 0) {
-            int parent = (i - 1) >>> 1;
-            if (!before(r, heap[parent], head)) {
-                break;
-            }
-            heap[i] = heap[parent];
-            i = parent;
+    /** Reads run {@code r}'s next window; false when the run is exhausted. */
+    private static boolean refill(
+            int r,
+            LongBuffer[] mapped,
+            long[][] window,
+            int[] at,
+            int[] end,
+            int[] read,
+            int[] length) {
+        int n = Math.min(window[r].length, length[r] - read[r]);
+        if (n == 0) {
+            return false;
         }
-        heap[i] = r;
-    }
-
-    private static void siftDown(int[] heap, int live, long[] head) {
-        if (live == 0) {
-            return;
-        }
-        int r = heap[0];
-        int i = 0;
-        while (true) {
-            int child = 2 * i + 1;
-            if (child >= live) {
-                break;
-            }
-            if (child + 1 < live && before(heap[child + 1], heap[child], head)) {
-                child++;
-            }
-            if (!before(heap[child], r, head)) {
-                break;
-            }
-            heap[i] = heap[child];
-            i = child;
-        }
-        heap[i] = r;
+        mapped[r].get(read[r], window[r], 0, n);
+        read[r] += n;
+        at[r] = 0;
+        end[r] = n;
+        return true;
     }
 
     /**
-     * Sorts the first {@code n} codes (signed order) with their positions: a stable LSD radix sort
-     * of each code's distance to the smallest code, in as few passes of at most 12 bits as that
-     * distance's width needs (2 passes for keys spanning 16M values, 6 for 64-bit hashes).
+     * Sorts the first {@code n} entries of {@code entries} by code (signed order) with a scratch
+     * array of at least {@code 2n} longs: a stable LSD radix sort of each code's distance to the
+     * smallest code, in as few passes of at most 12 bits as that distance's width needs (2 passes
+     * for keys spanning 16M values, 6 for 64-bit hashes). An entry moves as one (16 adjacent
+     * bytes), one write stream per digit value.
      */
-    static void sort(long[] codes, long[] positions, int n) {
-        sort(codes, positions, n, new long[][] {new long[n], new long[n]});
-    }
-
-    /** {@link #sort(long[], long[], int)} with scratch arrays of at least {@code n} entries. */
-    private static void sort(long[] codes, long[] positions, int n, long[][] scratch) {
+    private static void sort(long[] entries, int n, long[] scratch) {
         if (n < 2) {
             return;
         }
-        long min = codes[0];
-        long max = codes[0];
-        for (int i = 1; i < n; i++) {
-            long code = codes[i];
+        long min = entries[0];
+        long max = entries[0];
+        for (int i = 2; i < 2 * n; i += 2) {
+            long code = entries[i];
             min = Math.min(min, code);
             max = Math.max(max, code);
         }
@@ -244,38 +244,33 @@ final class CodeSorter implements Closeable {
         int digit = (bits + passes - 1) / passes;
         int mask = (1 << digit) - 1;
         int[][] counts = new int[passes][mask + 2];
-        for (int i = 0; i < n; i++) {
-            long k = codes[i] - min;
+        int stop = 2 * n;
+        for (int i = 0; i < stop; i += 2) {
+            long k = entries[i] - min;
             for (int p = 0; p < passes; p++) {
                 counts[p][(int) ((k >>> (digit * p)) & mask) + 1]++;
             }
         }
-        long[] fromCodes = codes;
-        long[] fromPositions = positions;
-        long[] toCodes = scratch[0];
-        long[] toPositions = scratch[1];
+        long[] in = entries;
+        long[] out = scratch;
         for (int p = 0; p < passes; p++) {
             int[] count = counts[p];
             for (int v = 1; v < count.length; v++) {
                 count[v] += count[v - 1];
             }
             int shift = digit * p;
-            for (int i = 0; i < n; i++) {
-                long code = fromCodes[i];
-                int slot = count[(int) (((code - min) >>> shift) & mask)]++;
-                toCodes[slot] = code;
-                toPositions[slot] = fromPositions[i];
+            for (int i = 0; i < stop; i += 2) {
+                long code = in[i];
+                int slot = 2 * count[(int) (((code - min) >>> shift) & mask)]++;
+                out[slot] = code;
+                out[slot + 1] = in[i + 1];
             }
-            long[] t = fromCodes;
-            fromCodes = toCodes;
-            toCodes = t;
-            t = fromPositions;
-            fromPositions = toPositions;
-            toPositions = t;
+            long[] t = in;
+            in = out;
+            out = t;
         }
-        if (fromCodes != codes) {
-            System.arraycopy(fromCodes, 0, codes, 0, n);
-            System.arraycopy(fromPositions, 0, positions, 0, n);
+        if (in != entries) {
+            System.arraycopy(in, 0, entries, 0, stop);
         }
     }
 

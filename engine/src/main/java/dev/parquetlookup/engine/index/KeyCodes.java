@@ -3,11 +3,12 @@ package dev.parquetlookup.engine.index;
 import dev.parquetlookup.engine.page.ColumnTypes;
 import dev.parquetlookup.metadata.KeyType;
 
-import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.List;
 
 /**
@@ -35,37 +36,75 @@ public final class KeyCodes {
         if (exact(types)) {
             return (Long) key[0];
         }
-        long h = 0x9E3779B97F4A7C15L * types.size();
+        long h = start(types.size());
         for (int i = 0; i < types.size(); i++) {
-            h = mix(h ^ part(key[i]));
+            h = step(h, part(key[i]));
         }
         return h;
     }
 
+    /**
+     * The hash a code of {@code parts} key parts starts from; {@code step} then takes in each part
+     * (in key order): {@code code = step(...step(start(n), part0)..., partN-1)}.
+     */
+    static long start(int parts) {
+        return 0x9E3779B97F4A7C15L * parts;
+    }
+
+    /** Takes the key part {@code part} into the hash {@code h}. */
+    static long step(long h, long part) {
+        return mix(h ^ part);
+    }
+
     private static long part(Object value) {
         if (value instanceof Long l) {
-            return mix(l + 0x632BE59BD9B4E019L);
+            return longPart(l);
         }
         if (value instanceof BigInteger big) {
-            return hash(big.toByteArray()) ^ 0x2545F4914F6CDD1DL;
+            return bigIntegerPart(big);
         }
         return hash((byte[]) value);
     }
 
+    /** The key part of an integer value (in a hashed key). */
+    static long longPart(long value) {
+        return mix(value + 0x632BE59BD9B4E019L);
+    }
+
+    private static long bigIntegerPart(BigInteger big) {
+        return hash(big.toByteArray()) ^ 0x2545F4914F6CDD1DL;
+    }
+
+    /** The key part of a binary decimal (two's complement, big-endian) given as its bytes. */
+    static long bigIntegerPart(Binary binary) {
+        return bigIntegerPart(bigInteger(binary));
+    }
+
+    /** The key part of a string or binary value: the hash of its bytes. */
+    static long bytesPart(Binary binary) {
+        ByteBuffer bytes = binary.toByteBuffer().duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        return hash(bytes, bytes.position(), bytes.remaining());
+    }
+
     /** A 64-bit hash of {@code bytes} (8 bytes at a time, murmur-style finalizer). */
     static long hash(byte[] bytes) {
-        long h = 0xCBF29CE484222325L ^ bytes.length;
-        int i = 0;
-        for (; i + 8 <= bytes.length; i += 8) {
-            long k = 0;
-            for (int b = 7; b >= 0; b--) {
-                k = (k << 8) | (bytes[i + b] & 0xFF);
-            }
-            h = (h ^ mix(k)) * 0x9E3779B97F4A7C15L;
+        return hash(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN), 0, bytes.length);
+    }
+
+    /**
+     * {@link #hash(byte[])} of the {@code length} bytes of {@code buffer} (little-endian order) at
+     * absolute index {@code at}, read in place.
+     */
+    static long hash(ByteBuffer buffer, int at, int length) {
+        long h = 0xCBF29CE484222325L ^ length;
+        int end = at + length;
+        int i = at;
+        for (; i + 8 <= end; i += 8) {
+            h = (h ^ mix(buffer.getLong(i))) * 0x9E3779B97F4A7C15L;
         }
         long tail = 0;
-        for (int b = bytes.length - 1; b >= i; b--) {
-            tail = (tail << 8) | (bytes[b] & 0xFF);
+        for (int b = end - 1; b >= i; b--) {
+            tail = (tail << 8) | (buffer.get(b) & 0xFF);
         }
         return mix(h ^ mix(tail + 1));
     }
@@ -78,23 +117,6 @@ public final class KeyCodes {
         k *= 0xC4CEB93FE53A6CD9L;
         k ^= k >>> 33;
         return k;
-    }
-
-    /**
-     * The current value of a parquet-java column reader in the comparable form of {@code type} (the
-     * reader stands on a non-null value).
-     */
-    static Object comparable(KeyType type, ColumnReader reader) {
-        switch (type.kind()) {
-            case LONG:
-                return type.type().getPrimitiveTypeName() == PrimitiveTypeName.INT32
-                        ? (long) reader.getInteger()
-                        : reader.getLong();
-            case BYTES:
-                return reader.getBinary().getBytes();
-            default:
-                return bigInteger(reader.getBinary());
-        }
     }
 
     private static BigInteger bigInteger(Binary binary) {

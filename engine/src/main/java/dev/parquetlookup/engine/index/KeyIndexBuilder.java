@@ -6,14 +6,9 @@ import dev.parquetlookup.io.RangeSourceInputFile;
 import dev.parquetlookup.metadata.KeyType;
 
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.ColumnReader;
-import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
-import org.apache.parquet.example.DummyRecordConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
-import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,11 +17,12 @@ import java.nio.file.StandardCopyOption;
 import java.util.List;
 
 /**
- * Builds one key index file: reads only the key column(s) of a data file, once, through
- * parquet-java's column readers (pages decompressed by the engine's codecs, {@link EngineCodecs}),
- * codes each row's key ({@link KeyCodes}; rows with a NULL key part are left out: a NULL key
- * matches nothing), sorts the codes in bounded memory ({@link CodeSorter}) and writes {@link
- * KeyIndex}'s layout to a temporary file renamed into place. Stateless; runs on a builder thread.
+ * Builds one key index file: reads only the key column(s) of a data file, once, page by page
+ * through parquet-java's page reader and value decoders ({@link KeyColumnReader}; pages
+ * decompressed by the engine's codecs, {@link EngineCodecs}), codes each row's key in batches of
+ * rows ({@link KeyCodes}; rows with a NULL key part are left out: a NULL key matches nothing),
+ * sorts the codes in bounded memory ({@link CodeSorter}) and writes {@link KeyIndex}'s layout to a
+ * temporary file renamed into place. Stateless; runs on a builder thread.
  *
  * <p>The engine reads the rows through its own page decoder and checks each row's key against its
  * code: two independent decoders must agree before a row is served.
@@ -80,21 +76,26 @@ final class KeyIndexBuilder {
         }
     }
 
+    /** Rows coded at once, column by column. */
+    private static final int BATCH = 4096;
+
     /** Feeds every non-NULL key to {@code sorter}; returns the rows read. */
     private static long readKeys(Input input, CodeSorter sorter) throws IOException {
         List<KeyType> types = input.keyTypes();
         boolean exact = KeyCodes.exact(types);
+        int n = input.keyLeaves().size();
+        boolean[] integer = new boolean[n];
+        for (int k = 0; k < n; k++) {
+            integer[k] = types.get(k).kind() == KeyType.Kind.LONG;
+        }
+        long[][] parts = new long[n][BATCH];
+        boolean[][] present = new boolean[n][BATCH];
         try (ParquetFileReader reader =
                 new ParquetFileReader(
                         new RangeSourceInputFile(input.source()), EngineCodecs.readOptions())) {
             reader.setRequestedSchema(input.keyLeaves());
-            MessageType schema = reader.getFooter().getFileMetaData().getSchema();
-            String createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
             List<BlockMetaData> blocks = reader.getRowGroups();
-            int n = input.keyLeaves().size();
-            ColumnReader[] columns = new ColumnReader[n];
-            int[] maxDefinition = new int[n];
-            Object[] key = new Object[n];
+            KeyColumnReader[] columns = new KeyColumnReader[n];
             long base = 0;
             for (int b = 0; b < blocks.size(); b++) {
                 long rows = blocks.get(b).getRowCount();
@@ -102,56 +103,41 @@ final class KeyIndexBuilder {
                     continue;
                 }
                 PageReadStore pages = reader.readRowGroup(b);
-                ColumnReadStoreImpl store =
-                        new ColumnReadStoreImpl(
-                                pages,
-                                new DummyRecordConverter(schema).getRootConverter(),
-                                schema,
-                                createdBy);
                 for (int k = 0; k < n; k++) {
-                    columns[k] = store.getColumnReader(input.keyLeaves().get(k));
-                    maxDefinition[k] = input.keyLeaves().get(k).getMaxDefinitionLevel();
+                    ColumnDescriptor leaf = input.keyLeaves().get(k);
+                    columns[k] =
+                            new KeyColumnReader(
+                                    pages.getPageReader(leaf), leaf, types.get(k), rows);
                 }
-                if (exact) {
-                    readLongs(columns[0], maxDefinition[0], types.get(0), rows, base, sorter);
-                } else {
-                    for (long r = 0; r < rows; r++) {
-                        boolean isNull = false;
-                        for (int k = 0; k < n; k++) {
-                            ColumnReader column = columns[k];
-                            if (column.getCurrentDefinitionLevel() == maxDefinition[k]) {
-                                key[k] = KeyCodes.comparable(types.get(k), column);
-                            } else {
-                                isNull = true;
+                for (long at = 0; at < rows; at += BATCH) {
+                    int batch = (int) Math.min(BATCH, rows - at);
+                    for (int k = 0; k < n; k++) {
+                        columns[k].read(parts[k], present[k], batch);
+                    }
+                    if (exact) {
+                        for (int i = 0; i < batch; i++) {
+                            if (present[0][i]) {
+                                sorter.add(parts[0][i], base + at + i);
                             }
-                            column.consume();
                         }
-                        if (!isNull) {
-                            sorter.add(KeyCodes.code(types, key), base + r);
+                        continue;
+                    }
+                    rows:
+                    for (int i = 0; i < batch; i++) {
+                        long h = KeyCodes.start(n);
+                        for (int k = 0; k < n; k++) {
+                            if (!present[k][i]) {
+                                continue rows;
+                            }
+                            long part = parts[k][i];
+                            h = KeyCodes.step(h, integer[k] ? KeyCodes.longPart(part) : part);
                         }
+                        sorter.add(h, base + at + i);
                     }
                 }
                 base += rows;
             }
             return base;
-        }
-    }
-
-    /** The fast path of one integer key: its values are the codes, read without boxing. */
-    private static void readLongs(
-            ColumnReader column,
-            int maxDefinition,
-            KeyType type,
-            long rows,
-            long base,
-            CodeSorter sorter)
-            throws IOException {
-        boolean int32 = type.type().getPrimitiveTypeName() == PrimitiveTypeName.INT32;
-        for (long r = 0; r < rows; r++) {
-            if (column.getCurrentDefinitionLevel() == maxDefinition) {
-                sorter.add(int32 ? column.getInteger() : column.getLong(), base + r);
-            }
-            column.consume();
         }
     }
 }

@@ -4,7 +4,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.IntBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -17,6 +16,13 @@ import java.nio.file.StandardOpenOption;
 final class KeyIndexWriter implements Closeable {
 
     private static final int BUFFER = 1 << 20;
+
+    /** Entries copied out of their interleaved form at once, then put in bulk. */
+    private static final int STAGE = 1 << 12;
+
+    private final long[] stagedCodes = new long[STAGE];
+    private final long[] stagedWide = new long[STAGE];
+    private final int[] stagedNarrow = new int[STAGE];
 
     private final FileChannel channel;
     private final long entries;
@@ -52,41 +58,47 @@ final class KeyIndexWriter implements Closeable {
         writeAt(start, 0);
     }
 
-    /** Appends entries {@code [0, n)} of the two arrays; codes must not decrease. */
-    void add(long[] codeArray, long[] positionArray, int n) throws IOException {
-        for (int i = 0; i < n; i++) {
-            if (codeArray[i] < lastCode) {
-                throw new IllegalStateException(
-                        "codes out of order: " + codeArray[i] + " after " + lastCode);
-            }
-            lastCode = codeArray[i];
-        }
-        added += n;
+    /**
+     * Appends entries {@code [0, n)} of {@code entries} (entry {@code i}: code at {@code 2i},
+     * position at {@code 2i + 1}); codes must not decrease.
+     */
+    void add(long[] entries, int n) throws IOException {
         for (int at = 0; at < n; ) {
             if (!codes.hasRemaining()) {
                 codesAt += flush(codes, codesAt);
             }
-            int length = Math.min(n - at, codes.remaining() / 8);
-            codes.asLongBuffer().put(codeArray, at, length);
-            codes.position(codes.position() + 8 * length);
-            at += length;
-        }
-        for (int at = 0; at < n; ) {
             if (!positions.hasRemaining()) {
                 positionsAt += flush(positions, positionsAt);
             }
-            int length = Math.min(n - at, positions.remaining() / width);
-            if (width == 4) {
-                IntBuffer narrow = positions.asIntBuffer();
-                for (int i = 0; i < length; i++) {
-                    narrow.put(i, (int) positionArray[at + i]);
+            int length =
+                    Math.min(
+                            Math.min(n - at, STAGE),
+                            Math.min(codes.remaining() / 8, positions.remaining() / width));
+            for (int i = 0; i < length; i++) {
+                long code = entries[2 * (at + i)];
+                if (code < lastCode) {
+                    throw new IllegalStateException(
+                            "codes out of order: " + code + " after " + lastCode);
                 }
+                lastCode = code;
+                stagedCodes[i] = code;
+                if (width == 4) {
+                    stagedNarrow[i] = (int) entries[2 * (at + i) + 1];
+                } else {
+                    stagedWide[i] = entries[2 * (at + i) + 1];
+                }
+            }
+            codes.asLongBuffer().put(stagedCodes, 0, length);
+            codes.position(codes.position() + 8 * length);
+            if (width == 4) {
+                positions.asIntBuffer().put(stagedNarrow, 0, length);
             } else {
-                positions.asLongBuffer().put(positionArray, at, length);
+                positions.asLongBuffer().put(stagedWide, 0, length);
             }
             positions.position(positions.position() + width * length);
             at += length;
         }
+        added += n;
     }
 
     /** Writes the last entries and the checksum. */

@@ -38,12 +38,18 @@ class KeyIndexTest {
      * chunk}.
      */
     private Path write(long[] codes, int chunk, String name) throws IOException {
+        return write(codes, 1, HEADER, chunk, name);
+    }
+
+    /** The same, the row of code {@code i} at position {@code i * stride}. */
+    private Path write(long[] codes, long stride, IndexHeader header, int chunk, String name)
+            throws IOException {
         Path file = tmp.resolve(name);
         try (CodeSorter sorter = new CodeSorter(chunk, tmp)) {
             for (int row = 0; row < codes.length; row++) {
-                sorter.add(codes[row], row);
+                sorter.add(codes[row], row * stride);
             }
-            try (KeyIndexWriter writer = new KeyIndexWriter(file, HEADER, sorter.size())) {
+            try (KeyIndexWriter writer = new KeyIndexWriter(file, header, sorter.size())) {
                 sorter.emit(writer::add);
                 writer.finish();
             }
@@ -148,6 +154,36 @@ class KeyIndexTest {
                     assertThat(index.rows(absent)).as("absent code %d", absent).isEmpty();
                 }
             }
+        }
+    }
+
+    @Test
+    void positionsBeyondFourBytesAreKeptWholeThroughSpilledRuns() throws IOException {
+        // A file of more than 2^32 rows: positions take 8 bytes.
+        IndexHeader huge =
+                new IndexHeader(
+                        HEADER.path(),
+                        HEADER.length(),
+                        HEADER.modificationTime(),
+                        "",
+                        HEADER.keyColumns(),
+                        HEADER.keyTypes(),
+                        50_000L * 100_003L);
+        long seed = 20261206L;
+        long[] codes = randomCodes(seed);
+        Path whole = write(codes, 100_003L, huge, 1 << 20, "wide-whole.pli");
+        Path spilled = write(codes, 100_003L, huge, 7000, "wide-spilled.pli");
+        assertThat(Files.readAllBytes(spilled)).isEqualTo(Files.readAllBytes(whole));
+        KeyIndex index = KeyIndex.open(spilled, huge);
+        assertThat(index.bytes()).isGreaterThan(16L * codes.length);
+        TreeMap<Long, List<Long>> expected = new TreeMap<>();
+        for (int row = 0; row < codes.length; row++) {
+            expected.computeIfAbsent(codes[row], c -> new ArrayList<>()).add(row * 100_003L);
+        }
+        for (var e : expected.entrySet()) {
+            assertThat(index.rows(e.getKey()))
+                    .as("code %d, seed %d", e.getKey(), seed)
+                    .containsExactly(e.getValue().stream().mapToLong(Long::longValue).toArray());
         }
     }
 
