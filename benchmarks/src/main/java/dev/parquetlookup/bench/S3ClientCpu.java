@@ -5,6 +5,7 @@ import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.io.hedge.HedgeStatistics;
+import dev.parquetlookup.io.hedge.HedgedRangeReader;
 import dev.parquetlookup.s3proxy.S3ProxyServer;
 
 import java.io.PrintStream;
@@ -34,7 +35,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * threads only (the client's event loops, the caller, the hedging timer: without the JIT's and the
  * GC's threads, whose share a loaded machine stretches over the first rounds); {@code hedges} and
  * {@code hedges_won} count the measured GETs' hedges (each an extra GET). S3Proxy runs in its own
- * JVM and is not counted. {@code -Dobjectstore-client.clients=netty} measures only the client.
+ * JVM and is not counted. {@code -Dobjectstore-client.clients=netty} measures only the client,
+ * {@code -Dobjectstore-client.hedge=false} it without hedging.
  *
  * <pre>{@code
  * java -jar benchmarks.jar objectstore-client [--quick]
@@ -84,6 +86,9 @@ final class S3ClientCpu {
         Map<String, String> hadoop = new LinkedHashMap<>(base);
         if (client.equals("s3a")) {
             hadoop.put("parquet-lookup.s3.async-reads", "false");
+        }
+        if (!Boolean.parseBoolean(System.getProperty("objectstore-client.hedge", "true"))) {
+            hadoop.put(HedgedRangeReader.ENABLED, "false");
         }
         try (HadoopFileStore store = HadoopFileStore.create(hadoop)) {
             FileId id = store.list("s3a://" + BUCKET + "/cpu/blob.bin").get(0);
