@@ -4,6 +4,8 @@ import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.HadoopFileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSource.FileRange;
+import dev.parquetlookup.io.hedge.HedgeStatistics;
+import dev.parquetlookup.io.hedge.HedgedRangeReader;
 import dev.parquetlookup.s3proxy.S3ProxyServer;
 
 import java.io.PrintStream;
@@ -31,8 +33,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * the client's event loops and workers, JIT and GC included) over the measured GETs, after a
  * warm-up of N GETs per client; {@code threads_cpu_us_per_get} is the same for the JVM's Java
  * threads only (the client's event loops, the caller, the hedging timer: without the JIT's and the
- * GC's threads, whose share a loaded machine stretches over the first rounds). S3Proxy runs in its
- * own JVM and is not counted. {@code -Dobjectstore-client.clients=netty} measures only the client.
+ * GC's threads, whose share a loaded machine stretches over the first rounds); {@code hedges} and
+ * {@code hedges_won} count the measured GETs' hedges (each an extra GET). S3Proxy runs in its own
+ * JVM and is not counted. {@code -Dobjectstore-client.clients=netty} measures only the client,
+ * {@code -Dobjectstore-client.hedge=false} it without hedging.
  *
  * <pre>{@code
  * java -jar benchmarks.jar objectstore-client [--quick]
@@ -83,6 +87,9 @@ final class S3ClientCpu {
         if (client.equals("s3a")) {
             hadoop.put("parquet-lookup.s3.async-reads", "false");
         }
+        if (!Boolean.parseBoolean(System.getProperty("objectstore-client.hedge", "true"))) {
+            hadoop.put(HedgedRangeReader.ENABLED, "false");
+        }
         try (HadoopFileStore store = HadoopFileStore.create(hadoop)) {
             FileId id = store.list("s3a://" + BUCKET + "/cpu/blob.bin").get(0);
             try (RangeSource source = store.open(id)) {
@@ -92,6 +99,9 @@ final class S3ClientCpu {
                         (com.sun.management.OperatingSystemMXBean)
                                 ManagementFactory.getOperatingSystemMXBean();
                 Map<Long, Long> threads0 = threadCpu();
+                HedgeStatistics hedges = HedgeStatistics.shared();
+                long hedges0 = hedges.hedgesSent();
+                long won0 = hedges.hedgesWon();
                 long cpu0 = os.getProcessCpuTime();
                 long t0 = System.nanoTime();
                 issue(source, inFlight, gets, data, 2);
@@ -104,7 +114,7 @@ final class S3ClientCpu {
                 note(
                         "client=%s round=%d in_flight=%d gets=%d range_bytes=%d cpu_us_per_get=%.1f"
                                 + " threads_cpu_us_per_get=%.1f gets_per_s=%.0f cores_busy=%.2f"
-                                + " load=%s",
+                                + " hedges=%d hedges_won=%d load=%s",
                         client,
                         round,
                         inFlight,
@@ -114,6 +124,8 @@ final class S3ClientCpu {
                         threads / 1e3 / gets,
                         gets * 1e9 / wall,
                         cpu / (double) wall,
+                        hedges.hedgesSent() - hedges0,
+                        hedges.hedgesWon() - won0,
                         ObjectStoreSuite.loadAverage());
             }
         }

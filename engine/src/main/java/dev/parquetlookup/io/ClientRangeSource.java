@@ -25,6 +25,10 @@ final class ClientRangeSource implements RangeSource {
     private final Supplier<AsyncRangeReader> lookups;
     private final Supplier<AsyncRangeReader> bulk;
 
+    // The two readers once resolved: a read does not look them up again in the store's map.
+    private volatile AsyncRangeReader lookupsReader;
+    private volatile AsyncRangeReader bulkReader;
+
     ClientRangeSource(
             FileId file, Supplier<AsyncRangeReader> lookups, Supplier<AsyncRangeReader> bulk) {
         this.file = file;
@@ -45,7 +49,7 @@ final class ClientRangeSource implements RangeSource {
 
     @Override
     public byte[][] readAll(List<FileRange> ranges) throws IOException {
-        CompletableFuture<byte[][]> read = read(bulk, ranges);
+        CompletableFuture<byte[][]> read = read(false, ranges);
         try {
             return read.get();
         } catch (InterruptedException e) {
@@ -63,11 +67,10 @@ final class ClientRangeSource implements RangeSource {
 
     @Override
     public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
-        return read(lookups, ranges);
+        return read(true, ranges);
     }
 
-    private CompletableFuture<byte[][]> read(
-            Supplier<AsyncRangeReader> reader, List<FileRange> ranges) {
+    private CompletableFuture<byte[][]> read(boolean lookup, List<FileRange> ranges) {
         for (FileRange range : ranges) {
             if (range.end() > file.length()) {
                 return CompletableFuture.failedFuture(
@@ -79,12 +82,25 @@ final class ClientRangeSource implements RangeSource {
             }
         }
         try {
-            return reader.get().readAll(file, ranges);
+            return reader(lookup).readAll(file, ranges);
         } catch (UncheckedIOException e) { // the client could not be built
             return CompletableFuture.failedFuture(e.getCause());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    private AsyncRangeReader reader(boolean lookup) {
+        AsyncRangeReader reader = lookup ? lookupsReader : bulkReader;
+        if (reader == null) {
+            reader = (lookup ? lookups : bulk).get();
+            if (lookup) {
+                lookupsReader = reader;
+            } else {
+                bulkReader = reader;
+            }
+        }
+        return reader;
     }
 
     /** Nothing to release: the client belongs to the file store. */

@@ -34,6 +34,7 @@ import javax.net.ssl.SSLParameters;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -442,7 +443,10 @@ final class NettyS3RangeReader implements AsyncRangeReader {
 
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            // What CompletableFuture.cancel does, with an exception whose stack is not filled in
+            // (a hedge's loser is cancelled on an event loop, where filling it in was a share of
+            // the hedge's cost): the future is cancelled all the same (isCancelled, join, get).
+            boolean cancelled = completeExceptionally(new Cancelled()) || isCancelled();
             Connection c = connection;
             if (cancelled && c != null) {
                 // A timeout or a hedge that won: the answer is not wanted, its connection closed.
@@ -461,6 +465,14 @@ final class NettyS3RangeReader implements AsyncRangeReader {
                 finished();
                 c.channel.close();
             }
+        }
+    }
+
+    /** The cancellation of a GET: nothing to trace, its stack is not filled in. */
+    private static final class Cancelled extends CancellationException {
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
         }
     }
 
