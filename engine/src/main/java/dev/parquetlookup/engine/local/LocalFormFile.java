@@ -44,13 +44,6 @@ record LocalFormFile(Path data, Path manifestPath) {
                 directory.resolve(name + DATA_SUFFIX), directory.resolve(name + MANIFEST_SUFFIX));
     }
 
-    /** The form whose manifest is {@code manifest}. */
-    static LocalFormFile ofManifest(Path manifest) {
-        String name = manifest.getFileName().toString();
-        String base = name.substring(0, name.length() - MANIFEST_SUFFIX.length());
-        return new LocalFormFile(manifest.resolveSibling(base + DATA_SUFFIX), manifest);
-    }
-
     /** Where the data file is written before it is renamed into place. */
     Path temporary() {
         return data.resolveSibling(data.getFileName() + ".tmp");

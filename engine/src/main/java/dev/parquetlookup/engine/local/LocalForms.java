@@ -65,7 +65,7 @@ public final class LocalForms {
     /** The shared instances, by directory: the documented JVM-wide cache of local forms. */
     private static final Map<Path, LocalForms> SHARED = new HashMap<>();
 
-    /** The default directory for local forms of local files: below {@code java.io.tmpdir}. */
+    /** The name of the local forms' directory below a TaskManager's cache directory. */
     public static final String DEFAULT_DIRECTORY_NAME = "parquet-lookup-local-forms";
 
     private final Path directory;
@@ -224,11 +224,6 @@ public final class LocalForms {
     static LocalForms open(Path directory, long maxBytes, LocalFormBuilder builder)
             throws IOException {
         return new LocalForms(directory.toAbsolutePath().normalize(), maxBytes, builder);
-    }
-
-    /** The default directory: {@value #DEFAULT_DIRECTORY_NAME} below {@code java.io.tmpdir}. */
-    public static Path defaultDirectory() {
-        return Path.of(System.getProperty("java.io.tmpdir"), DEFAULT_DIRECTORY_NAME);
     }
 
     public Path directory() {
