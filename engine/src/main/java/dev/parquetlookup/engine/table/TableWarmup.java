@@ -136,8 +136,9 @@ public final class TableWarmup implements Closeable {
     /**
      * Like {@link #start(String, RefreshingTable, TieredFileStore, Mode, int)}, yielding to the
      * lookups of {@code lookups}: while it has requests out, one fetch runs, not {@code
-     * concurrency}. Warm-up never takes the lookups' permits or client (it reads on S3A's
-     * synchronous client); this keeps it from taking most of the store's capacity from them too
+     * concurrency}. Warm-up never takes the lookups' permits or connections (its reads are
+     * synchronous requests of the store's client, on the instance that serves footers, not the
+     * lookups' one); this keeps it from taking most of the store's capacity from them too
      * (measured: lookups at 10-30 events/s while four 8 MiB fetches ran on a busy machine).
      */
     public static TableWarmup start(
