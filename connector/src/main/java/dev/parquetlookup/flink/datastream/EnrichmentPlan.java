@@ -3,6 +3,7 @@ package dev.parquetlookup.flink.datastream;
 import dev.parquetlookup.engine.lookup.ColumnSchema;
 import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetLookupOptions;
+import dev.parquetlookup.flink.lookup.RowDataConverter;
 import dev.parquetlookup.flink.lookup.TableFiles;
 
 import org.apache.flink.table.types.logical.LogicalType;
@@ -70,7 +71,7 @@ record EnrichmentPlan(
         } else {
             outputNames = new ArrayList<>();
             for (ColumnSchema column : files.columns()) {
-                if (ExternalValues.logicalType(column.type()) != null) {
+                if (RowDataConverter.logicalType(column.type()) != null) {
                     outputNames.add(column.name());
                 }
             }
@@ -86,7 +87,7 @@ record EnrichmentPlan(
         List<LogicalType> types = new ArrayList<>();
         for (String column : projected) {
             ColumnSchema schema = byName.get(column);
-            LogicalType type = schema == null ? null : ExternalValues.logicalType(schema.type());
+            LogicalType type = schema == null ? null : RowDataConverter.logicalType(schema.type());
             if (schema == null) {
                 problems.add("column '" + column + "' is not in the files");
             } else if (type == null) {
