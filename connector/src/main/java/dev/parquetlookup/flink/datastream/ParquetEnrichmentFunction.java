@@ -3,6 +3,7 @@ package dev.parquetlookup.flink.datastream;
 import dev.parquetlookup.flink.lookup.LookupRuntime;
 import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.flink.lookup.ParquetLookupOptions;
 import dev.parquetlookup.types.ValueType;
 
 import org.apache.flink.api.common.functions.InvalidTypesException;
@@ -261,7 +262,7 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
                                 config.tableName(),
                                 config.path(),
                                 key,
-                                config.maxInFlightRequests())));
+                                config.get(ParquetLookupOptions.LOOKUP_MAX_IN_FLIGHT_REQUESTS))));
     }
 
     private List<String> keyNames() {
