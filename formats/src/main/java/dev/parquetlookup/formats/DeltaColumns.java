@@ -196,11 +196,6 @@ final class DeltaColumns {
                         + " unpartitioned.");
     }
 
-    /** Bytes of a FIXED decimal of {@code precision} digits (with its sign). */
-    private static int fixedBytes(int precision) {
-        return (int) Math.ceil((precision * Math.log(10) / Math.log(2) + 1) / 8);
-    }
-
     /** The Parquet type Delta writers give {@code field}, under its name. */
     private static Type parquetType(StructField field) {
         Type.Repetition repetition =
@@ -243,19 +238,7 @@ final class DeltaColumns {
                                             type instanceof TimestampType,
                                             LogicalTypeAnnotation.TimeUnit.MICROS));
         } else if (type instanceof DecimalType d) {
-            LogicalTypeAnnotation decimal =
-                    LogicalTypeAnnotation.decimalType(d.getScale(), d.getPrecision());
-            b =
-                    d.getPrecision() <= 9
-                            ? Types.primitive(PrimitiveTypeName.INT32, repetition).as(decimal)
-                            : d.getPrecision() <= 18
-                                    ? Types.primitive(PrimitiveTypeName.INT64, repetition)
-                                            .as(decimal)
-                                    : Types.primitive(
-                                                    PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY,
-                                                    repetition)
-                                            .length(fixedBytes(d.getPrecision()))
-                                            .as(decimal);
+            b = WrittenTypes.decimal(d.getPrecision(), d.getScale(), repetition);
         } else {
             // Nested and other types: not readable by the engine (refused when projected); an
             // absent one only needs to read as a group.

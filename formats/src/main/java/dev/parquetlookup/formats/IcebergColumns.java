@@ -185,7 +185,10 @@ final class IcebergColumns {
                     case FIXED ->
                             primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
                                     .length(((Types.FixedType) type).length());
-                    case DECIMAL -> decimal((Types.DecimalType) type, repetition);
+                    case DECIMAL -> {
+                        Types.DecimalType d = (Types.DecimalType) type;
+                        yield WrittenTypes.decimal(d.precision(), d.scale(), repetition);
+                    }
                     default -> primitive(PrimitiveTypeName.BINARY, repetition);
                 };
         return b.id(field.fieldId()).named(field.name());
@@ -195,21 +198,5 @@ final class IcebergColumns {
         return type instanceof Types.TimestampType t
                 ? t.shouldAdjustToUTC()
                 : ((Types.TimestampNanoType) type).shouldAdjustToUTC();
-    }
-
-    private static PrimitiveBuilder<PrimitiveType> decimal(
-            Types.DecimalType d, Repetition repetition) {
-        LogicalTypeAnnotation annotation =
-                LogicalTypeAnnotation.decimalType(d.scale(), d.precision());
-        if (d.precision() <= 9) {
-            return primitive(PrimitiveTypeName.INT32, repetition).as(annotation);
-        }
-        if (d.precision() <= 18) {
-            return primitive(PrimitiveTypeName.INT64, repetition).as(annotation);
-        }
-        int bytes = (int) Math.ceil((d.precision() * Math.log(10) / Math.log(2) + 1) / 8);
-        return primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
-                .length(bytes)
-                .as(annotation);
     }
 }

@@ -19,7 +19,6 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.SeekableInputStream;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -107,20 +106,12 @@ final class IcebergDeletes {
         byte[] bytes = new byte[Math.toIntExact(length)];
         try (SeekableInputStream in = io.newInputFile(delete.location()).newStream()) {
             in.seek(offset);
-            readFully(in, bytes);
-        }
-        return PositionDeleteIndex.deserialize(bytes, delete);
-    }
-
-    private static void readFully(InputStream in, byte[] bytes) throws IOException {
-        int done = 0;
-        while (done < bytes.length) {
-            int n = in.read(bytes, done, bytes.length - done);
-            if (n < 0) {
+            int done = in.readNBytes(bytes, 0, bytes.length);
+            if (done < bytes.length) {
                 throw new IOException("unexpected end of file after " + done + " bytes");
             }
-            done += n;
         }
+        return PositionDeleteIndex.deserialize(bytes, delete);
     }
 
     private Map<String, List<Long>> positionFile(DeleteFile delete) throws IOException {

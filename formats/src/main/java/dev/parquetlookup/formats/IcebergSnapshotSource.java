@@ -231,20 +231,13 @@ final class IcebergSnapshotSource implements SnapshotSource {
     }
 
     /**
-     * The leading identity, ascending fields of the table's sort order, e.g. {@code [region, id]}
-     * for {@code ORDER BY region, id, bucket(16, name)}: data sorted so is sorted by that prefix.
-     * Empty for an unsorted table, or one whose order starts with a transform or descends.
-     */
-    static List<String> sortKey(Table table) {
-        return sortKey(table.sortOrder(), table.schema(), "the current schema of " + table.name());
-    }
-
-    /**
-     * The leading identity, ascending fields of {@code order} under their names in {@code schema}:
-     * a sort order names its columns by field id, so a snapshot written before a sort column was
-     * renamed is sorted by that column's name in the snapshot's own schema. A field id {@code
-     * schema} does not have (a column added after the snapshot was written) ends the key there, and
-     * {@link #unresolved} says why.
+     * The leading identity, ascending fields of {@code order} under their names in {@code schema},
+     * e.g. {@code [region, id]} for {@code ORDER BY region, id, bucket(16, name)}: data sorted so
+     * is sorted by that prefix. Empty for an unsorted table, or one whose order starts with a
+     * transform or descends. A sort order names its columns by field id, so a snapshot written
+     * before a sort column was renamed is sorted by that column's name in the snapshot's own
+     * schema. A field id {@code schema} does not have (a column added after the snapshot was
+     * written) ends the key there, and {@link #unresolved} says why.
      *
      * @param where names the snapshot and schema, for the log
      */

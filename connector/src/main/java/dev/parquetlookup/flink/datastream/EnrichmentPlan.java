@@ -3,12 +3,14 @@ package dev.parquetlookup.flink.datastream;
 import dev.parquetlookup.engine.lookup.ColumnSchema;
 import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetLookupOptions;
+import dev.parquetlookup.flink.lookup.RowDataConverter;
 import dev.parquetlookup.flink.lookup.TableFiles;
 
 import org.apache.flink.table.types.logical.LogicalType;
 
 import javax.annotation.Nullable;
 
+import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -18,8 +20,8 @@ import java.util.Map;
 /**
  * What {@link ParquetEnrichment#join} resolves against the files before the job starts: the key
  * columns (named, or the sort key's first columns for positional key functions), the prefix of them
- * the engine searches by, and the columns read with their types. Every mistake is reported here, on
- * the client, with the files' columns and sort key.
+ * the engine searches by, and the columns read with their types; shipped with the function. Every
+ * mistake is reported here, on the client, with the files' columns and sort key.
  *
  * @param spec the lookup's columns and keys, as the SQL glue has them
  * @param keyFields the key columns with their types, in key-function order
@@ -27,7 +29,8 @@ import java.util.Map;
  * @param outputColumns how many of the spec's leading columns reach the join function
  */
 record EnrichmentPlan(
-        LookupSpec spec, List<KeyField> keyFields, int[] enginePositions, int outputColumns) {
+        LookupSpec spec, List<KeyField> keyFields, int[] enginePositions, int outputColumns)
+        implements Serializable {
 
     /**
      * Resolves a DataStream enrichment against the files.
@@ -70,7 +73,7 @@ record EnrichmentPlan(
         } else {
             outputNames = new ArrayList<>();
             for (ColumnSchema column : files.columns()) {
-                if (ExternalValues.logicalType(column.type()) != null) {
+                if (RowDataConverter.logicalType(column.type()) != null) {
                     outputNames.add(column.name());
                 }
             }
@@ -86,7 +89,7 @@ record EnrichmentPlan(
         List<LogicalType> types = new ArrayList<>();
         for (String column : projected) {
             ColumnSchema schema = byName.get(column);
-            LogicalType type = schema == null ? null : ExternalValues.logicalType(schema.type());
+            LogicalType type = schema == null ? null : RowDataConverter.logicalType(schema.type());
             if (schema == null) {
                 problems.add("column '" + column + "' is not in the files");
             } else if (type == null) {

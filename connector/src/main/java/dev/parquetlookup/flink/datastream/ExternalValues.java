@@ -8,23 +8,12 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.MapData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.ArrayType;
-import org.apache.flink.table.types.logical.BigIntType;
-import org.apache.flink.table.types.logical.BooleanType;
-import org.apache.flink.table.types.logical.DateType;
 import org.apache.flink.table.types.logical.DecimalType;
-import org.apache.flink.table.types.logical.DoubleType;
-import org.apache.flink.table.types.logical.FloatType;
-import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.SmallIntType;
-import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
-import org.apache.flink.table.types.logical.TinyIntType;
-import org.apache.flink.table.types.logical.VarBinaryType;
-import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.types.RowUtils;
 
@@ -78,55 +67,6 @@ final class ExternalValues {
     static final Object NO_MATCH = new Object();
 
     private ExternalValues() {}
-
-    /**
-     * The Flink type a column of {@code type} is read as: the file's precision is kept, except
-     * TIME, which Flink holds in milliseconds. Null for nested and unsupported columns.
-     */
-    @Nullable
-    static LogicalType logicalType(ValueType type) {
-        return switch (type.kind()) {
-            case BOOLEAN -> new BooleanType();
-            case TINYINT -> new TinyIntType();
-            case SMALLINT -> new SmallIntType();
-            case INT -> new IntType();
-            case BIGINT -> new BigIntType();
-            case FLOAT -> new FloatType();
-            case DOUBLE -> new DoubleType();
-            case DECIMAL -> new DecimalType(type.precision(), type.scale());
-            case STRING -> new VarCharType(VarCharType.MAX_LENGTH);
-            case BINARY -> new VarBinaryType(VarBinaryType.MAX_LENGTH);
-            case DATE -> new DateType();
-            case TIME -> new TimeType(Math.min(type.precision(), 3));
-            case TIMESTAMP -> new TimestampType(timestampPrecision(type));
-            case TIMESTAMP_LTZ -> new LocalZonedTimestampType(timestampPrecision(type));
-            case ARRAY -> {
-                LogicalType element = logicalType(type.fields().get(0).type());
-                yield element == null ? null : new ArrayType(element);
-            }
-            case MAP -> {
-                LogicalType key = logicalType(type.fields().get(0).type());
-                LogicalType value = logicalType(type.fields().get(1).type());
-                yield key == null || value == null ? null : new MapType(key, value);
-            }
-            case ROW -> {
-                List<RowType.RowField> fields = new ArrayList<>();
-                for (ValueType.Field field : type.fields()) {
-                    LogicalType t = logicalType(field.type());
-                    if (t == null) {
-                        yield null;
-                    }
-                    fields.add(new RowType.RowField(field.name(), t));
-                }
-                yield new RowType(fields);
-            }
-            case NESTED, UNSUPPORTED -> null;
-        };
-    }
-
-    private static int timestampPrecision(ValueType type) {
-        return Math.max(0, Math.min(type.precision(), 9));
-    }
 
     /**
      * A key value from the event in the engine's representation, {@link #NO_MATCH} if it cannot
@@ -235,71 +175,52 @@ final class ExternalValues {
         if (row.isNullAt(pos)) {
             return null;
         }
-        switch (type.getTypeRoot()) {
-            case BOOLEAN:
-                return row.getBoolean(pos);
-            case TINYINT:
-                return row.getByte(pos);
-            case SMALLINT:
-                return row.getShort(pos);
-            case INTEGER:
-                return row.getInt(pos);
-            case BIGINT:
-                return row.getLong(pos);
-            case FLOAT:
-                return row.getFloat(pos);
-            case DOUBLE:
-                return row.getDouble(pos);
-            case DECIMAL:
-                {
-                    DecimalType d = (DecimalType) type;
-                    return row.getDecimal(pos, d.getPrecision(), d.getScale()).toBigDecimal();
+        return switch (type.getTypeRoot()) {
+            case BOOLEAN -> row.getBoolean(pos);
+            case TINYINT -> row.getByte(pos);
+            case SMALLINT -> row.getShort(pos);
+            case INTEGER -> row.getInt(pos);
+            case BIGINT -> row.getLong(pos);
+            case FLOAT -> row.getFloat(pos);
+            case DOUBLE -> row.getDouble(pos);
+            case DECIMAL -> {
+                DecimalType d = (DecimalType) type;
+                yield row.getDecimal(pos, d.getPrecision(), d.getScale()).toBigDecimal();
+            }
+            case CHAR, VARCHAR -> row.getString(pos).toString();
+            case BINARY, VARBINARY -> row.getBinary(pos);
+            case DATE -> LocalDate.ofEpochDay(row.getInt(pos));
+            case TIME_WITHOUT_TIME_ZONE -> LocalTime.ofNanoOfDay(row.getInt(pos) * 1_000_000L);
+            case TIMESTAMP_WITHOUT_TIME_ZONE ->
+                    row.getTimestamp(pos, ((TimestampType) type).getPrecision()).toLocalDateTime();
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE ->
+                    row.getTimestamp(pos, ((LocalZonedTimestampType) type).getPrecision())
+                            .toInstant();
+            case ARRAY -> list(row.getArray(pos), ((ArrayType) type).getElementType());
+            case MAP -> {
+                MapType map = (MapType) type;
+                MapData data = row.getMap(pos);
+                List<Object> keys = list(data.keyArray(), map.getKeyType());
+                List<Object> values = list(data.valueArray(), map.getValueType());
+                Map<Object, Object> result = new LinkedHashMap<>();
+                for (int i = 0; i < keys.size(); i++) {
+                    result.put(keys.get(i), values.get(i));
                 }
-            case CHAR:
-            case VARCHAR:
-                return row.getString(pos).toString();
-            case BINARY:
-            case VARBINARY:
-                return row.getBinary(pos);
-            case DATE:
-                return LocalDate.ofEpochDay(row.getInt(pos));
-            case TIME_WITHOUT_TIME_ZONE:
-                return LocalTime.ofNanoOfDay(row.getInt(pos) * 1_000_000L);
-            case TIMESTAMP_WITHOUT_TIME_ZONE:
-                return row.getTimestamp(pos, ((TimestampType) type).getPrecision())
-                        .toLocalDateTime();
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                return row.getTimestamp(pos, ((LocalZonedTimestampType) type).getPrecision())
-                        .toInstant();
-            case ARRAY:
-                return list(row.getArray(pos), ((ArrayType) type).getElementType());
-            case MAP:
-                {
-                    MapType map = (MapType) type;
-                    MapData data = row.getMap(pos);
-                    List<Object> keys = list(data.keyArray(), map.getKeyType());
-                    List<Object> values = list(data.valueArray(), map.getValueType());
-                    Map<Object, Object> result = new LinkedHashMap<>();
-                    for (int i = 0; i < keys.size(); i++) {
-                        result.put(keys.get(i), values.get(i));
-                    }
-                    return result;
+                yield result;
+            }
+            case ROW -> {
+                RowType rowType = (RowType) type;
+                RowData data = row.getRow(pos, rowType.getFieldCount());
+                Object[] fields = new Object[rowType.getFieldCount()];
+                LinkedHashMap<String, Integer> positions = new LinkedHashMap<>();
+                for (int i = 0; i < fields.length; i++) {
+                    fields[i] = toExternal(data, i, rowType.getTypeAt(i));
+                    positions.put(rowType.getFieldNames().get(i), i);
                 }
-            case ROW:
-                {
-                    RowType rowType = (RowType) type;
-                    RowData data = row.getRow(pos, rowType.getFieldCount());
-                    Object[] fields = new Object[rowType.getFieldCount()];
-                    LinkedHashMap<String, Integer> positions = new LinkedHashMap<>();
-                    for (int i = 0; i < fields.length; i++) {
-                        fields[i] = toExternal(data, i, rowType.getTypeAt(i));
-                        positions.put(rowType.getFieldNames().get(i), i);
-                    }
-                    return RowUtils.createRowWithNamedPositions(RowKind.INSERT, fields, positions);
-                }
-            default:
-                throw new UnsupportedOperationException("values of type " + type);
-        }
+                yield RowUtils.createRowWithNamedPositions(RowKind.INSERT, fields, positions);
+            }
+            default -> throw new UnsupportedOperationException("values of type " + type);
+        };
     }
 
     /** The elements of {@code data} as external values. */

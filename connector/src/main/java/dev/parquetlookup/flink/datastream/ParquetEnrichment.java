@@ -116,11 +116,7 @@ public final class ParquetEnrichment<IN> {
 
     /** The next key value, bound to the next column of the files' sort key. */
     public ParquetEnrichment<IN> key(KeyExtractor<IN> extractor) {
-        if (namedKeys) {
-            throw new IllegalStateException(
-                    "Mixing key(extractor) and key(column, extractor): name every key column or"
-                            + " none.");
-        }
+        notMixed(namedKeys);
         positionalKeys = true;
         keyExtractors.add(Objects.requireNonNull(extractor, "extractor"));
         return this;
@@ -128,11 +124,7 @@ public final class ParquetEnrichment<IN> {
 
     /** A key value for the named column of the files. */
     public ParquetEnrichment<IN> key(String column, KeyExtractor<IN> extractor) {
-        if (positionalKeys) {
-            throw new IllegalStateException(
-                    "Mixing key(extractor) and key(column, extractor): name every key column or"
-                            + " none.");
-        }
+        notMixed(positionalKeys);
         if (keyColumns.contains(column)) {
             throw new IllegalArgumentException("key column '" + column + "' given twice");
         }
@@ -140,6 +132,14 @@ public final class ParquetEnrichment<IN> {
         keyColumns.add(Objects.requireNonNull(column, "column"));
         keyExtractors.add(Objects.requireNonNull(extractor, "extractor"));
         return this;
+    }
+
+    private static void notMixed(boolean otherKindGiven) {
+        if (otherKindGiven) {
+            throw new IllegalStateException(
+                    "Mixing key(extractor) and key(column, extractor): name every key column or"
+                            + " none.");
+        }
     }
 
     /** The columns of the dimension rows, in this order; default: every readable column. */
@@ -405,17 +405,7 @@ public final class ParquetEnrichment<IN> {
         @SuppressWarnings("unchecked")
         KeyExtractor<IN>[] extractors = keyExtractors.toArray(new KeyExtractor[0]);
         return new ParquetEnrichmentFunction<>(
-                config,
-                plan.spec(),
-                plan.keyFields(),
-                extractors,
-                plan.enginePositions(),
-                plan.outputColumns(),
-                inner,
-                rowCache,
-                join,
-                joinAll,
-                outputType);
+                config, plan, extractors, inner, rowCache, join, joinAll, outputType);
     }
 
     @Override

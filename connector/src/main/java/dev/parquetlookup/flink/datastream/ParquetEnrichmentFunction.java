@@ -1,8 +1,8 @@
 package dev.parquetlookup.flink.datastream;
 
 import dev.parquetlookup.flink.lookup.LookupRuntime;
-import dev.parquetlookup.flink.lookup.LookupSpec;
 import dev.parquetlookup.flink.lookup.ParquetLookupConfig;
+import dev.parquetlookup.flink.lookup.ParquetLookupOptions;
 import dev.parquetlookup.types.ValueType;
 
 import org.apache.flink.api.common.functions.InvalidTypesException;
@@ -63,11 +63,8 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
     static final String CACHE_METRIC_GROUP = "cache";
 
     private final ParquetLookupConfig config;
-    private final LookupSpec spec;
-    private final List<KeyField> keyFields;
+    private final EnrichmentPlan plan;
     private final KeyExtractor<IN>[] extractors;
-    private final int[] enginePositions;
-    private final int outputColumns;
     private final boolean inner;
     @Nullable private final LookupCache rowCache;
     @Nullable private final JoinFunction<IN, Row, OUT> join;
@@ -81,22 +78,16 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
 
     ParquetEnrichmentFunction(
             ParquetLookupConfig config,
-            LookupSpec spec,
-            List<KeyField> keyFields,
+            EnrichmentPlan plan,
             KeyExtractor<IN>[] extractors,
-            int[] enginePositions,
-            int outputColumns,
             boolean inner,
             @Nullable LookupCache rowCache,
             @Nullable JoinFunction<IN, Row, OUT> join,
             @Nullable JoinFunction<IN, List<Row>, OUT> joinAll,
             @Nullable TypeInformation<OUT> outputType) {
         this.config = config;
-        this.spec = spec;
-        this.keyFields = List.copyOf(keyFields);
+        this.plan = plan;
         this.extractors = extractors.clone();
-        this.enginePositions = enginePositions.clone();
-        this.outputColumns = outputColumns;
         this.inner = inner;
         this.rowCache = rowCache;
         this.join = join;
@@ -106,13 +97,13 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
 
     @Override
     public void open(OpenContext openContext) throws Exception {
-        types = spec.projectedTypes().toArray(new LogicalType[0]);
-        keyTypes = keyFields.stream().map(KeyField::type).toList();
+        types = plan.spec().projectedTypes().toArray(new LogicalType[0]);
+        keyTypes = plan.keyFields().stream().map(KeyField::type).toList();
         positionByName = new LinkedHashMap<>();
-        for (int i = 0; i < outputColumns; i++) {
-            positionByName.put(spec.projectedNames().get(i), i);
+        for (int i = 0; i < plan.outputColumns(); i++) {
+            positionByName.put(plan.spec().projectedNames().get(i), i);
         }
-        runtime = LookupRuntime.open(config, spec, getRuntimeContext().getMetricGroup());
+        runtime = LookupRuntime.open(config, plan.spec(), getRuntimeContext().getMetricGroup());
         if (rowCache != null) {
             rowCache.open(
                     new InternalCacheMetricGroup(
@@ -169,7 +160,8 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
                 return null;
             }
             Object engine =
-                    ExternalValues.toEngineKey(value, keyTypes.get(i), keyFields.get(i).name());
+                    ExternalValues.toEngineKey(
+                            value, keyTypes.get(i), plan.keyFields().get(i).name());
             if (engine == ExternalValues.NO_MATCH) {
                 return null;
             }
@@ -186,16 +178,17 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
                     new RejectedExecutionException(
                             "enrichment function of table '" + config.tableName() + "' is closed"));
         }
-        Object[] key = new Object[enginePositions.length];
-        for (int i = 0; i < key.length; i++) {
-            key[i] = values[enginePositions[i]];
+        return current.lookupAsync(
+                pick(values, plan.enginePositions()),
+                pick(values, plan.spec().residualKeyPositions()));
+    }
+
+    private static Object[] pick(Object[] values, int[] positions) {
+        Object[] picked = new Object[positions.length];
+        for (int i = 0; i < picked.length; i++) {
+            picked[i] = values[positions[i]];
         }
-        int[] residualPositions = spec.residualKeyPositions();
-        Object[] residual = new Object[residualPositions.length];
-        for (int i = 0; i < residual.length; i++) {
-            residual[i] = values[residualPositions[i]];
-        }
-        return current.lookupAsync(key, residual);
+        return picked;
     }
 
     private void complete(IN event, Collection<RowData> rows, ResultFuture<OUT> resultFuture)
@@ -231,8 +224,8 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
 
     /** A fresh external row of the requested columns, readable by name and position. */
     private Row toRow(RowData row) {
-        Object[] fields = new Object[outputColumns];
-        for (int i = 0; i < outputColumns; i++) {
+        Object[] fields = new Object[plan.outputColumns()];
+        for (int i = 0; i < fields.length; i++) {
             fields[i] = ExternalValues.toExternal(row, i, types[i]);
         }
         return RowUtils.createRowWithNamedPositions(RowKind.INSERT, fields, positionByName);
@@ -261,11 +254,11 @@ public final class ParquetEnrichmentFunction<IN, OUT> extends RichAsyncFunction<
                                 config.tableName(),
                                 config.path(),
                                 key,
-                                config.maxInFlightRequests())));
+                                config.get(ParquetLookupOptions.LOOKUP_MAX_IN_FLIGHT_REQUESTS))));
     }
 
     private List<String> keyNames() {
-        return keyFields.stream().map(KeyField::name).toList();
+        return plan.keyFields().stream().map(KeyField::name).toList();
     }
 
     @Override

@@ -97,37 +97,21 @@ public final class KeyNormalizer implements Serializable {
      * in the engine's representation: {@link #toEngine(RowData, int, LogicalType)} without a row.
      */
     static Object toEngine(Object flink, LogicalType type) {
-        switch (type.getTypeRoot()) {
-            case BOOLEAN:
-            case INTEGER:
-            case DATE:
-            case BIGINT:
-            case FLOAT:
-            case DOUBLE:
-            case BINARY:
-            case VARBINARY:
-                return flink;
-            case TINYINT:
-                return (int) (Byte) flink;
-            case SMALLINT:
-                return (int) (Short) flink;
-            case CHAR:
-            case VARCHAR:
-                return ((StringData) flink).toBytes();
-            case DECIMAL:
-                return ((DecimalData) flink).toBigDecimal();
-            case TIME_WITHOUT_TIME_ZONE:
-                return (Integer) flink * 1_000_000L;
-            case TIMESTAMP_WITHOUT_TIME_ZONE:
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                {
-                    TimestampData t = (TimestampData) flink;
-                    return new TimestampValue(t.getMillisecond(), t.getNanoOfMillisecond());
-                }
-            default:
-                throw new UnsupportedOperationException(
-                        "lookup keys of type " + type + " are not supported");
-        }
+        return switch (type.getTypeRoot()) {
+            case BOOLEAN, INTEGER, DATE, BIGINT, FLOAT, DOUBLE, BINARY, VARBINARY -> flink;
+            case TINYINT -> (int) (Byte) flink;
+            case SMALLINT -> (int) (Short) flink;
+            case CHAR, VARCHAR -> ((StringData) flink).toBytes();
+            case DECIMAL -> ((DecimalData) flink).toBigDecimal();
+            case TIME_WITHOUT_TIME_ZONE -> (Integer) flink * 1_000_000L;
+            case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> {
+                TimestampData t = (TimestampData) flink;
+                yield new TimestampValue(t.getMillisecond(), t.getNanoOfMillisecond());
+            }
+            default ->
+                    throw new UnsupportedOperationException(
+                            "lookup keys of type " + type + " are not supported");
+        };
     }
 
     /** One field of Flink internal data (not null) in the engine's representation. */

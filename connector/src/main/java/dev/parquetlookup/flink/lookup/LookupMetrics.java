@@ -11,11 +11,11 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.ThreadSafeSimpleCounter;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 
 import javax.annotation.Nullable;
 
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -93,10 +93,10 @@ public final class LookupMetrics {
             MetadataCache metadataCache,
             @Nullable PageCache pageCache) {
         MetricGroup group = functionGroup.addGroup(GROUP);
-        lookups = group.counter(LOOKUPS, new ThreadSafeCounter());
-        rows = group.counter(ROWS, new ThreadSafeCounter());
-        misses = group.counter(MISSES, new ThreadSafeCounter());
-        failures = group.counter(FAILURES, new ThreadSafeCounter());
+        lookups = group.counter(LOOKUPS, new ThreadSafeSimpleCounter());
+        rows = group.counter(ROWS, new ThreadSafeSimpleCounter());
+        misses = group.counter(MISSES, new ThreadSafeSimpleCounter());
+        failures = group.counter(FAILURES, new ThreadSafeSimpleCounter());
         latency = group.histogram(LATENCY, new DescriptiveStatisticsHistogram(LATENCY_WINDOW));
         group.gauge(BYTES_READ, (Gauge<Long>) () -> readStatistics.get().bytesRead());
         group.gauge(READ_REQUESTS, (Gauge<Long>) () -> readStatistics.get().readRequests());
@@ -136,36 +136,6 @@ public final class LookupMetrics {
     public void recordFailure() {
         lookups.inc();
         failures.inc();
-    }
-
-    /** Flink's {@code SimpleCounter} is not thread-safe; lookups run on several threads. */
-    private static final class ThreadSafeCounter implements Counter {
-        private final LongAdder count = new LongAdder();
-
-        @Override
-        public void inc() {
-            count.increment();
-        }
-
-        @Override
-        public void inc(long n) {
-            count.add(n);
-        }
-
-        @Override
-        public void dec() {
-            count.decrement();
-        }
-
-        @Override
-        public void dec(long n) {
-            count.add(-n);
-        }
-
-        @Override
-        public long getCount() {
-            return count.sum();
-        }
     }
 
     /**

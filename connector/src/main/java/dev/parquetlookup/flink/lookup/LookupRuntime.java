@@ -28,6 +28,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.LOCAL_FILES_MMAP;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.LOOKUP_MAX_IN_FLIGHT_REQUESTS;
+import static dev.parquetlookup.flink.lookup.ParquetLookupOptions.MAX_RETRIES;
+
 /**
  * Everything a lookup function does, without Flink's function classes around it: open the table on
  * the shared caches, normalise the key, look up, filter residual keys, convert, count. The sync and
@@ -81,7 +85,7 @@ public final class LookupRuntime implements Closeable {
         this.table = table;
         this.plan = table.plan(spec.normalizer().keyColumns(), spec.projectedNames());
         this.converter = new RowDataConverter(spec.projectedTypes());
-        this.limiter = new RequestLimiter(config.maxInFlightRequests());
+        this.limiter = new RequestLimiter(config.get(LOOKUP_MAX_IN_FLIGHT_REQUESTS));
         this.failures = new LookupFailures(config.tableName(), config.path());
         this.metrics =
                 new LookupMetrics(
@@ -111,7 +115,7 @@ public final class LookupRuntime implements Closeable {
                 SharedCaches.acquire(
                         config.metadataCacheMaxBytes(), config.resolvedPageCacheMaxBytes());
         SharedCaches.StoreLease store =
-                SharedCaches.fileStore(config.hadoopOptions(), config.mapLocalFiles());
+                SharedCaches.fileStore(config.hadoopOptions(), config.get(LOCAL_FILES_MMAP));
         RefreshingTable table = null;
         SharedCaches.TierLease tier = null;
         TableWarmup warmup = null;
@@ -226,29 +230,51 @@ public final class LookupRuntime implements Closeable {
                 List<RowData> rows = convert(table.lookup(plan, key), residual);
                 metrics.recordLookup(System.nanoTime() - start, rows.size());
                 return rows;
-            } catch (IOException | UncheckedIOException e) {
+            } catch (IOException | RuntimeException | InternalError e) {
+                if (e instanceof InternalError internal
+                        && !LookupFailures.isLostMappedPage(internal)) {
+                    throw internal;
+                }
                 // An interrupt means the function is closing: do not retry.
-                if (attempt >= config.maxRetries() || Thread.currentThread().isInterrupted()) {
-                    metrics.recordFailure();
-                    throw failures.failedAfter(attempt, e);
+                Throwable failure = giveUp(attempt, e, Thread.currentThread().isInterrupted());
+                if (failure instanceof IOException io) {
+                    throw io;
+                } else if (failure != null) {
+                    throw (RuntimeException) failure;
                 }
-                logRetry(attempt, e);
                 LookupFailures.backoff(attempt);
-            } catch (RuntimeException e) {
-                metrics.recordFailure();
-                throw e;
-            } catch (InternalError e) {
-                if (!LookupFailures.isLostMappedPage(e)) {
-                    throw e;
-                }
-                // A memory-mapped file lost a page (truncated or rewritten in place, an NFS file
-                // dropped): the JVM raises InternalError in the reading thread, which Flink would
-                // treat as fatal to the TaskManager. It is a failed read: fail the lookup (no
-                // retry, the page stays lost) and let the restart open the files again.
-                metrics.recordFailure();
-                throw failures.lostMappedPage(e);
             }
         }
+    }
+
+    /**
+     * What a failed attempt leads to: null to retry it (logged), else the failure to report
+     * (counted). I/O failures are retried up to {@code lookup.max-retries} times, unless {@code
+     * stop}. A memory-mapped file that lost a page (truncated or rewritten in place, an NFS file
+     * dropped) makes the JVM raise InternalError in the reading thread, which Flink would treat as
+     * fatal to the TaskManager: it is a failed read, reported without retry (the page stays lost),
+     * and the restart opens the files again.
+     */
+    @Nullable
+    private Throwable giveUp(int attempt, Throwable e, boolean stop) {
+        Throwable failure;
+        if (e instanceof InternalError internal && LookupFailures.isLostMappedPage(internal)) {
+            failure = failures.lostMappedPage(internal);
+        } else if (!(e instanceof IOException) && !(e instanceof UncheckedIOException)) {
+            failure = e;
+        } else if (attempt >= config.get(MAX_RETRIES) || stop) {
+            failure = failures.failedAfter(attempt, e);
+        } else {
+            LOG.warn(
+                    "Lookup in table '{}' failed (attempt {} of {}), retrying: {}",
+                    config.tableName(),
+                    attempt + 1,
+                    config.get(MAX_RETRIES) + 1,
+                    e.toString());
+            return null;
+        }
+        metrics.recordFailure();
+        return failure;
     }
 
     private List<RowData> convert(List<Object[]> found, Object[] residual) {
@@ -333,44 +359,15 @@ public final class LookupRuntime implements Closeable {
                         }
                         return;
                     }
-                    failedAttempt(key, residual, attempt, LookupFailures.unwrap(failure), result);
+                    Throwable error = giveUp(attempt, LookupFailures.unwrap(failure), closed);
+                    if (error != null) {
+                        result.completeExceptionally(error);
+                        return;
+                    }
+                    CompletableFuture.delayedExecutor(
+                                    LookupFailures.backoffMillis(attempt), TimeUnit.MILLISECONDS)
+                            .execute(() -> attemptAsync(key, residual, attempt + 1, result));
                 });
-    }
-
-    private void failedAttempt(
-            Object[] key,
-            Object[] residual,
-            int attempt,
-            Throwable e,
-            CompletableFuture<List<RowData>> result) {
-        if (e instanceof InternalError internal && LookupFailures.isLostMappedPage(internal)) {
-            metrics.recordFailure();
-            result.completeExceptionally(failures.lostMappedPage(internal));
-            return;
-        }
-        if (!(e instanceof IOException) && !(e instanceof UncheckedIOException)) {
-            metrics.recordFailure();
-            result.completeExceptionally(e);
-            return;
-        }
-        if (attempt >= config.maxRetries() || closed) {
-            metrics.recordFailure();
-            result.completeExceptionally(failures.failedAfter(attempt, e));
-            return;
-        }
-        logRetry(attempt, e);
-        CompletableFuture.delayedExecutor(
-                        LookupFailures.backoffMillis(attempt), TimeUnit.MILLISECONDS)
-                .execute(() -> attemptAsync(key, residual, attempt + 1, result));
-    }
-
-    private void logRetry(int attempt, Throwable e) {
-        LOG.warn(
-                "Lookup in table '{}' failed (attempt {} of {}), retrying: {}",
-                config.tableName(),
-                attempt + 1,
-                config.maxRetries() + 1,
-                e.toString());
     }
 
     private RejectedExecutionException closedError() {

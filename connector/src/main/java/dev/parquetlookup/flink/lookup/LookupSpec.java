@@ -168,10 +168,6 @@ public record LookupSpec(
         return Objects.deepEquals(expected, actual);
     }
 
-    public boolean hasResidual() {
-        return residualKeyPositions.length > 0;
-    }
-
     private static int indexOf(List<String> names, String name) {
         int i = names.indexOf(name);
         if (i < 0) {

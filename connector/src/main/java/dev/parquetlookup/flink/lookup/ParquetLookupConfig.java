@@ -207,7 +207,7 @@ public final class ParquetLookupConfig implements Serializable {
                             + " commas, e.g. 'g,name'.");
         }
         boolean files = get(FORMAT).equals(TableFormat.FILES);
-        if (!files && snapshotMode() != SnapshotMode.ALL_FILES) {
+        if (!files && get(PATH_SNAPSHOT_MODE) != SnapshotMode.ALL_FILES) {
             throw new IllegalArgumentException(
                     "'path.snapshot-mode' applies to 'format' = 'files' only; the '"
                             + get(FORMAT)
@@ -226,15 +226,15 @@ public final class ParquetLookupConfig implements Serializable {
                             + interval
                             + "; leave it unset to never refresh.");
         }
-        if (maxInFlightRequests() < 1) {
+        if (get(LOOKUP_MAX_IN_FLIGHT_REQUESTS) < 1) {
             throw new IllegalArgumentException(
                     "'lookup.max-in-flight-requests' must be at least 1, got "
-                            + maxInFlightRequests()
+                            + get(LOOKUP_MAX_IN_FLIGHT_REQUESTS)
                             + ".");
         }
-        if (maxRetries() < 0) {
+        if (get(MAX_RETRIES) < 0) {
             throw new IllegalArgumentException(
-                    "'lookup.max-retries' must not be negative, got " + maxRetries() + ".");
+                    "'lookup.max-retries' must not be negative, got " + get(MAX_RETRIES) + ".");
         }
         diskTier(); // checks local-cache.max-bytes
         if (get(REPAGE_MAX_BYTES).getBytes() <= 0) {
@@ -292,35 +292,10 @@ public final class ParquetLookupConfig implements Serializable {
         return getOptional(PAGE_CACHE_MAX_BYTES).map(MemorySize::getBytes).orElse(PAGE_CACHE_AUTO);
     }
 
-    /** {@code lookup.max-retries}. */
-    public int maxRetries() {
-        return get(MAX_RETRIES);
-    }
-
     /** {@code refresh.interval}, or null to serve the files found at start for the job's life. */
     @Nullable
     public Duration refreshInterval() {
         return getOptional(REFRESH_INTERVAL).orElse(null);
-    }
-
-    /** {@code path.snapshot-mode}. */
-    public SnapshotMode snapshotMode() {
-        return get(PATH_SNAPSHOT_MODE);
-    }
-
-    /** {@code local-files.mmap}. */
-    public boolean mapLocalFiles() {
-        return get(LOCAL_FILES_MMAP);
-    }
-
-    /** {@code lookup.max-in-flight-requests}. */
-    public int maxInFlightRequests() {
-        return get(LOOKUP_MAX_IN_FLIGHT_REQUESTS);
-    }
-
-    /** {@code page-index.synthesize}. */
-    public boolean synthesizePageIndex() {
-        return get(PAGE_INDEX_SYNTHESIZE);
     }
 
     /**
@@ -339,7 +314,7 @@ public final class ParquetLookupConfig implements Serializable {
      */
     public RefreshOptions refreshOptions() {
         return new RefreshOptions(
-                refreshInterval(), snapshotMode(), RetryPolicy.defaults(), get(FORMAT));
+                refreshInterval(), get(PATH_SNAPSHOT_MODE), RetryPolicy.defaults(), get(FORMAT));
     }
 
     /**
@@ -367,8 +342,8 @@ public final class ParquetLookupConfig implements Serializable {
                 .hadoopOptions(hadoopOptions)
                 .metadataCache(metadataCache)
                 .pageCache(pageCache)
-                .mapLocalFiles(mapLocalFiles())
-                .synthesizePageIndex(synthesizePageIndex())
+                .mapLocalFiles(get(LOCAL_FILES_MMAP))
+                .synthesizePageIndex(get(PAGE_INDEX_SYNTHESIZE))
                 .unsortedFiles(get(UNSORTED_FILES))
                 .indexDirectory(diskTier().resolveDirectory().resolve("parquet-lookup-index"))
                 .build();

@@ -1,6 +1,7 @@
 package dev.parquetlookup.flink.lookup;
 
 import dev.parquetlookup.types.TimestampValue;
+import dev.parquetlookup.types.ValueType;
 
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericArrayData;
@@ -10,15 +11,29 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.DateType;
 import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.DoubleType;
+import org.apache.flink.table.types.logical.FloatType;
+import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.TinyIntType;
+import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+import javax.annotation.Nullable;
 
 import java.io.Serializable;
 import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +68,55 @@ public final class RowDataConverter implements Serializable {
         this.types = types.toArray(new LogicalType[0]);
     }
 
+    /**
+     * The Flink type a column of {@code type} is read as: the file's precision is kept, except
+     * TIME, which Flink holds in milliseconds. Null for nested and unsupported columns.
+     */
+    @Nullable
+    public static LogicalType logicalType(ValueType type) {
+        return switch (type.kind()) {
+            case BOOLEAN -> new BooleanType();
+            case TINYINT -> new TinyIntType();
+            case SMALLINT -> new SmallIntType();
+            case INT -> new IntType();
+            case BIGINT -> new BigIntType();
+            case FLOAT -> new FloatType();
+            case DOUBLE -> new DoubleType();
+            case DECIMAL -> new DecimalType(type.precision(), type.scale());
+            case STRING -> new VarCharType(VarCharType.MAX_LENGTH);
+            case BINARY -> new VarBinaryType(VarBinaryType.MAX_LENGTH);
+            case DATE -> new DateType();
+            case TIME -> new TimeType(Math.min(type.precision(), 3));
+            case TIMESTAMP -> new TimestampType(timestampPrecision(type));
+            case TIMESTAMP_LTZ -> new LocalZonedTimestampType(timestampPrecision(type));
+            case ARRAY -> {
+                LogicalType element = logicalType(type.fields().get(0).type());
+                yield element == null ? null : new ArrayType(element);
+            }
+            case MAP -> {
+                LogicalType key = logicalType(type.fields().get(0).type());
+                LogicalType value = logicalType(type.fields().get(1).type());
+                yield key == null || value == null ? null : new MapType(key, value);
+            }
+            case ROW -> {
+                List<RowType.RowField> fields = new ArrayList<>();
+                for (ValueType.Field field : type.fields()) {
+                    LogicalType t = logicalType(field.type());
+                    if (t == null) {
+                        yield null;
+                    }
+                    fields.add(new RowType.RowField(field.name(), t));
+                }
+                yield new RowType(fields);
+            }
+            case NESTED, UNSUPPORTED -> null;
+        };
+    }
+
+    private static int timestampPrecision(ValueType type) {
+        return Math.max(0, Math.min(type.precision(), 9));
+    }
+
     /** A new row holding {@code values} (one per declared type, in order) as Flink data. */
     public GenericRowData toRowData(Object[] values) {
         if (values.length != types.length) {
@@ -69,71 +133,52 @@ public final class RowDataConverter implements Serializable {
 
     /** One engine value as Flink internal data of {@code type}. */
     static Object toFlink(Object value, LogicalType type) {
-        switch (type.getTypeRoot()) {
-            case BOOLEAN:
-            case INTEGER:
-            case DATE:
-            case BIGINT:
-            case FLOAT:
-            case DOUBLE:
-            case BINARY:
-            case VARBINARY:
-                return value;
-            case TINYINT:
-                return ((Number) value).byteValue();
-            case SMALLINT:
-                return ((Number) value).shortValue();
-            case CHAR:
-            case VARCHAR:
-                return value instanceof byte[] bytes
-                        ? StringData.fromBytes(bytes)
-                        : StringData.fromString(value.toString());
-            case DECIMAL:
-                {
-                    int precision = decimalPrecision(type);
-                    int scale = decimalScale(type);
-                    BigDecimal decimal = (BigDecimal) value;
-                    DecimalData data = DecimalData.fromBigDecimal(decimal, precision, scale);
-                    if (data == null) {
-                        throw new ArithmeticException(
-                                "value " + decimal + " does not fit the declared " + type);
-                    }
-                    return data;
+        return switch (type.getTypeRoot()) {
+            case BOOLEAN, INTEGER, DATE, BIGINT, FLOAT, DOUBLE, BINARY, VARBINARY -> value;
+            case TINYINT -> ((Number) value).byteValue();
+            case SMALLINT -> ((Number) value).shortValue();
+            case CHAR, VARCHAR ->
+                    value instanceof byte[] bytes
+                            ? StringData.fromBytes(bytes)
+                            : StringData.fromString(value.toString());
+            case DECIMAL -> {
+                BigDecimal decimal = (BigDecimal) value;
+                DecimalData data =
+                        DecimalData.fromBigDecimal(
+                                decimal, decimalPrecision(type), decimalScale(type));
+                if (data == null) {
+                    throw new ArithmeticException(
+                            "value " + decimal + " does not fit the declared " + type);
                 }
-            case TIME_WITHOUT_TIME_ZONE:
-                return (int) (((Long) value) / 1_000_000L);
-            case TIMESTAMP_WITHOUT_TIME_ZONE:
-            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                {
-                    return truncate((TimestampValue) value, timestampPrecision(type));
+                yield data;
+            }
+            case TIME_WITHOUT_TIME_ZONE -> (int) (((Long) value) / 1_000_000L);
+            case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE ->
+                    truncate((TimestampValue) value, timestampPrecision(type));
+            case ARRAY -> array((List<?>) value, ((ArrayType) type).getElementType());
+            case MAP -> {
+                MapType map = (MapType) type;
+                Map<Object, Object> converted = new LinkedHashMap<>();
+                for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
+                    converted.put(
+                            orNull(e.getKey(), map.getKeyType()),
+                            orNull(e.getValue(), map.getValueType()));
                 }
-            case ARRAY:
-                return array((List<?>) value, ((ArrayType) type).getElementType());
-            case MAP:
-                {
-                    MapType map = (MapType) type;
-                    Map<Object, Object> converted = new LinkedHashMap<>();
-                    for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
-                        converted.put(
-                                orNull(e.getKey(), map.getKeyType()),
-                                orNull(e.getValue(), map.getValueType()));
-                    }
-                    return new GenericMapData(converted);
+                yield new GenericMapData(converted);
+            }
+            case ROW -> {
+                RowType row = (RowType) type;
+                Object[] fields = (Object[]) value;
+                GenericRowData data = new GenericRowData(fields.length);
+                for (int i = 0; i < fields.length; i++) {
+                    data.setField(i, orNull(fields[i], row.getTypeAt(i)));
                 }
-            case ROW:
-                {
-                    RowType row = (RowType) type;
-                    Object[] fields = (Object[]) value;
-                    GenericRowData data = new GenericRowData(fields.length);
-                    for (int i = 0; i < fields.length; i++) {
-                        data.setField(i, orNull(fields[i], row.getTypeAt(i)));
-                    }
-                    return data;
-                }
-            default:
-                throw new UnsupportedOperationException(
-                        "values of type " + type + " are not supported");
-        }
+                yield data;
+            }
+            default ->
+                    throw new UnsupportedOperationException(
+                            "values of type " + type + " are not supported");
+        };
     }
 
     private static GenericArrayData array(List<?> values, LogicalType elementType) {

@@ -106,7 +106,8 @@ public record TableFiles(
                     refresh,
                     new RetryingFileStore(
                             SharedCaches.planningStore(
-                                    config.hadoopOptions(), config.mapLocalFiles()),
+                                    config.hadoopOptions(),
+                                    config.get(ParquetLookupOptions.LOCAL_FILES_MMAP)),
                             refresh.retryPolicy()));
         }
     }

@@ -212,10 +212,6 @@ public final class ParquetLookupTableSource
         return "ParquetLookup(" + config.path() + ")";
     }
 
-    ParquetLookupConfig config() {
-        return config;
-    }
-
     private List<String> fieldNames() {
         return ((RowType) producedType.getLogicalType()).getFieldNames();
     }

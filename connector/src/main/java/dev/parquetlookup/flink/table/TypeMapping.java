@@ -1,5 +1,6 @@
 package dev.parquetlookup.flink.table;
 
+import dev.parquetlookup.flink.lookup.RowDataConverter;
 import dev.parquetlookup.types.ValueType;
 
 import org.apache.flink.table.types.logical.ArrayType;
@@ -9,7 +10,8 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
 
-import java.util.ArrayList;
+import javax.annotation.Nullable;
+
 import java.util.List;
 
 /**
@@ -50,13 +52,6 @@ public final class TypeMapping {
     /** Whether values of {@code fileType} can be read as {@code declared}. */
     public static boolean accepts(ValueType fileType, LogicalType declared) {
         return switch (fileType.kind()) {
-            case BOOLEAN -> is(declared, LogicalTypeRoot.BOOLEAN);
-            case TINYINT -> is(declared, LogicalTypeRoot.TINYINT);
-            case SMALLINT -> is(declared, LogicalTypeRoot.SMALLINT);
-            case INT -> is(declared, LogicalTypeRoot.INTEGER);
-            case BIGINT -> is(declared, LogicalTypeRoot.BIGINT);
-            case FLOAT -> is(declared, LogicalTypeRoot.FLOAT);
-            case DOUBLE -> is(declared, LogicalTypeRoot.DOUBLE);
             case DECIMAL ->
                     declared instanceof DecimalType d
                             && d.getScale() == fileType.scale()
@@ -65,10 +60,6 @@ public final class TypeMapping {
                     is(declared, LogicalTypeRoot.VARCHAR) || is(declared, LogicalTypeRoot.CHAR);
             case BINARY ->
                     is(declared, LogicalTypeRoot.VARBINARY) || is(declared, LogicalTypeRoot.BINARY);
-            case DATE -> is(declared, LogicalTypeRoot.DATE);
-            case TIME -> is(declared, LogicalTypeRoot.TIME_WITHOUT_TIME_ZONE);
-            case TIMESTAMP -> is(declared, LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE);
-            case TIMESTAMP_LTZ -> is(declared, LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE);
             case ARRAY ->
                     declared instanceof ArrayType a
                             && accepts(fileType.fields().get(0).type(), a.getElementType());
@@ -78,6 +69,8 @@ public final class TypeMapping {
                             && accepts(fileType.fields().get(1).type(), m.getValueType());
             case ROW -> declared instanceof RowType r && acceptsRow(fileType, r);
             case NESTED, UNSUPPORTED -> false;
+            // The others by their kind alone: precisions are truncated to the declared one.
+            default -> is(declared, RowDataConverter.logicalType(fileType).getTypeRoot());
         };
     }
 
@@ -95,40 +88,15 @@ public final class TypeMapping {
         return true;
     }
 
-    /** The SQL type to declare for a column of {@code fileType}, or null if there is none. */
+    /**
+     * The SQL type to declare for a column of {@code fileType}, or null if there is none: the type
+     * it is read as ({@link RowDataConverter#logicalType}), e.g. {@code STRING}, {@code DECIMAL(12,
+     * 2)}, {@code ROW<`a` INT>}.
+     */
+    @Nullable
     public static String suggest(ValueType fileType) {
-        return switch (fileType.kind()) {
-            case BOOLEAN -> "BOOLEAN";
-            case TINYINT -> "TINYINT";
-            case SMALLINT -> "SMALLINT";
-            case INT -> "INT";
-            case BIGINT -> "BIGINT";
-            case FLOAT -> "FLOAT";
-            case DOUBLE -> "DOUBLE";
-            case DECIMAL -> "DECIMAL(" + fileType.precision() + ", " + fileType.scale() + ")";
-            case STRING -> "STRING";
-            case BINARY -> "BYTES";
-            case DATE -> "DATE";
-            case TIME -> "TIME(" + Math.min(fileType.precision(), 3) + ")";
-            case TIMESTAMP -> "TIMESTAMP(" + fileType.precision() + ")";
-            case TIMESTAMP_LTZ -> "TIMESTAMP_LTZ(" + fileType.precision() + ")";
-            case ARRAY -> nested("ARRAY<", List.of(fileType.fields().get(0)), false);
-            case MAP -> nested("MAP<", fileType.fields(), false);
-            case ROW -> nested("ROW<", fileType.fields(), true);
-            case NESTED, UNSUPPORTED -> null;
-        };
-    }
-
-    private static String nested(String open, List<ValueType.Field> fields, boolean named) {
-        List<String> parts = new ArrayList<>(fields.size());
-        for (ValueType.Field field : fields) {
-            String type = suggest(field.type());
-            if (type == null) {
-                return null;
-            }
-            parts.add(named ? "`" + field.name().replace("`", "``") + "` " + type : type);
-        }
-        return open + String.join(", ", parts) + ">";
+        LogicalType type = RowDataConverter.logicalType(fileType);
+        return type == null ? null : type.asSummaryString();
     }
 
     private static boolean is(LogicalType type, LogicalTypeRoot root) {

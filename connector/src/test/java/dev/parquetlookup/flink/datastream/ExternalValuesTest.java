@@ -118,11 +118,11 @@ class ExternalValuesTest {
             null
         };
         for (int i = 0; i < types.length; i++) {
-            assertThat(ExternalValues.toExternal(row, i, ExternalValues.logicalType(types[i])))
+            assertThat(ExternalValues.toExternal(row, i, RowDataConverter.logicalType(types[i])))
                     .as("field %d (%s)", i, types[i])
                     .isEqualTo(expected[i]);
         }
-        assertThat(ExternalValues.logicalType(ValueType.of(Kind.NESTED))).isNull();
+        assertThat(RowDataConverter.logicalType(ValueType.of(Kind.NESTED))).isNull();
     }
 
     @Test
@@ -134,7 +134,7 @@ class ExternalValuesTest {
                                 new ValueType.Field(
                                         "zips", ValueType.array(ValueType.of(Kind.SMALLINT)))));
         ValueType type = ValueType.map(ValueType.of(Kind.STRING), ValueType.array(row));
-        LogicalType logical = ExternalValues.logicalType(type);
+        LogicalType logical = RowDataConverter.logicalType(type);
         VarCharType string = new VarCharType(VarCharType.MAX_LENGTH);
         assertThat(logical)
                 .isEqualTo(

@@ -33,7 +33,7 @@ class LookupSpecTest {
 
         Object[] residual = spec.residualValues(key);
 
-        assertThat(spec.hasResidual()).isTrue();
+        assertThat(spec.residualKeyPositions()).isNotEmpty();
         assertThat(spec.normalizer().normalize(key)).containsExactly(1L);
         assertThat(spec.matchesResidual(residual, row(1L, "DE", 0.5))).isTrue();
         assertThat(spec.matchesResidual(residual, row(1L, "FR", 0.5))).isFalse();
@@ -50,7 +50,7 @@ class LookupSpecTest {
     void withoutResidualEveryRowMatches() {
         LookupSpec spec = LookupSpec.of(NAMES, TYPES, List.of("id"), List.of("id"));
         Object[] residual = spec.residualValues(GenericRowData.of(1L));
-        assertThat(spec.hasResidual()).isFalse();
+        assertThat(spec.residualKeyPositions()).isEmpty();
         assertThat(residual).isEmpty();
         assertThat(spec.matchesResidual(residual, row(1L, null, null))).isTrue();
     }

@@ -58,11 +58,11 @@ class ParquetLookupDynamicTableFactoryTest {
         assertThat(config.resolvedPageCacheMaxBytes())
                 .isPositive()
                 .isLessThanOrEqualTo(Math.min(1L << 30, Runtime.getRuntime().maxMemory() / 8));
-        assertThat(config.maxRetries()).isEqualTo(3);
-        assertThat(config.mapLocalFiles()).isTrue();
+        assertThat(config.get(ParquetLookupOptions.MAX_RETRIES)).isEqualTo(3);
+        assertThat(config.get(ParquetLookupOptions.LOCAL_FILES_MMAP)).isTrue();
         assertThat(config.toTableConfig(new MetadataCache(1 << 20), null).mapLocalFiles()).isTrue();
-        assertThat(config.maxInFlightRequests()).isEqualTo(64);
-        assertThat(config.synthesizePageIndex()).isTrue();
+        assertThat(config.get(ParquetLookupOptions.LOOKUP_MAX_IN_FLIGHT_REQUESTS)).isEqualTo(64);
+        assertThat(config.get(ParquetLookupOptions.PAGE_INDEX_SYNTHESIZE)).isTrue();
         assertThat(config.toTableConfig(new MetadataCache(1 << 20), null).synthesizePageIndex())
                 .isTrue();
         // The builder the DataStream API uses has the same defaults as the SQL options.
@@ -88,8 +88,8 @@ class ParquetLookupDynamicTableFactoryTest {
         assertThat(config.async()).isFalse();
         assertThat(config.metadataCacheMaxBytes()).isEqualTo(8L << 20);
         assertThat(config.pageCacheMaxBytes()).isEqualTo(1024);
-        assertThat(config.maxRetries()).isZero();
-        assertThat(config.mapLocalFiles()).isFalse();
+        assertThat(config.get(ParquetLookupOptions.MAX_RETRIES)).isZero();
+        assertThat(config.get(ParquetLookupOptions.LOCAL_FILES_MMAP)).isFalse();
         assertThat(config.toTableConfig(new MetadataCache(1 << 20), null).mapLocalFiles())
                 .isFalse();
         assertThat(config.hadoopOptions())
@@ -120,7 +120,7 @@ class ParquetLookupDynamicTableFactoryTest {
     void pageIndexSynthesisCanBeTurnedOff() {
         ParquetLookupConfig config =
                 config(Map.of("path", "/data/c", "page-index.synthesize", "false"));
-        assertThat(config.synthesizePageIndex()).isFalse();
+        assertThat(config.get(ParquetLookupOptions.PAGE_INDEX_SYNTHESIZE)).isFalse();
         assertThat(config.toTableConfig(new MetadataCache(1 << 20), null).synthesizePageIndex())
                 .isFalse();
     }
@@ -193,7 +193,8 @@ class ParquetLookupDynamicTableFactoryTest {
     void refreshOptions() {
         ParquetLookupConfig none = config(Map.of("path", "/p"));
         assertThat(none.refreshInterval()).isNull();
-        assertThat(none.snapshotMode()).isEqualTo(SnapshotMode.ALL_FILES);
+        assertThat(none.get(ParquetLookupOptions.PATH_SNAPSHOT_MODE))
+                .isEqualTo(SnapshotMode.ALL_FILES);
         assertThat(none.refreshOptions().refreshes()).isFalse();
 
         ParquetLookupConfig refreshed =
@@ -203,7 +204,8 @@ class ParquetLookupDynamicTableFactoryTest {
                                 "refresh.interval", "5 min",
                                 "path.snapshot-mode", "latest-success"));
         assertThat(refreshed.refreshInterval()).isEqualTo(Duration.ofMinutes(5));
-        assertThat(refreshed.snapshotMode()).isEqualTo(SnapshotMode.LATEST_SUCCESS);
+        assertThat(refreshed.get(ParquetLookupOptions.PATH_SNAPSHOT_MODE))
+                .isEqualTo(SnapshotMode.LATEST_SUCCESS);
         assertThat(refreshed.refreshOptions().interval()).isEqualTo(Duration.ofMinutes(5));
 
         assertThatThrownBy(() -> config(Map.of("path", "/p", "refresh.interval", "0 s")))
