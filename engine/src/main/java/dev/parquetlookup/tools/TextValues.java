@@ -159,10 +159,7 @@ final class TextValues {
                         throw new IllegalArgumentException(
                                 "values of type " + type + " cannot be given as text");
             };
-        } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
-            throw new IllegalArgumentException(
-                    "'" + text + "' is not a " + type + " value (" + example(type) + ")", e);
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | DateTimeParseException | ArithmeticException e) {
             throw new IllegalArgumentException(
                     "'" + text + "' is not a " + type + " value (" + example(type) + ")", e);
         }
