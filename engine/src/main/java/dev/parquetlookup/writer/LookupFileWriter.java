@@ -3,7 +3,6 @@ package dev.parquetlookup.writer;
 import dev.parquetlookup.io.ParquetOutputs;
 import dev.parquetlookup.metadata.MetadataReader;
 
-import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.format.SortingColumn;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -158,10 +157,7 @@ public final class LookupFileWriter implements Closeable {
                             .withPageRowCountLimit(options.pageRows())
                             .withPageSize(options.pageBytes())
                             .withDictionaryEncoding(options.dictionary())
-                            .withWriterVersion(
-                                    options.writerVersion() == WriterOptions.WriterVersion.V2
-                                            ? ParquetProperties.WriterVersion.PARQUET_2_0
-                                            : ParquetProperties.WriterVersion.PARQUET_1_0)
+                            .withWriterVersion(options.writerVersion().parquet())
                             .withBloomFilterEnabled(false)
                             .withColumnIndexTruncateLength(options.statisticsTruncateLength())
                             .withStatisticsTruncateLength(options.statisticsTruncateLength())
@@ -202,14 +198,9 @@ public final class LookupFileWriter implements Closeable {
         }
     }
 
+    /** parquet-java's name of a codec: the same name. */
     static CompressionCodecName codec(WriterOptions.Codec codec) {
-        return switch (codec) {
-            case UNCOMPRESSED -> CompressionCodecName.UNCOMPRESSED;
-            case SNAPPY -> CompressionCodecName.SNAPPY;
-            case GZIP -> CompressionCodecName.GZIP;
-            case ZSTD -> CompressionCodecName.ZSTD;
-            case LZ4_RAW -> CompressionCodecName.LZ4_RAW;
-        };
+        return CompressionCodecName.valueOf(codec.name());
     }
 
     /**

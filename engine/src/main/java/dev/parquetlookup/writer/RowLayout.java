@@ -207,11 +207,8 @@ final class RowLayout {
                 out[i] = PreparedValues.prepare(c, v);
             } catch (ClassCastException e) {
                 throw new IllegalArgumentException(
-                        "column '"
-                                + c.name()
-                                + "' ("
-                                + c.type()
-                                + ") expects "
+                        PreparedValues.about(c.name(), c.type())
+                                + " expects "
                                 + PreparedValues.expectedJavaType(c.type().kind())
                                 + " but got "
                                 + v.getClass().getName()
