@@ -72,29 +72,22 @@ public final class Main implements Runnable {
                     }
                     PrintWriter err = commandLine.getErr();
                     if (e instanceof FileNotFoundException) {
-                        err.println("Error: " + e.getMessage());
-                        err.flush();
-                        return ExitCode.USAGE;
+                        return error(err, e.getMessage(), ExitCode.USAGE);
                     }
                     LookupFileException.BadSortKey badKey = badSortKey(e);
                     if (badKey != null) {
                         // The fix is a flag (--key): a usage error, whichever command met it.
-                        err.println("Error: " + inFlagTerms(badKey.getMessage()));
-                        err.flush();
-                        return ExitCode.USAGE;
+                        return error(err, inFlagTerms(badKey.getMessage()), ExitCode.USAGE);
                     }
                     String message = e.getMessage() != null ? e.getMessage() : e.toString();
-                    if (e instanceof LookupFileException || e instanceof IllegalArgumentException) {
-                        err.println("Error: " + inFlagTerms(message));
-                    } else {
-                        err.println(
-                                "Error: "
-                                        + e.getClass().getSimpleName()
-                                        + ": "
-                                        + inFlagTerms(message));
-                    }
-                    err.flush();
-                    return ExitCode.FAILED;
+                    boolean ours =
+                            e instanceof LookupFileException
+                                    || e instanceof IllegalArgumentException;
+                    return error(
+                            err,
+                            (ours ? "" : e.getClass().getSimpleName() + ": ")
+                                    + inFlagTerms(message),
+                            ExitCode.FAILED);
                 });
         return cl;
     }
@@ -108,6 +101,13 @@ public final class Main implements Runnable {
             }
         }
         return null;
+    }
+
+    /** Prints {@code Error: message} and returns {@code exitCode}. */
+    private static int error(PrintWriter err, String message, int exitCode) {
+        err.println("Error: " + message);
+        err.flush();
+        return exitCode;
     }
 
     private static int badArguments(ParameterException e, String[] args) {
