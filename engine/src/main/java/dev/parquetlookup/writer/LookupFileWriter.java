@@ -126,17 +126,12 @@ public final class LookupFileWriter implements Closeable {
                                 + " WriterOptions.builder().overwrite(true)");
             }
             List<SortingColumn> sorting = new ArrayList<>();
-            for (int idx : layout.keyIndexes()) {
+            MessageType schema = layout.schema();
+            for (String key : sortKey) {
                 // The index of the key's column chunk: nested columns before it have several.
-                int leaf = 0;
-                for (int i = 0; i < idx; i++) {
-                    leaf +=
-                            layout.schema().getType(i).isPrimitive()
-                                    ? 1
-                                    : new MessageType("c", layout.schema().getType(i))
-                                            .getColumns()
-                                            .size();
-                }
+                int leaf =
+                        schema.getColumns()
+                                .indexOf(schema.getColumnDescription(new String[] {key}));
                 sorting.add(new SortingColumn(leaf, false, true));
             }
             FooterRewritingOutputFile output =

@@ -284,7 +284,7 @@ public record WriterOptions(
             return this;
         }
 
-        /** Rows the external sort keeps in memory before spilling a run (default 1,000,000). */
+        /** Rows the external sort keeps in memory before spilling a run (default: no bound). */
         public Builder sortBufferRows(int rows) {
             this.sortBufferRows = rows;
             return this;
