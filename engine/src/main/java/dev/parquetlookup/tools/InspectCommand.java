@@ -165,10 +165,8 @@ final class InspectCommand implements Callable<Integer> {
                         LookupCost.recommendations(report, keyColumn, tableFormat.isFiles(spec)));
         var out = spec.commandLine().getOut();
         if (listing.version() != null) {
-            long deleted = 0;
-            for (DeletedRows rows : listing.deletedRows().values()) {
-                deleted += rows.count();
-            }
+            long deleted =
+                    listing.deletedRows().values().stream().mapToLong(DeletedRows::count).sum();
             out.println();
             out.printf(
                     "Table version read: %s of %s (%d data file(s)); %s row(s) of %d file(s)"
