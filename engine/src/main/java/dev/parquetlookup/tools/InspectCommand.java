@@ -143,16 +143,7 @@ final class InspectCommand implements Callable<Integer> {
         LayoutReport report = new LayoutReport(path, layouts);
         List<String> projected =
                 columns.isEmpty() ? new ArrayList<>(report.columns.keySet()) : columns;
-        for (String c : projected) {
-            if (!report.columns.containsKey(c)) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--columns names '"
-                                + c
-                                + "', which is not a column: "
-                                + report.columns.keySet());
-            }
-        }
+        Main.requireColumns(spec, projected, report.columns.keySet());
         String keyColumn =
                 report.sortKey == null || report.sortKey.isEmpty() ? null : report.sortKey.get(0);
         LookupCost cost = LookupCost.predict(report, keyColumn, projected);

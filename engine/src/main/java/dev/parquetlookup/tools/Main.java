@@ -12,6 +12,8 @@ import javax.annotation.Nullable;
 
 import java.io.FileNotFoundException;
 import java.io.PrintWriter;
+import java.util.Collection;
+import java.util.List;
 
 /**
  * The command line: {@code prepare} rewrites Parquet or CSV into lookup-ready files, {@code
@@ -120,6 +122,17 @@ public final class Main implements Runnable {
                         + " --help' for the options and examples.");
         err.flush();
         return ExitCode.USAGE;
+    }
+
+    /** {@code --columns} names only columns of {@code names}, else a usage error listing them. */
+    static void requireColumns(CommandSpec spec, List<String> given, Collection<String> names) {
+        for (String c : given) {
+            if (!names.contains(c)) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--columns names '" + c + "', which is not a column: " + names);
+            }
+        }
     }
 
     /**
