@@ -14,9 +14,11 @@ import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Reads CSV files (RFC 4180: a header line, quoted fields may hold separators, quotes and line
@@ -24,7 +26,7 @@ import java.util.Set;
  * every value of the file (a first pass): BIGINT, DOUBLE, BOOLEAN, DATE, TIMESTAMP(6) or STRING. An
  * unquoted empty field is NULL; a quoted one ({@code ""}) is the empty string.
  */
-final class CsvInput {
+final class CsvInput implements PrepareInput {
 
     /** A field that was an unquoted empty string. */
     private static final String NULL = new String("");
@@ -35,8 +37,7 @@ final class CsvInput {
     private final List<ColumnSpec> columns;
 
     /** Bytes of the files read so far by {@link #read}, for the progress line. */
-    private final java.util.concurrent.atomic.AtomicLong bytesRead =
-            new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong bytesRead = new AtomicLong();
 
     private CsvInput(
             FileStore store, List<FileId> files, char separator, List<ColumnSpec> columns) {
@@ -56,7 +57,7 @@ final class CsvInput {
             throws IOException {
         List<String> header = null;
         for (FileId file : files) {
-            try (Records records = new Records(store, file, separator)) {
+            try (Records records = new Records(store, file, separator, new AtomicLong())) {
                 List<String> h = records.next();
                 if (h == null) {
                     throw new IllegalArgumentException(
@@ -106,19 +107,26 @@ final class CsvInput {
         return new CsvInput(store, files, separator, columns);
     }
 
+    /** The types a column may be inferred as, the first that holds every value first. */
+    private static final List<ValueType> INFERRED =
+            List.of(
+                    ValueType.of(Kind.BIGINT),
+                    ValueType.of(Kind.DOUBLE),
+                    ValueType.of(Kind.BOOLEAN),
+                    ValueType.of(Kind.DATE),
+                    new ValueType(Kind.TIMESTAMP, 6, 0));
+
     private static List<ColumnSpec> infer(
             FileStore store, List<FileId> files, char separator, List<String> header)
             throws IOException {
         int n = header.size();
-        boolean[] canLong = filled(n);
-        boolean[] canDouble = filled(n);
-        boolean[] canBool = filled(n);
-        boolean[] canDate = filled(n);
-        boolean[] canTimestamp = filled(n);
+        // Per column, a bit per INFERRED type that every value so far parses as.
+        int[] fits = new int[n];
+        Arrays.fill(fits, (1 << INFERRED.size()) - 1);
         boolean[] sawValue = new boolean[n];
         boolean[] sawNull = new boolean[n];
         for (FileId file : files) {
-            try (Records records = new Records(store, file, separator)) {
+            try (Records records = new Records(store, file, separator, new AtomicLong())) {
                 records.next();
                 for (List<String> r = records.next(); r != null; r = records.next()) {
                     checkWidth(file, records, r, n);
@@ -129,48 +137,34 @@ final class CsvInput {
                             continue;
                         }
                         sawValue[i] = true;
-                        canLong[i] &= parses(ValueType.of(Kind.BIGINT), v);
-                        canDouble[i] &= parses(ValueType.of(Kind.DOUBLE), v);
-                        canBool[i] &= v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false");
-                        canDate[i] &= parses(ValueType.of(Kind.DATE), v);
-                        canTimestamp[i] &= parses(new ValueType(Kind.TIMESTAMP, 6, 0), v);
+                        for (int t = 0; t < INFERRED.size(); t++) {
+                            if ((fits[i] & (1 << t)) != 0 && !parses(INFERRED.get(t), v)) {
+                                fits[i] &= ~(1 << t);
+                            }
+                        }
                     }
                 }
             }
         }
         List<ColumnSpec> columns = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            ValueType type;
-            if (!sawValue[i]) {
-                type = ValueType.of(Kind.STRING);
-            } else if (canLong[i]) {
-                type = ValueType.of(Kind.BIGINT);
-            } else if (canDouble[i]) {
-                type = ValueType.of(Kind.DOUBLE);
-            } else if (canBool[i]) {
-                type = ValueType.of(Kind.BOOLEAN);
-            } else if (canDate[i]) {
-                type = ValueType.of(Kind.DATE);
-            } else if (canTimestamp[i]) {
-                type = new ValueType(Kind.TIMESTAMP, 6, 0);
-            } else {
-                type = ValueType.of(Kind.STRING);
-            }
+            int first = Integer.numberOfTrailingZeros(fits[i]);
+            ValueType type =
+                    sawValue[i] && first < INFERRED.size()
+                            ? INFERRED.get(first)
+                            : ValueType.of(Kind.STRING);
             columns.add(
                     new ColumnSpec(header.get(i), type, sawNull[i] || !sawValue[i], null, null));
         }
         return columns;
     }
 
-    private static boolean[] filled(int n) {
-        boolean[] a = new boolean[n];
-        java.util.Arrays.fill(a, true);
-        return a;
-    }
-
     private static boolean parses(ValueType type, String v) {
         if (v.isEmpty() || Character.isWhitespace(v.charAt(0))) {
             return false;
+        }
+        if (type.kind() == Kind.BOOLEAN) {
+            return v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false");
         }
         try {
             TextValues.parse(type, v);
@@ -195,12 +189,13 @@ final class CsvInput {
         }
     }
 
-    List<ColumnSpec> columns() {
+    @Override
+    public List<ColumnSpec> columns() {
         return columns;
     }
 
-    /** Reads every row of every file. */
-    void read(ParquetInput.RowSink sink) throws IOException {
+    @Override
+    public void read(RowSink sink) throws IOException {
         int n = columns.size();
         for (FileId file : files) {
             long before = bytesRead.get();
@@ -238,14 +233,11 @@ final class CsvInput {
         }
     }
 
-    /** Bytes of all input files. */
-    long totalBytes() {
-        return files.stream().mapToLong(FileId::length).sum();
-    }
-
-    /** Bytes consumed so far by {@link #read} (buffered ahead by up to 64 KiB). */
-    long bytesRead() {
-        return bytesRead.get();
+    /** By bytes read so far (buffered ahead by up to 64 KiB) of all input files' bytes. */
+    @Override
+    public double fraction(long rows) {
+        return (double) bytesRead.get()
+                / Math.max(1, files.stream().mapToLong(FileId::length).sum());
     }
 
     /** RFC 4180 records of one file. */
@@ -260,15 +252,7 @@ final class CsvInput {
 
         private int nextLine = 1;
 
-        Records(FileStore store, FileId file, char separator) throws IOException {
-            this(store, file, separator, new java.util.concurrent.atomic.AtomicLong());
-        }
-
-        Records(
-                FileStore store,
-                FileId file,
-                char separator,
-                java.util.concurrent.atomic.AtomicLong counter)
+        Records(FileStore store, FileId file, char separator, AtomicLong counter)
                 throws IOException {
             this.source = store.open(file);
             java.io.InputStream raw = new RangeSourceInputFile(source).newStream();

@@ -279,14 +279,8 @@ final class GetCommand implements Callable<Integer> {
     /** The plan for {@code --columns}, or every printable column (the others go to skipped). */
     private LookupPlan plan(
             DimensionTable table, List<String> lookupColumns, List<String> skipped) {
-        List<String> names = table.columns().stream().map(ColumnSchema::name).toList();
-        for (String c : columns) {
-            if (!names.contains(c)) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--columns names '" + c + "', which is not a column: " + names);
-            }
-        }
+        Main.requireColumns(
+                spec, columns, table.columns().stream().map(ColumnSchema::name).toList());
         List<String> printed = columns;
         if (columns.isEmpty()) {
             printed = new ArrayList<>();

@@ -143,16 +143,7 @@ final class InspectCommand implements Callable<Integer> {
         LayoutReport report = new LayoutReport(path, layouts);
         List<String> projected =
                 columns.isEmpty() ? new ArrayList<>(report.columns.keySet()) : columns;
-        for (String c : projected) {
-            if (!report.columns.containsKey(c)) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--columns names '"
-                                + c
-                                + "', which is not a column: "
-                                + report.columns.keySet());
-            }
-        }
+        Main.requireColumns(spec, projected, report.columns.keySet());
         String keyColumn =
                 report.sortKey == null || report.sortKey.isEmpty() ? null : report.sortKey.get(0);
         LookupCost cost = LookupCost.predict(report, keyColumn, projected);
@@ -165,10 +156,8 @@ final class InspectCommand implements Callable<Integer> {
                         LookupCost.recommendations(report, keyColumn, tableFormat.isFiles(spec)));
         var out = spec.commandLine().getOut();
         if (listing.version() != null) {
-            long deleted = 0;
-            for (DeletedRows rows : listing.deletedRows().values()) {
-                deleted += rows.count();
-            }
+            long deleted =
+                    listing.deletedRows().values().stream().mapToLong(DeletedRows::count).sum();
             out.println();
             out.printf(
                     "Table version read: %s of %s (%d data file(s)); %s row(s) of %d file(s)"

@@ -7,6 +7,7 @@ import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.metadata.FileMetadata;
+import dev.parquetlookup.metadata.FooterReader;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
@@ -17,9 +18,6 @@ import dev.parquetlookup.tools.FileLayout.RowGroupLayout;
 import dev.parquetlookup.tools.FileLayout.SortVerdict;
 
 import org.apache.parquet.format.FileMetaData;
-import org.apache.parquet.format.KeyValue;
-import org.apache.parquet.format.RowGroup;
-import org.apache.parquet.format.SortingColumn;
 import org.apache.parquet.format.Util;
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
@@ -44,10 +42,9 @@ import java.util.function.Function;
  * as not sorted, or for want of a declared sort key, is reported, not thrown. Any other refusal (a
  * damaged footer, a missing key column) is the engine's error, naming the file.
  *
- * <p>Only for a file the engine refused is the layout read here, from the footer and the
- * OffsetIndexes, so the report can still show pages and codecs and say what to change. This is the
- * seam for the metadata package's footer reader: once footer reading and the sort-order check are
- * separate calls there, {@link #refusedLayout} reads through them.
+ * <p>Only for a file the engine refused is the layout read here, from the footer (the engine's
+ * {@link FooterReader} and declared sort key) and the OffsetIndexes, so the report can still show
+ * pages and codecs and say what to change.
  */
 final class LayoutReader {
 
@@ -122,15 +119,17 @@ final class LayoutReader {
             Function<MessageType, SortKeyResolver.KeyNames> sortKeyOf,
             SortVerdict verdict)
             throws IOException {
-        long length = file.length();
-        byte[] tail = source.read(new FileRange(length - 8, 8));
-        int footerLength = ByteBuffer.wrap(tail).order(ByteOrder.LITTLE_ENDIAN).getInt();
-        byte[] footerBytes = source.read(new FileRange(length - 8 - footerLength, footerLength));
-        FileMetaData thrift = Util.readFileMetaData(new ByteArrayInputStream(footerBytes));
-        ParquetMetadataConverter converter = new ParquetMetadataConverter();
-        ParquetMetadata footer = converter.fromParquetMetadata(thrift);
+        FooterReader.Footer read = FooterReader.read(source);
+        FileMetaData thrift = read.thrift();
+        ParquetMetadata footer = read.metadata();
         MessageType schema = footer.getFileMetaData().getSchema();
-        long metadataBytes = 8L + footerLength;
+        byte[] tail = read.tail();
+        // The footer, its length and the magic bytes.
+        long metadataBytes =
+                8L
+                        + ByteBuffer.wrap(tail, tail.length - 8, 4)
+                                .order(ByteOrder.LITTLE_ENDIAN)
+                                .getInt();
         List<RowGroupLayout> groups = new ArrayList<>();
         for (BlockMetaData block : footer.getBlocks()) {
             List<ChunkLayout> chunks = new ArrayList<>();
@@ -160,7 +159,8 @@ final class LayoutReader {
             }
             groups.add(new RowGroupLayout(block.getRowCount(), chunks, false));
         }
-        List<String> declared = declaredSortKey(thrift, schema);
+        // As the engine read it: a declared key it refuses (nested, descending) never gets here.
+        List<String> declared = SortKeyResolver.declaredSortKey(file, thrift, schema);
         List<String> givenKey = sortKeyOf.apply(schema).stored();
         List<String> resolved =
                 !givenKey.isEmpty()
@@ -192,29 +192,5 @@ final class LayoutReader {
             firstRows[p] = oi.getFirstRowIndex(p);
         }
         return new PageLocations(offsets, sizes, firstRows);
-    }
-
-    /** For display only: the engine's resolution already decided the verdict. */
-    private static List<String> declaredSortKey(FileMetaData thrift, MessageType schema) {
-        List<RowGroup> groups = thrift.getRow_groups();
-        List<String> names = new ArrayList<>();
-        if (groups != null && !groups.isEmpty() && groups.get(0).isSetSorting_columns()) {
-            for (SortingColumn sc : groups.get(0).getSorting_columns()) {
-                names.add(String.join(".", schema.getColumns().get(sc.getColumn_idx()).getPath()));
-            }
-            return names;
-        }
-        if (thrift.getKey_value_metadata() != null) {
-            for (KeyValue kv : thrift.getKey_value_metadata()) {
-                if (MetadataReader.SORT_KEY_METADATA.equals(kv.getKey())
-                        && kv.getValue() != null
-                        && !kv.getValue().isBlank()) {
-                    for (String part : kv.getValue().split(",")) {
-                        names.add(part.trim());
-                    }
-                }
-            }
-        }
-        return names;
     }
 }

@@ -75,23 +75,12 @@ final class LayoutReport {
         this.path = path;
         this.files = List.copyOf(files);
         this.labelStart = commonDirectoryLength(this.files);
-        long r = 0;
-        long g = 0;
-        long b = 0;
-        long max = 0;
-        long meta = 0;
-        for (FileLayout f : files) {
-            r += f.rows();
-            g += f.rowGroups().size();
-            b += f.file().length();
-            max = Math.max(max, f.maxRowGroupRows());
-            meta += f.metadataBytes();
-        }
-        this.rows = r;
-        this.rowGroups = g;
-        this.bytes = b;
-        this.maxRowGroupRows = max;
-        this.metadataBytes = meta;
+        this.rows = files.stream().mapToLong(FileLayout::rows).sum();
+        this.rowGroups = files.stream().mapToLong(f -> f.rowGroups().size()).sum();
+        this.bytes = files.stream().mapToLong(f -> f.file().length()).sum();
+        this.maxRowGroupRows =
+                files.stream().mapToLong(FileLayout::maxRowGroupRows).max().orElse(0);
+        this.metadataBytes = files.stream().mapToLong(FileLayout::metadataBytes).sum();
         List<String> key = files.get(0).sortKey();
         this.sortKey = files.stream().allMatch(f -> f.sortKey().equals(key)) ? key : null;
         this.schemaDifferences =

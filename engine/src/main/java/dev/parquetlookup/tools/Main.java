@@ -12,6 +12,8 @@ import javax.annotation.Nullable;
 
 import java.io.FileNotFoundException;
 import java.io.PrintWriter;
+import java.util.Collection;
+import java.util.List;
 
 /**
  * The command line: {@code prepare} rewrites Parquet or CSV into lookup-ready files, {@code
@@ -72,29 +74,22 @@ public final class Main implements Runnable {
                     }
                     PrintWriter err = commandLine.getErr();
                     if (e instanceof FileNotFoundException) {
-                        err.println("Error: " + e.getMessage());
-                        err.flush();
-                        return ExitCode.USAGE;
+                        return error(err, e.getMessage(), ExitCode.USAGE);
                     }
                     LookupFileException.BadSortKey badKey = badSortKey(e);
                     if (badKey != null) {
                         // The fix is a flag (--key): a usage error, whichever command met it.
-                        err.println("Error: " + inFlagTerms(badKey.getMessage()));
-                        err.flush();
-                        return ExitCode.USAGE;
+                        return error(err, inFlagTerms(badKey.getMessage()), ExitCode.USAGE);
                     }
                     String message = e.getMessage() != null ? e.getMessage() : e.toString();
-                    if (e instanceof LookupFileException || e instanceof IllegalArgumentException) {
-                        err.println("Error: " + inFlagTerms(message));
-                    } else {
-                        err.println(
-                                "Error: "
-                                        + e.getClass().getSimpleName()
-                                        + ": "
-                                        + inFlagTerms(message));
-                    }
-                    err.flush();
-                    return ExitCode.FAILED;
+                    boolean ours =
+                            e instanceof LookupFileException
+                                    || e instanceof IllegalArgumentException;
+                    return error(
+                            err,
+                            (ours ? "" : e.getClass().getSimpleName() + ": ")
+                                    + inFlagTerms(message),
+                            ExitCode.FAILED);
                 });
         return cl;
     }
@@ -110,6 +105,13 @@ public final class Main implements Runnable {
         return null;
     }
 
+    /** Prints {@code Error: message} and returns {@code exitCode}. */
+    private static int error(PrintWriter err, String message, int exitCode) {
+        err.println("Error: " + message);
+        err.flush();
+        return exitCode;
+    }
+
     private static int badArguments(ParameterException e, String[] args) {
         CommandLine cl = e.getCommandLine();
         PrintWriter err = cl.getErr();
@@ -120,6 +122,17 @@ public final class Main implements Runnable {
                         + " --help' for the options and examples.");
         err.flush();
         return ExitCode.USAGE;
+    }
+
+    /** {@code --columns} names only columns of {@code names}, else a usage error listing them. */
+    static void requireColumns(CommandSpec spec, List<String> given, Collection<String> names) {
+        for (String c : given) {
+            if (!names.contains(c)) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--columns names '" + c + "', which is not a column: " + names);
+            }
+        }
     }
 
     /**

@@ -14,6 +14,8 @@ import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.Type;
 
+import javax.annotation.Nullable;
+
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -106,7 +108,7 @@ final class NestedInput {
      * A group's fields as {@code Object[]}: a repeated field's values are collected in a list
      * (empty when it has none).
      */
-    private static final class Fields extends GroupConverter {
+    static final class Fields extends GroupConverter {
         private final GroupType group;
         private final GroupSink sink;
         private final Converter[] children;
@@ -153,12 +155,15 @@ final class NestedInput {
         }
     }
 
-    /** Converts one primitive column's physical values to the engine's representation. */
+    /**
+     * Converts one primitive column's physical values to the engine's representation; without a
+     * spec, keeps them as they are (for a column written with the file's own type).
+     */
     static final class Leaf extends PrimitiveConverter {
-        private final ColumnSpec spec;
+        @Nullable private final ColumnSpec spec;
         private final Sink sink;
 
-        Leaf(ColumnSpec spec, Sink sink) {
+        Leaf(@Nullable ColumnSpec spec, Sink sink) {
             this.spec = spec;
             this.sink = sink;
         }
@@ -180,6 +185,10 @@ final class NestedInput {
 
         @Override
         public void addInt(int value) {
+            if (spec == null) {
+                sink.accept(value);
+                return;
+            }
             ValueType t = spec.type();
             sink.accept(
                     switch (t.kind()) {
@@ -192,6 +201,10 @@ final class NestedInput {
 
         @Override
         public void addLong(long value) {
+            if (spec == null) {
+                sink.accept(value);
+                return;
+            }
             ValueType t = spec.type();
             sink.accept(
                     switch (t.kind()) {
@@ -214,8 +227,10 @@ final class NestedInput {
 
         @Override
         public void addBinary(Binary value) {
-            ValueType t = spec.type();
-            if (t.kind() == Kind.DECIMAL) {
+            ValueType t = spec == null ? null : spec.type();
+            if (t == null) {
+                sink.accept(value);
+            } else if (t.kind() == Kind.DECIMAL) {
                 sink.accept(new BigDecimal(new BigInteger(value.getBytes()), t.scale()));
             } else if (spec.timeUnit() == TimeUnit.INT96) {
                 sink.accept(int96(value));

@@ -12,25 +12,21 @@ import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.types.Widening;
 import dev.parquetlookup.writer.ColumnSpec;
-import dev.parquetlookup.writer.LookupDatasetWriter;
 
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.MessageColumnIO;
 import org.apache.parquet.io.ParquetDecodingException;
 import org.apache.parquet.io.RecordReader;
-import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
-import org.apache.parquet.io.api.PrimitiveConverter;
 import org.apache.parquet.io.api.RecordMaterializer;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
-
-import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -41,17 +37,7 @@ import java.util.List;
  * column specs that write the same types again. Reads through {@link RangeSource}, so any file
  * system Hadoop reaches works.
  */
-final class ParquetInput {
-
-    /** Receives rows. */
-    @FunctionalInterface
-    interface RowSink {
-        /**
-         * @param physical per column, whether its value is the physical value of the written
-         *     column's type ({@link LookupDatasetWriter#write(Object[], boolean[])}); null for none
-         */
-        void accept(Object[] row, @Nullable boolean[] physical) throws IOException;
-    }
+final class ParquetInput implements PrepareInput {
 
     private final FileStore store;
     private final List<FileId> files;
@@ -87,43 +73,33 @@ final class ParquetInput {
         List<MessageType> projections = new ArrayList<>();
         long rows = 0;
         for (FileId file : files) {
+            ParquetMetadata footer;
             try (RangeSource source = store.open(file)) {
-                // The engine's check first: an empty, truncated or foreign file gets the same
-                // message (and exit code 3) in prepare as in inspect, get and SQL.
-                FooterReader.read(source);
+                // The engine's footer reader: an empty, truncated, foreign or damaged file gets the
+                // same message (and exit code 3) in prepare as in inspect, get and SQL.
+                footer = FooterReader.read(source).metadata();
             }
-            try (RangeSource source = store.open(file);
-                    ParquetFileReader reader =
-                            ParquetFileReader.open(
-                                    new RangeSourceInputFile(source), EngineCodecs.readOptions())) {
-                MessageType schema = reader.getFooter().getFileMetaData().getSchema();
-                rows += reader.getRecordCount();
-                // Later files: the first file's columns they have (what they lack is a
-                // difference, reported below with both file names).
-                List<String> names = select;
-                if (!projections.isEmpty()) {
-                    names = new ArrayList<>();
-                    for (Type t : projections.get(0).getFields()) {
-                        if (schema.containsField(t.getName())) {
-                            names.add(t.getName());
-                        }
+            MessageType schema = footer.getFileMetaData().getSchema();
+            rows += footer.getBlocks().stream().mapToLong(BlockMetaData::getRowCount).sum();
+            // Later files: the first file's columns they have (what they lack is a difference,
+            // reported below with both file names).
+            List<String> names = select;
+            if (!projections.isEmpty()) {
+                names = new ArrayList<>();
+                for (Type t : projections.get(0).getFields()) {
+                    if (schema.containsField(t.getName())) {
+                        names.add(t.getName());
                     }
-                    if (select.isEmpty()) {
-                        for (Type t : schema.getFields()) {
-                            if (!projections.get(0).containsField(t.getName())) {
-                                names.add(t.getName()); // an extra column: a difference
-                            }
+                }
+                if (select.isEmpty()) {
+                    for (Type t : schema.getFields()) {
+                        if (!projections.get(0).containsField(t.getName())) {
+                            names.add(t.getName()); // an extra column: a difference
                         }
                     }
                 }
-                projections.add(project(schema, names, file));
-            } catch (RuntimeException e) {
-                if (e instanceof IllegalArgumentException) {
-                    throw e;
-                }
-                throw new IOException(
-                        "cannot read the Parquet footer of " + file + ": " + e.getMessage(), e);
             }
+            projections.add(project(schema, names, file));
         }
         if (projections.isEmpty()) {
             throw new IllegalArgumentException("no input files");
@@ -192,32 +168,32 @@ final class ParquetInput {
         return new MessageType(schema.getName(), fields);
     }
 
-    List<ColumnSpec> columns() {
+    @Override
+    public List<ColumnSpec> columns() {
         return columns;
     }
 
-    long totalRows() {
-        return totalRows;
+    @Override
+    public double fraction(long rows) {
+        return totalRows > 0 ? Math.min(1.0, (double) rows / totalRows) : -1;
     }
 
-    /** Reads every row of every file, in file order. */
-    void read(RowSink sink) throws IOException {
+    @Override
+    public void read(RowSink sink) throws IOException {
         for (int f = 0; f < files.size(); f++) {
             FileId file = files.get(f);
             MessageType projection = projections.get(f);
             MessageColumnIO columnIO = new ColumnIOFactory().getColumnIO(projection);
             // Values are read with the file's own types, then widened to the written ones.
-            List<ColumnSpec> own = new ArrayList<>();
             List<Integer> widened = new ArrayList<>();
             boolean[] physical = new boolean[projection.getFieldCount()];
-            for (Type field : projection.getFields()) {
-                ColumnSpec spec = InputTypes.spec(field);
-                ColumnSpec written = columns.get(own.size());
-                if (Widening.changesValues(spec.type(), written.type())) {
-                    widened.add(own.size());
+            for (int c = 0; c < physical.length; c++) {
+                Type field = projection.getType(c);
+                ColumnSpec own = InputTypes.spec(field);
+                if (Widening.changesValues(own.type(), columns.get(c).type())) {
+                    widened.add(c);
                 }
-                physical[own.size()] = copiesAsIs(field, spec, written);
-                own.add(spec);
+                physical[c] = copiesAsIs(field, own, columns.get(c));
             }
             try (RangeSource source = store.open(file);
                     ParquetFileReader reader =
@@ -229,8 +205,7 @@ final class ParquetInput {
                         pages != null;
                         pages = nextRowGroup(reader, file, ++rowGroup)) {
                     RecordReader<Object[]> records =
-                            columnIO.getRecordReader(
-                                    pages, new Materializer(projection, own, physical));
+                            columnIO.getRecordReader(pages, new Materializer(projection, physical));
                     for (long i = 0; i < pages.getRowCount(); i++) {
                         Object[] row;
                         try {
@@ -307,112 +282,30 @@ final class ParquetInput {
         };
     }
 
-    // -------------------------------------------------------------------------------------------
-    // Values
-
+    /** A row's converters: the file's own types, or physical values kept as they are. */
     private static final class Materializer extends RecordMaterializer<Object[]> {
-        private final Root root;
+        private final GroupConverter root;
+        private Object[] row;
 
-        Materializer(MessageType projection, List<ColumnSpec> specs, boolean[] physical) {
-            this.root = new Root(projection, specs, physical);
+        Materializer(MessageType projection, boolean[] physical) {
+            this.root =
+                    new NestedInput.Fields(
+                            projection,
+                            values -> row = values,
+                            (i, sink) ->
+                                    physical[i]
+                                            ? new NestedInput.Leaf(null, sink)
+                                            : NestedInput.content(projection.getType(i), sink));
         }
 
         @Override
         public Object[] getCurrentRecord() {
-            return root.row;
+            return row;
         }
 
         @Override
         public GroupConverter getRootConverter() {
             return root;
-        }
-    }
-
-    /** One row's converters, with the file's own column specs. */
-    private static final class Root extends GroupConverter {
-        private final Converter[] converters;
-        private Object[] row;
-
-        private final boolean[] repeated;
-
-        Root(MessageType projection, List<ColumnSpec> specs, boolean[] physical) {
-            converters = new Converter[specs.size()];
-            repeated = new boolean[converters.length];
-            for (int i = 0; i < converters.length; i++) {
-                int index = i;
-                Type field = projection.getType(i);
-                repeated[i] = field.isRepetition(Type.Repetition.REPEATED);
-                NestedInput.Sink sink = repeated[i] ? v -> addTo(index, v) : v -> row[index] = v;
-                if (physical[i]) {
-                    converters[i] = new Physical(i);
-                } else if (field.isPrimitive() && !repeated[i]) {
-                    converters[i] = new NestedInput.Leaf(specs.get(i), sink);
-                } else {
-                    converters[i] = NestedInput.content(field, sink);
-                }
-            }
-        }
-
-        @SuppressWarnings("unchecked")
-        private void addTo(int index, Object v) {
-            ((List<Object>) row[index]).add(v);
-        }
-
-        @Override
-        public Converter getConverter(int fieldIndex) {
-            return converters[fieldIndex];
-        }
-
-        @Override
-        public void start() {
-            row = new Object[converters.length];
-            for (int i = 0; i < row.length; i++) {
-                if (repeated[i]) {
-                    row[i] = new ArrayList<>();
-                }
-            }
-        }
-
-        @Override
-        public void end() {}
-
-        /** Keeps one column's physical values as they are. */
-        private final class Physical extends PrimitiveConverter {
-            private final int index;
-
-            Physical(int index) {
-                this.index = index;
-            }
-
-            @Override
-            public void addBoolean(boolean value) {
-                row[index] = value;
-            }
-
-            @Override
-            public void addFloat(float value) {
-                row[index] = value;
-            }
-
-            @Override
-            public void addDouble(double value) {
-                row[index] = value;
-            }
-
-            @Override
-            public void addInt(int value) {
-                row[index] = value;
-            }
-
-            @Override
-            public void addLong(long value) {
-                row[index] = value;
-            }
-
-            @Override
-            public void addBinary(Binary value) {
-                row[index] = value;
-            }
         }
     }
 }

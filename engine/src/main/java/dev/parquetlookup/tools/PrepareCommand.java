@@ -189,8 +189,8 @@ final class PrepareCommand implements Callable<Integer> {
 
             PrepareInput in =
                     csv
-                            ? PrepareInput.csv(store, inputs, separator, declaredSchema())
-                            : PrepareInput.parquet(store, inputs, columns);
+                            ? CsvInput.open(store, inputs, separator, declaredSchema())
+                            : ParquetInput.open(store, inputs, columns);
             List<ColumnSpec> specs = in.columns();
             checkColumns(specs.stream().map(ColumnSpec::name).toList());
 

@@ -1,7 +1,6 @@
 package dev.parquetlookup.tools;
 
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.writer.ColumnSpec;
 import dev.parquetlookup.writer.LookupDatasetWriter;
 
@@ -15,60 +14,41 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The rows {@code prepare} reads: CSV or Parquet files (chosen by {@code --format}, or by the file
- * names), their column specs, and the reading progress (rows for Parquet, bytes for CSV).
+ * The rows {@code prepare} reads: CSV ({@link CsvInput}) or Parquet ({@link ParquetInput}) files
+ * (chosen by {@code --format}, or by the file names), their column specs, and the share read so far
+ * (by rows for Parquet, by bytes for CSV).
  */
-final class PrepareInput {
+interface PrepareInput {
 
-    @Nullable private final ParquetInput parquet;
-    @Nullable private final CsvInput csv;
-
-    private PrepareInput(@Nullable ParquetInput parquet, @Nullable CsvInput csv) {
-        this.parquet = parquet;
-        this.csv = csv;
+    /** Receives rows. */
+    @FunctionalInterface
+    interface RowSink {
+        /**
+         * @param physical per column, whether its value is the physical value of the written
+         *     column's type ({@link LookupDatasetWriter#write(Object[], boolean[])}); null for none
+         */
+        void accept(Object[] row, @Nullable boolean[] physical) throws IOException;
     }
 
-    static PrepareInput parquet(FileStore store, List<FileId> inputs, List<String> columns)
-            throws IOException {
-        return new PrepareInput(ParquetInput.open(store, inputs, columns), null);
-    }
+    /** The columns the rows are written with. */
+    List<ColumnSpec> columns();
 
-    static PrepareInput csv(
-            FileStore store,
-            List<FileId> inputs,
-            char separator,
-            @Nullable List<ColumnSpec> declared)
-            throws IOException {
-        return new PrepareInput(null, CsvInput.open(store, inputs, separator, declared));
-    }
+    /** Reads every row of every file, in file order. */
+    void read(RowSink sink) throws IOException;
 
-    List<ColumnSpec> columns() {
-        return csv != null ? csv.columns() : parquet.columns();
-    }
+    /** The share of the input read after {@code rows} rows, in [0, 1], or negative if unknown. */
+    double fraction(long rows);
 
     /** Hands every input row to the writer and shows reading progress every 4,096 rows. */
-    void read(LookupDatasetWriter writer, Progress progress) throws IOException {
-        long expected = parquet == null ? 0 : parquet.totalRows();
-        ParquetInput.RowSink sink =
+    default void read(LookupDatasetWriter writer, Progress progress) throws IOException {
+        read(
                 (row, physical) -> {
                     writer.write(row, physical);
                     long n = writer.rowCount();
                     if ((n & 4095) == 0) {
-                        if (csv != null) {
-                            progress.update(
-                                    "reading",
-                                    n,
-                                    (double) csv.bytesRead() / Math.max(1, csv.totalBytes()));
-                        } else {
-                            progress.updateRows("reading", n, expected);
-                        }
+                        progress.update("reading", n, fraction(n));
                     }
-                };
-        if (csv != null) {
-            csv.read(sink);
-        } else {
-            parquet.read(sink);
-        }
+                });
     }
 
     /**

@@ -11,6 +11,7 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -153,36 +154,30 @@ final class TextValues {
                                                 : t);
                 case DATE -> Math.toIntExact(LocalDate.parse(t).toEpochDay());
                 case TIME -> LocalTime.parse(t).toNanoOfDay();
-                case TIMESTAMP -> timestamp(LocalDateTime.parse(t.replace(' ', 'T')));
-                case TIMESTAMP_LTZ -> instant(t);
+                case TIMESTAMP ->
+                        value(LocalDateTime.parse(t.replace(' ', 'T')).toInstant(ZoneOffset.UTC));
+                case TIMESTAMP_LTZ -> value(instant(t));
                 case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
                         throw new IllegalArgumentException(
                                 "values of type " + type + " cannot be given as text");
             };
-        } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
-            throw new IllegalArgumentException(
-                    "'" + text + "' is not a " + type + " value (" + example(type) + ")", e);
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | DateTimeParseException | ArithmeticException e) {
             throw new IllegalArgumentException(
                     "'" + text + "' is not a " + type + " value (" + example(type) + ")", e);
         }
     }
 
-    private static Object instant(String t) {
+    private static Instant instant(String t) {
         String iso = t.replace(' ', 'T');
-        Instant i;
         if (iso.endsWith("Z") || iso.endsWith("z")) {
-            i = Instant.parse(iso.toUpperCase(Locale.ROOT));
+            return Instant.parse(iso.toUpperCase(Locale.ROOT));
         } else if (iso.matches(".*[+-]\\d\\d:?\\d\\d$") && iso.indexOf('T') > 0) {
-            i = OffsetDateTime.parse(iso).toInstant();
-        } else {
-            i = LocalDateTime.parse(iso).toInstant(java.time.ZoneOffset.UTC);
+            return OffsetDateTime.parse(iso).toInstant();
         }
-        return new TimestampValue(i.toEpochMilli(), i.getNano() % 1_000_000);
+        return LocalDateTime.parse(iso).toInstant(ZoneOffset.UTC);
     }
 
-    private static TimestampValue timestamp(LocalDateTime ldt) {
-        Instant i = ldt.toInstant(java.time.ZoneOffset.UTC);
+    private static TimestampValue value(Instant i) {
         return new TimestampValue(i.toEpochMilli(), i.getNano() % 1_000_000);
     }
 

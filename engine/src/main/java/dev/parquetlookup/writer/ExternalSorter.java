@@ -247,18 +247,7 @@ final class ExternalSorter implements Closeable {
                 continue;
             }
             out.writeByte(1);
-            switch (physical[i]) {
-                case BOOLEAN -> out.writeBoolean((Boolean) v);
-                case INT32 -> out.writeInt((Integer) v);
-                case INT64 -> out.writeLong((Long) v);
-                case FLOAT -> out.writeFloat((Float) v);
-                case DOUBLE -> out.writeDouble((Double) v);
-                case BINARY, FIXED_LEN_BYTE_ARRAY, INT96 -> {
-                    Binary b = (Binary) v;
-                    out.writeInt(b.length());
-                    b.writeTo((java.io.OutputStream) out);
-                }
-            }
+            PreparedValues.write(out, v);
         }
     }
 

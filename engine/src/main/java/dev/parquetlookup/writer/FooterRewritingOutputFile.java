@@ -8,6 +8,7 @@ import org.apache.parquet.io.PositionOutputStream;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.util.List;
 
 /**
@@ -90,28 +91,19 @@ final class FooterRewritingOutputFile implements OutputFile {
             return out.getPos() + (tail == null ? 0 : tail.size());
         }
 
+        /** Where bytes go: nowhere after {@link #discard}, held back after {@link #beginTail}. */
+        private OutputStream target() {
+            return discard ? OutputStream.nullOutputStream() : tail != null ? tail : out;
+        }
+
         @Override
         public void write(int b) throws IOException {
-            if (discard) {
-                return;
-            }
-            if (tail != null) {
-                tail.write(b);
-            } else {
-                out.write(b);
-            }
+            target().write(b);
         }
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            if (discard) {
-                return;
-            }
-            if (tail != null) {
-                tail.write(b, off, len);
-            } else {
-                out.write(b, off, len);
-            }
+            target().write(b, off, len);
         }
 
         @Override

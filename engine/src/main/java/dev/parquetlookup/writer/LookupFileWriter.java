@@ -3,7 +3,6 @@ package dev.parquetlookup.writer;
 import dev.parquetlookup.io.ParquetOutputs;
 import dev.parquetlookup.metadata.MetadataReader;
 
-import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.format.SortingColumn;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -127,17 +126,12 @@ public final class LookupFileWriter implements Closeable {
                                 + " WriterOptions.builder().overwrite(true)");
             }
             List<SortingColumn> sorting = new ArrayList<>();
-            for (int idx : layout.keyIndexes()) {
+            MessageType schema = layout.schema();
+            for (String key : sortKey) {
                 // The index of the key's column chunk: nested columns before it have several.
-                int leaf = 0;
-                for (int i = 0; i < idx; i++) {
-                    leaf +=
-                            layout.schema().getType(i).isPrimitive()
-                                    ? 1
-                                    : new MessageType("c", layout.schema().getType(i))
-                                            .getColumns()
-                                            .size();
-                }
+                int leaf =
+                        schema.getColumns()
+                                .indexOf(schema.getColumnDescription(new String[] {key}));
                 sorting.add(new SortingColumn(leaf, false, true));
             }
             FooterRewritingOutputFile output =
@@ -158,10 +152,7 @@ public final class LookupFileWriter implements Closeable {
                             .withPageRowCountLimit(options.pageRows())
                             .withPageSize(options.pageBytes())
                             .withDictionaryEncoding(options.dictionary())
-                            .withWriterVersion(
-                                    options.writerVersion() == WriterOptions.WriterVersion.V2
-                                            ? ParquetProperties.WriterVersion.PARQUET_2_0
-                                            : ParquetProperties.WriterVersion.PARQUET_1_0)
+                            .withWriterVersion(options.writerVersion().parquet())
                             .withBloomFilterEnabled(false)
                             .withColumnIndexTruncateLength(options.statisticsTruncateLength())
                             .withStatisticsTruncateLength(options.statisticsTruncateLength())
@@ -202,14 +193,9 @@ public final class LookupFileWriter implements Closeable {
         }
     }
 
+    /** parquet-java's name of a codec: the same name. */
     static CompressionCodecName codec(WriterOptions.Codec codec) {
-        return switch (codec) {
-            case UNCOMPRESSED -> CompressionCodecName.UNCOMPRESSED;
-            case SNAPPY -> CompressionCodecName.SNAPPY;
-            case GZIP -> CompressionCodecName.GZIP;
-            case ZSTD -> CompressionCodecName.ZSTD;
-            case LZ4_RAW -> CompressionCodecName.LZ4_RAW;
-        };
+        return CompressionCodecName.valueOf(codec.name());
     }
 
     /**

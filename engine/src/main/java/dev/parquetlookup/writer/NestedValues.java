@@ -52,11 +52,8 @@ final class NestedValues {
             switch (f.type().kind()) {
                 case NESTED, UNSUPPORTED ->
                         throw new IllegalArgumentException(
-                                "column '"
-                                        + column
-                                        + "' ("
-                                        + type
-                                        + "): its part '"
+                                PreparedValues.about(column, type)
+                                        + ": its part '"
                                         + f.name()
                                         + "' has a type lookup files cannot hold");
                 default -> {
@@ -193,11 +190,8 @@ final class NestedValues {
                 Object[] row = cast(column, t, v, Object[].class, "an Object[]");
                 if (row.length != t.fields().size()) {
                     throw new IllegalArgumentException(
-                            "column '"
-                                    + column
-                                    + "' ("
-                                    + t
-                                    + ") has "
+                            PreparedValues.about(column, t)
+                                    + " has "
                                     + t.fields().size()
                                     + " fields but the value has "
                                     + row.length);
@@ -213,11 +207,8 @@ final class NestedValues {
     private static <T> T cast(String column, ValueType t, Object v, Class<T> c, String expected) {
         if (!c.isInstance(v)) {
             throw new IllegalArgumentException(
-                    "column '"
-                            + column
-                            + "' ("
-                            + t
-                            + ") expects "
+                    PreparedValues.about(column, t)
+                            + " expects "
                             + expected
                             + " but got "
                             + v.getClass().getName());
@@ -251,21 +242,7 @@ final class NestedValues {
                             + v.getClass().getName(),
                     e);
         }
-        if (p instanceof Boolean b) {
-            out.writeBoolean(b);
-        } else if (p instanceof Integer i) {
-            out.writeInt(i);
-        } else if (p instanceof Long l) {
-            out.writeLong(l);
-        } else if (p instanceof Float f) {
-            out.writeFloat(f);
-        } else if (p instanceof Double d) {
-            out.writeDouble(d);
-        } else {
-            Binary b = (Binary) p;
-            out.writeInt(b.length());
-            out.write(b.getBytesUnsafe(), 0, b.length());
-        }
+        PreparedValues.write(out, p);
     }
 
     // -------------------------------------------------------------------------------------------

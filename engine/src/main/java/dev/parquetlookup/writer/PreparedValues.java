@@ -5,6 +5,9 @@ import dev.parquetlookup.types.ValueType;
 
 import org.apache.parquet.io.api.Binary;
 
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
@@ -33,6 +36,11 @@ final class PreparedValues {
     private static final long NANOS_PER_DAY = 86_400_000_000_000L;
 
     private PreparedValues() {}
+
+    /** How messages name a column and its type: {@code column 'price' (DECIMAL(10, 2))}. */
+    static String about(String column, ValueType type) {
+        return "column '" + column + "' (" + type + ")";
+    }
 
     static String expectedJavaType(ValueType.Kind kind) {
         return switch (kind) {
@@ -84,6 +92,28 @@ final class PreparedValues {
         };
     }
 
+    /**
+     * Writes a prepared value: 1-byte boolean, int, long, float, double, or a binary's length and
+     * bytes (read back by whoever knows the column's physical type).
+     */
+    static void write(DataOutputStream out, Object prepared) throws IOException {
+        if (prepared instanceof Boolean b) {
+            out.writeBoolean(b);
+        } else if (prepared instanceof Integer i) {
+            out.writeInt(i);
+        } else if (prepared instanceof Long l) {
+            out.writeLong(l);
+        } else if (prepared instanceof Float f) {
+            out.writeFloat(f);
+        } else if (prepared instanceof Double d) {
+            out.writeDouble(d);
+        } else {
+            Binary b = (Binary) prepared;
+            out.writeInt(b.length());
+            b.writeTo((OutputStream) out);
+        }
+    }
+
     private static long integral(Object v) {
         if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
             return ((Number) v).longValue();
@@ -95,11 +125,8 @@ final class PreparedValues {
         long x = integral(v);
         if (x < min || x > max) {
             throw new IllegalArgumentException(
-                    "column '"
-                            + c.name()
-                            + "' ("
-                            + c.type()
-                            + ") cannot hold "
+                    about(c.name(), c.type())
+                            + " cannot hold "
                             + x
                             + ": the range is "
                             + min
@@ -116,11 +143,8 @@ final class PreparedValues {
             scaled = d.setScale(t.scale(), RoundingMode.UNNECESSARY);
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException(
-                    "column '"
-                            + c.name()
-                            + "' ("
-                            + t
-                            + ") cannot hold "
+                    about(c.name(), t)
+                            + " cannot hold "
                             + d.toPlainString()
                             + " without rounding: round it to scale "
                             + t.scale(),
@@ -129,11 +153,8 @@ final class PreparedValues {
         BigInteger unscaled = scaled.unscaledValue();
         if (scaled.precision() > t.precision() && unscaled.signum() != 0) {
             throw new IllegalArgumentException(
-                    "column '"
-                            + c.name()
-                            + "' ("
-                            + t
-                            + ") cannot hold "
+                    about(c.name(), t)
+                            + " cannot hold "
                             + d.toPlainString()
                             + ": it needs precision "
                             + scaled.precision());

@@ -83,10 +83,7 @@ public final class RepagedCopy {
                             .withPageRowCountLimit(options.pageRows())
                             .withPageSize(options.pageBytes())
                             .withDictionaryEncoding(options.dictionary())
-                            .withWriterVersion(
-                                    options.writerVersion() == WriterOptions.WriterVersion.V2
-                                            ? ParquetProperties.WriterVersion.PARQUET_2_0
-                                            : ParquetProperties.WriterVersion.PARQUET_1_0)
+                            .withWriterVersion(options.writerVersion().parquet())
                             .withColumnIndexTruncateLength(options.statisticsTruncateLength())
                             .withStatisticsTruncateLength(options.statisticsTruncateLength())
                             .withPageWriteChecksumEnabled(false)

@@ -142,16 +142,6 @@ final class RowLayout {
     // Values
 
     /**
-     * Converts one row of engine values into prepared values, checking arity, nullability, Java
-     * types and ranges.
-     *
-     * @throws IllegalArgumentException naming the column and value when a value does not fit
-     */
-    Object[] prepare(Object[] row) {
-        return prepare(row, null);
-    }
-
-    /**
      * {@link #prepare(Object[], boolean[])} of the row numbered {@code rowNumber} (from 1) of the
      * writer of {@code target}; a value that does not fit is reported with both.
      */
@@ -165,11 +155,13 @@ final class RowLayout {
     }
 
     /**
-     * {@link #prepare(Object[])}, except that the values of the columns flagged in {@code physical}
-     * are already prepared values of the column's physical type (Boolean, Integer, Long, Float,
-     * Double or {@link Binary}) and are taken as they are; only their nullability is checked.
+     * Converts one row of engine values into prepared values, checking arity, nullability, Java
+     * types and ranges. The values of the columns flagged in {@code physical} are already prepared
+     * values of the column's physical type (Boolean, Integer, Long, Float, Double or {@link
+     * Binary}) and are taken as they are; only their nullability is checked.
      *
      * @param physical per column, whether its value is already prepared; null for none
+     * @throws IllegalArgumentException naming the column and value when a value does not fit
      */
     Object[] prepare(Object[] row, @Nullable boolean[] physical) {
         if (row.length != columns.size()) {
@@ -207,11 +199,8 @@ final class RowLayout {
                 out[i] = PreparedValues.prepare(c, v);
             } catch (ClassCastException e) {
                 throw new IllegalArgumentException(
-                        "column '"
-                                + c.name()
-                                + "' ("
-                                + c.type()
-                                + ") expects "
+                        PreparedValues.about(c.name(), c.type())
+                                + " expects "
                                 + PreparedValues.expectedJavaType(c.type().kind())
                                 + " but got "
                                 + v.getClass().getName()

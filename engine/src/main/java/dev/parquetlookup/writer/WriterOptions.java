@@ -1,5 +1,7 @@
 package dev.parquetlookup.writer;
 
+import org.apache.parquet.column.ParquetProperties;
+
 import javax.annotation.Nullable;
 
 import java.nio.file.Path;
@@ -101,7 +103,13 @@ public record WriterOptions(
     /** Parquet writer versions: V1 writes data page v1, V2 data page v2 with delta encodings. */
     public enum WriterVersion {
         V1,
-        V2
+        V2;
+
+        ParquetProperties.WriterVersion parquet() {
+            return this == V2
+                    ? ParquetProperties.WriterVersion.PARQUET_2_0
+                    : ParquetProperties.WriterVersion.PARQUET_1_0;
+        }
     }
 
     public WriterOptions {
@@ -276,7 +284,7 @@ public record WriterOptions(
             return this;
         }
 
-        /** Rows the external sort keeps in memory before spilling a run (default 1,000,000). */
+        /** Rows the external sort keeps in memory before spilling a run (default: no bound). */
         public Builder sortBufferRows(int rows) {
             this.sortBufferRows = rows;
             return this;

@@ -1,6 +1,7 @@
 package dev.parquetlookup.writer;
 
 import dev.parquetlookup.types.ValueType;
+import dev.parquetlookup.types.ValueType.Kind;
 import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
 
 import org.apache.parquet.schema.LogicalTypeAnnotation;
@@ -21,77 +22,56 @@ final class WriterSchema {
     static Type parquetType(ColumnSpec c) {
         Type.Repetition rep = c.nullable() ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED;
         ValueType t = c.type();
-        return switch (t.kind()) {
-            case BOOLEAN -> Types.primitive(PrimitiveTypeName.BOOLEAN, rep).named(c.name());
-            case TINYINT ->
-                    Types.primitive(PrimitiveTypeName.INT32, rep)
-                            .as(LogicalTypeAnnotation.intType(8, true))
-                            .named(c.name());
-            case SMALLINT ->
-                    Types.primitive(PrimitiveTypeName.INT32, rep)
-                            .as(LogicalTypeAnnotation.intType(16, true))
-                            .named(c.name());
-            case INT -> Types.primitive(PrimitiveTypeName.INT32, rep).named(c.name());
-            case BIGINT -> Types.primitive(PrimitiveTypeName.INT64, rep).named(c.name());
-            case FLOAT -> Types.primitive(PrimitiveTypeName.FLOAT, rep).named(c.name());
-            case DOUBLE -> Types.primitive(PrimitiveTypeName.DOUBLE, rep).named(c.name());
-            case DECIMAL -> {
-                LogicalTypeAnnotation dec =
-                        LogicalTypeAnnotation.decimalType(t.scale(), t.precision());
-                yield switch (c.decimalStorage()) {
-                    case INT32 ->
-                            Types.primitive(PrimitiveTypeName.INT32, rep).as(dec).named(c.name());
-                    case INT64 ->
-                            Types.primitive(PrimitiveTypeName.INT64, rep).as(dec).named(c.name());
-                    case FIXED_LEN_BYTE_ARRAY ->
-                            Types.primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, rep)
-                                    .length(fixedLength(t.precision()))
-                                    .as(dec)
-                                    .named(c.name());
-                    case BINARY ->
-                            Types.primitive(PrimitiveTypeName.BINARY, rep).as(dec).named(c.name());
+        if (t.isNested()) {
+            return NestedValues.parquetType(c.name(), rep, t);
+        }
+        boolean int96 = c.timeUnit() == TimeUnit.INT96;
+        PrimitiveTypeName physical =
+                switch (t.kind()) {
+                    case BOOLEAN -> PrimitiveTypeName.BOOLEAN;
+                    case TINYINT, SMALLINT, INT, DATE -> PrimitiveTypeName.INT32;
+                    case BIGINT -> PrimitiveTypeName.INT64;
+                    case FLOAT -> PrimitiveTypeName.FLOAT;
+                    case DOUBLE -> PrimitiveTypeName.DOUBLE;
+                    case DECIMAL -> PrimitiveTypeName.valueOf(c.decimalStorage().name());
+                    case STRING, BINARY -> PrimitiveTypeName.BINARY;
+                    case TIME ->
+                            c.timeUnit() == TimeUnit.MILLIS
+                                    ? PrimitiveTypeName.INT32
+                                    : PrimitiveTypeName.INT64;
+                    case TIMESTAMP, TIMESTAMP_LTZ ->
+                            int96 ? PrimitiveTypeName.INT96 : PrimitiveTypeName.INT64;
+                    default ->
+                            throw new IllegalArgumentException(
+                                    "cannot write column " + c.name() + " of type " + t);
                 };
-            }
-            case STRING ->
-                    Types.primitive(PrimitiveTypeName.BINARY, rep)
-                            .as(LogicalTypeAnnotation.stringType())
-                            .named(c.name());
-            case BINARY -> Types.primitive(PrimitiveTypeName.BINARY, rep).named(c.name());
-            case DATE ->
-                    Types.primitive(PrimitiveTypeName.INT32, rep)
-                            .as(LogicalTypeAnnotation.dateType())
-                            .named(c.name());
-            case TIME ->
-                    Types.primitive(
-                                    c.timeUnit() == TimeUnit.MILLIS
-                                            ? PrimitiveTypeName.INT32
-                                            : PrimitiveTypeName.INT64,
-                                    rep)
-                            .as(LogicalTypeAnnotation.timeType(false, parquetUnit(c.timeUnit())))
-                            .named(c.name());
-            case TIMESTAMP, TIMESTAMP_LTZ ->
-                    c.timeUnit() == TimeUnit.INT96
-                            ? Types.primitive(PrimitiveTypeName.INT96, rep).named(c.name())
-                            : Types.primitive(PrimitiveTypeName.INT64, rep)
-                                    .as(
-                                            LogicalTypeAnnotation.timestampType(
-                                                    t.kind() == ValueType.Kind.TIMESTAMP_LTZ,
-                                                    parquetUnit(c.timeUnit())))
-                                    .named(c.name());
-            case ARRAY, MAP, ROW -> NestedValues.parquetType(c.name(), rep, t);
-            case NESTED, UNSUPPORTED ->
-                    throw new IllegalArgumentException(
-                            "cannot write column " + c.name() + " of type " + t);
-        };
+        LogicalTypeAnnotation logical =
+                switch (t.kind()) {
+                    case TINYINT -> LogicalTypeAnnotation.intType(8, true);
+                    case SMALLINT -> LogicalTypeAnnotation.intType(16, true);
+                    case DECIMAL -> LogicalTypeAnnotation.decimalType(t.scale(), t.precision());
+                    case STRING -> LogicalTypeAnnotation.stringType();
+                    case DATE -> LogicalTypeAnnotation.dateType();
+                    case TIME -> LogicalTypeAnnotation.timeType(false, parquetUnit(c.timeUnit()));
+                    case TIMESTAMP, TIMESTAMP_LTZ ->
+                            int96
+                                    ? null
+                                    : LogicalTypeAnnotation.timestampType(
+                                            t.kind() == Kind.TIMESTAMP_LTZ,
+                                            parquetUnit(c.timeUnit()));
+                    default -> null;
+                };
+        return Types.primitive(physical, rep)
+                .length(
+                        physical == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
+                                ? fixedLength(t.precision())
+                                : 0)
+                .as(logical)
+                .named(c.name());
     }
 
     private static LogicalTypeAnnotation.TimeUnit parquetUnit(TimeUnit unit) {
-        return switch (unit) {
-            case MILLIS -> LogicalTypeAnnotation.TimeUnit.MILLIS;
-            case MICROS -> LogicalTypeAnnotation.TimeUnit.MICROS;
-            case NANOS -> LogicalTypeAnnotation.TimeUnit.NANOS;
-            case INT96 -> throw new IllegalArgumentException("INT96 has no logical unit");
-        };
+        return LogicalTypeAnnotation.TimeUnit.valueOf(unit.name());
     }
 
     /** The fewest bytes whose two's complement range holds every unscaled value of precision p. */

@@ -83,7 +83,8 @@ class ColumnarRowsTest {
         for (long seed = 1; seed <= 6; seed++) {
             for (List<String> key : KEYS) {
                 RowLayout layout = new RowLayout(COLUMNS, key);
-                List<Object[]> prepared = rows(seed, 3_000).stream().map(layout::prepare).toList();
+                List<Object[]> prepared =
+                        rows(seed, 3_000).stream().map(row -> layout.prepare(row, null)).toList();
                 ColumnarRows buffer = new ColumnarRows(layout);
                 prepared.forEach(buffer::add);
                 List<Object[]> expected = new ArrayList<>(prepared);
@@ -113,7 +114,8 @@ class ColumnarRowsTest {
             RowLayout layout = new RowLayout(COLUMNS, key);
             List<Object[]> rows = rows(seed, 5_000);
             List<Object[]> sorted = new ArrayList<>(rows);
-            sorted.sort((a, b) -> layout.compareKeys(layout.prepare(a), layout.prepare(b)));
+            sorted.sort(
+                    (a, b) -> layout.compareKeys(layout.prepare(a, null), layout.prepare(b, null)));
             Path viaSort = dir.resolve("sorted-" + seed + ".parquet");
             Path reference = dir.resolve("reference-" + seed + ".parquet");
             write(viaSort, key, rows, true, seed % 2 == 0 ? 1_000 : Integer.MAX_VALUE);
@@ -138,7 +140,10 @@ class ColumnarRowsTest {
                 List<String> key = KEYS.get(variant % KEYS.size());
                 RowLayout layout = new RowLayout(COLUMNS, key);
                 List<Object[]> rows = new ArrayList<>(rows(variant, 4_000));
-                rows.sort((a, b) -> layout.compareKeys(layout.prepare(a), layout.prepare(b)));
+                rows.sort(
+                        (a, b) ->
+                                layout.compareKeys(
+                                        layout.prepare(a, null), layout.prepare(b, null)));
                 WriterOptions options =
                         WriterOptions.builder()
                                 .codec(codec)

@@ -77,7 +77,7 @@ class ExternalSorterTest {
         List<Object[]> out = new ArrayList<>();
         try (ExternalSorter sorter = new ExternalSorter(layout, options)) {
             for (Object[] row : rows) {
-                sorter.add(layout.prepare(row));
+                sorter.add(layout.prepare(row, null));
             }
             // 5,000 / 30 = 166 runs before finish: more than one merge pass (fan-in 64).
             assertThat(sorter.spills()).isEqualTo(166);
@@ -110,7 +110,7 @@ class ExternalSorterTest {
                         .build();
         try (ExternalSorter sorter = new ExternalSorter(layout, options)) {
             for (Object[] row : rows) {
-                sorter.add(layout.prepare(row));
+                sorter.add(layout.prepare(row, null));
             }
             assertThat(sorter.spills()).isGreaterThan(20);
         }
