@@ -17,10 +17,11 @@ import java.util.List;
  * Sorts (code, row position) entries in bounded memory: entries are collected in chunks of at most
  * {@code chunk} entries, each chunk is sorted by code (signed order; stable, see {@link #sort}),
  * and when more than one chunk is needed the sorted chunks but the last are spilled to run files in
- * {@code spillDirectory} (written in bulk, read back mapped) and merged with the last one.
- * Positions must be added in ascending order: entries with equal codes then come out in row order.
- * An entry is two adjacent longs, code then position, so that a sort moves it as one. Memory: about
- * 32 bytes per chunk entry. Not thread-safe.
+ * {@code spillDirectory} (written in bulk, read back mapped) and merged with the last one. Several
+ * sorters fed consecutive row ranges on threads of their own merge into one sequence ({@link
+ * #emit(List, Sink)}). Positions must be added in ascending order: entries with equal codes then
+ * come out in row order. An entry is two adjacent longs, code then position, so that a sort moves
+ * it as one. Memory: about 32 bytes per chunk entry. Not thread-safe.
  *
  * <p>Example: adding {@code (7,0), (3,1), (7,2)} emits {@code (3,1), (7,0), (7,2)}.
  */
@@ -43,6 +44,7 @@ final class CodeSorter implements Closeable {
     private final List<Path> runs = new ArrayList<>();
     private final List<Integer> runSizes = new ArrayList<>();
     private long[] scratch;
+    private boolean finished;
 
     /** Longs per bulk write of a run, and per window of a run read back in the merge. */
     private static final int IO_LONGS = 1 << 13;
@@ -72,14 +74,61 @@ final class CodeSorter implements Closeable {
         return total;
     }
 
+    /**
+     * Sorts the entries held in memory (the last chunk, never spilled), on the thread that added
+     * them, and lets go of the scratch array; no entry may be added after.
+     */
+    void finish() {
+        if (!finished) {
+            sort(entries, size, scratch());
+            scratch = null;
+            finished = true;
+        }
+    }
+
     /** Emits every entry in code order (rows in order within a code). */
     void emit(Sink sink) throws IOException {
-        sort(entries, size, scratch());
-        if (runs.isEmpty()) {
-            sink.accept(entries, size);
-            return;
+        emit(List.of(this), sink);
+    }
+
+    /**
+     * Emits the entries of every sorter in {@code sorters} in code order, those of an earlier
+     * sorter first among equal codes: sorters fed consecutive row ranges, in row order, emit what
+     * one sorter fed every row would. Each sorter should be {@link #finish finished} (sorted) by
+     * the thread that fed it; one that is not is finished here.
+     */
+    static void emit(List<CodeSorter> sorters, Sink sink) throws IOException {
+        List<Source> sources = new ArrayList<>();
+        for (CodeSorter sorter : sorters) {
+            sorter.finish();
+            for (int r = 0; r < sorter.runs.size(); r++) {
+                sources.add(Source.mapped(sorter.runs.get(r), sorter.runSizes.get(r)));
+            }
+            if (sorter.size > 0) {
+                sources.add(new Source(null, sorter.entries, 2 * sorter.size));
+            }
         }
-        merge(sink);
+        if (sources.size() == 1 && sources.get(0).mapped == null) {
+            sink.accept(sources.get(0).window, sources.get(0).length / 2);
+        } else if (!sources.isEmpty()) {
+            merge(sources, sink);
+        }
+    }
+
+    /**
+     * A sorted run the merge reads: a spilled one (mapped, read into a window at a time) or a chunk
+     * in memory (its own window).
+     */
+    private record Source(LongBuffer mapped, long[] window, int length) {
+        static Source mapped(Path run, int entries) throws IOException {
+            try (FileChannel in = FileChannel.open(run, StandardOpenOption.READ)) {
+                LongBuffer longs =
+                        in.map(FileChannel.MapMode.READ_ONLY, 0, 16L * entries)
+                                .order(ByteOrder.nativeOrder())
+                                .asLongBuffer();
+                return new Source(longs, new long[IO_LONGS], 2 * entries);
+            }
+        }
     }
 
     private void spill() throws IOException {
@@ -112,33 +161,29 @@ final class CodeSorter implements Closeable {
     }
 
     /**
-     * Merges the spilled runs (mapped, read in windows) and the last chunk (in memory, not spilled)
-     * through a tree of losers: {@code tree[0]} is the run holding the smallest head, {@code
-     * tree[node]} the loser of the match at that node (runs are the leaves {@code k + r}), so a new
-     * head plays one match per level. Ties go to the earlier run, whose rows come first in the
-     * file; an exhausted run loses every match.
+     * Merges sorted runs (spilled ones mapped and read in windows, chunks in memory) through a tree
+     * of losers: {@code tree[0]} is the run holding the smallest head, {@code tree[node]} the loser
+     * of the match at that node (runs are the leaves {@code k + r}), so a new head plays one match
+     * per level. Ties go to the earlier run, whose rows come first in the file; an exhausted run
+     * loses every match.
      */
-    private void merge(Sink sink) throws IOException {
-        int k = runs.size() + 1;
+    private static void merge(List<Source> sources, Sink sink) throws IOException {
+        int k = sources.size();
         LongBuffer[] mapped = new LongBuffer[k];
         long[][] window = new long[k][];
         int[] at = new int[k]; // the head entry's index in its window (in longs)
         int[] end = new int[k]; // the window's end (in longs)
         int[] read = new int[k]; // longs of the run read into windows so far
         int[] length = new int[k]; // the run's length in longs
-        for (int r = 0; r < runs.size(); r++) {
-            int n = runSizes.get(r);
-            try (FileChannel in = FileChannel.open(runs.get(r), StandardOpenOption.READ)) {
-                mapped[r] =
-                        in.map(FileChannel.MapMode.READ_ONLY, 0, 16L * n)
-                                .order(ByteOrder.nativeOrder())
-                                .asLongBuffer();
+        for (int r = 0; r < k; r++) {
+            Source source = sources.get(r);
+            mapped[r] = source.mapped();
+            window[r] = source.window();
+            length[r] = source.length();
+            if (mapped[r] == null) {
+                end[r] = read[r] = length[r]; // in memory: the whole run is its window
             }
-            window[r] = new long[IO_LONGS];
-            length[r] = 2 * n;
         }
-        window[k - 1] = entries;
-        end[k - 1] = read[k - 1] = length[k - 1] = 2 * size;
         long[] head = new long[k];
         boolean[] done = new boolean[k];
         for (int r = 0; r < k; r++) {

@@ -102,6 +102,50 @@ class KeyIndexTest {
     }
 
     /**
+     * Sorters fed consecutive row ranges (as a build's ranges on their own threads: some spilled,
+     * one empty, one in memory only) emit what one sorter fed every row emits.
+     */
+    @Test
+    void sortersOfConsecutiveRowRangesMergeIntoTheIndexOfOneSorter() throws IOException {
+        long seed = 20261206L;
+        long[] codes = randomCodes(seed);
+        Path whole = write(codes, 1 << 20, "whole.pli");
+        int[] cuts = {0, 20_000, 20_000, 21_000, codes.length};
+        List<CodeSorter> sorters = new ArrayList<>();
+        Path ranged = tmp.resolve("ranged.pli");
+        try {
+            long entries = 0;
+            for (int r = 0; r + 1 < cuts.length; r++) {
+                CodeSorter sorter = new CodeSorter(3000, tmp);
+                sorters.add(sorter);
+                for (int row = cuts[r]; row < cuts[r + 1]; row++) {
+                    sorter.add(codes[row], row);
+                }
+                if (r % 2 == 0) {
+                    sorter.finish(); // as a range's thread does; emit finishes the others
+                }
+                entries += sorter.size();
+            }
+            try (KeyIndexWriter writer = new KeyIndexWriter(ranged, HEADER, entries)) {
+                CodeSorter.emit(sorters, writer::add);
+                writer.finish();
+            }
+        } finally {
+            for (CodeSorter sorter : sorters) {
+                sorter.close();
+            }
+        }
+        assertThat(Files.readAllBytes(ranged))
+                .as("seed %d", seed)
+                .isEqualTo(Files.readAllBytes(whole));
+        try (var left = Files.list(tmp)) {
+            assertThat(left.filter(p -> p.toString().endsWith(".tmp")))
+                    .as("runs deleted")
+                    .isEmpty();
+        }
+    }
+
+    /**
      * The directory over the codes' range finds every code and nothing else, whatever the codes'
      * spread: dense integers, a few far outliers (most codes in one slice), the extremes of the
      * long range, hashed codes, one repeated code, and indexes smaller than a slice.
@@ -278,7 +322,7 @@ class KeyIndexTest {
                             dev.parquetlookup.metadata.PageIndexOptions.OWN);
             var closed = store.open(id);
             closed.close();
-            KeyIndexes indexes = new KeyIndexes(1000);
+            KeyIndexes indexes = new KeyIndexes(1000, KeyIndexBuilder.Parallel.SERIAL);
             java.util.function.Function<dev.parquetlookup.io.RangeSource, KeyIndexes.Request>
                     request =
                             source ->
