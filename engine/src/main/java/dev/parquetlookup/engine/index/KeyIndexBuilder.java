@@ -17,12 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Builds one key index file: reads only the key column(s) of a data file, once, page by page
@@ -78,6 +73,12 @@ final class KeyIndexBuilder {
         }
     }
 
+    /**
+     * What a build did: {@code entries} (rows with a non-NULL key) read in {@code ranges} ranges in
+     * {@code readNanos}, then merged and written in {@code writeNanos}.
+     */
+    record Built(long entries, int ranges, long readNanos, long writeNanos) {}
+
     /** Row groups {@code [from, to)}, whose first row is row {@code base} of the file. */
     record Range(int from, int to, long base) {}
 
@@ -85,9 +86,10 @@ final class KeyIndexBuilder {
      * Writes the index of {@code input} to {@code target} (replacing what is there), sorting in
      * chunks of {@code chunk} entries (shared out among the ranges) spilled next to it.
      *
-     * @return the number of entries (rows with a non-NULL key)
+     * @return what it did (entries, ranges, time)
      */
-    static long build(Input input, Path target, int chunk, Parallel parallel) throws IOException {
+    static Built build(Input input, Path target, int chunk, Parallel parallel) throws IOException {
+        long start = System.nanoTime();
         Path directory = target.getParent();
         Path tmp = Files.createTempFile(directory, "building-", ".tmp");
         List<CodeSorter> sorters = new ArrayList<>();
@@ -98,30 +100,28 @@ final class KeyIndexBuilder {
             for (int r = 0; r < ranges.size(); r++) {
                 sorters.add(new CodeSorter(Math.max(1, chunk / ranges.size()), directory));
             }
-            AtomicBoolean failed = new AtomicBoolean();
-            List<RangeRead> reads = new ArrayList<>(ranges.size());
+            List<BuildTasks.Task> reads = new ArrayList<>(ranges.size());
             for (int r = 0; r < ranges.size(); r++) {
                 Range range = ranges.get(r);
                 CodeSorter sorter = sorters.get(r);
                 boolean first = r == 0; // read through the reader already open
                 reads.add(
-                        new RangeRead(
-                                failed,
-                                () -> {
-                                    if (first) {
-                                        return readKeys(input, reader, range, sorter, failed);
-                                    }
-                                    try (ParquetFileReader own =
-                                            new ParquetFileReader(
-                                                    file,
-                                                    reader.getFooter(),
-                                                    EngineCodecs.readOptions(),
-                                                    file.newStream())) {
-                                        return readKeys(input, own, range, sorter, failed);
-                                    }
-                                }));
+                        tasks -> {
+                            if (first) {
+                                return readKeys(input, reader, range, sorter, tasks);
+                            }
+                            try (ParquetFileReader own =
+                                    new ParquetFileReader(
+                                            file,
+                                            reader.getFooter(),
+                                            EngineCodecs.readOptions(),
+                                            file.newStream())) {
+                                return readKeys(input, own, range, sorter, tasks);
+                            }
+                        });
             }
-            long rows = readAll(reads, parallel.helpers());
+            long rows = BuildTasks.run(reads, parallel.helpers());
+            long read = System.nanoTime();
             if (rows != input.header().rowCount()) {
                 throw new IOException(
                         "read "
@@ -136,7 +136,7 @@ final class KeyIndexBuilder {
                 entries += sorter.size();
             }
             try (KeyIndexWriter writer = new KeyIndexWriter(tmp, input.header(), entries)) {
-                CodeSorter.emit(sorters, writer::add);
+                CodeSorter.emit(sorters, writer, parallel);
                 writer.finish();
             }
             Files.move(
@@ -144,7 +144,7 @@ final class KeyIndexBuilder {
                     target,
                     StandardCopyOption.ATOMIC_MOVE,
                     StandardCopyOption.REPLACE_EXISTING);
-            return entries;
+            return new Built(entries, ranges.size(), read - start, System.nanoTime() - read);
         } finally {
             for (CodeSorter sorter : sorters) {
                 sorter.close();
@@ -190,89 +190,6 @@ final class KeyIndexBuilder {
         return ranges;
     }
 
-    /** What one range's read does: returns its rows. */
-    private interface RangeWork {
-        long run() throws IOException;
-    }
-
-    /**
-     * One range's read, run by whichever thread claims it first: a helper, or the building thread
-     * when no helper took it up. A failure marks {@code failed}, which stops the other ranges.
-     */
-    private static final class RangeRead implements Runnable {
-        final AtomicBoolean claimed = new AtomicBoolean();
-        final CompletableFuture<Long> rows = new CompletableFuture<>();
-        final AtomicBoolean failed;
-        final RangeWork work;
-
-        RangeRead(AtomicBoolean failed, RangeWork work) {
-            this.failed = failed;
-            this.work = work;
-        }
-
-        @Override
-        public void run() {
-            if (!claimed.compareAndSet(false, true)) {
-                return;
-            }
-            try {
-                rows.complete(work.run());
-            } catch (Throwable t) {
-                failed.set(true);
-                rows.completeExceptionally(t);
-            }
-        }
-    }
-
-    /**
-     * Runs every read (all but the first offered to {@code helpers}, any of those not taken up by
-     * then on this thread) and waits for them all; returns their rows, or throws the first failure
-     * once none is running.
-     */
-    private static long readAll(List<RangeRead> reads, Executor helpers) throws IOException {
-        for (int r = 1; r < reads.size(); r++) {
-            try {
-                helpers.execute(reads.get(r));
-            } catch (RejectedExecutionException e) {
-                // run below, on this thread
-            }
-        }
-        for (RangeRead read : reads) {
-            read.run(); // a no-op for a read a helper claimed
-        }
-        long rows = 0;
-        Throwable failure = null;
-        for (RangeRead read : reads) {
-            try {
-                rows += read.rows.join();
-            } catch (CompletionException | CancellationException e) {
-                Throwable cause = e.getCause() == null ? e : e.getCause();
-                if (failure == null || failure instanceof RangeStopped) {
-                    failure = cause;
-                }
-            }
-        }
-        if (failure instanceof IOException io) {
-            throw io;
-        }
-        if (failure instanceof RuntimeException runtime) {
-            throw runtime;
-        }
-        if (failure instanceof Error error) {
-            throw error;
-        }
-        return rows;
-    }
-
-    /** A range stopped because another one failed (the other's failure is the build's). */
-    private static final class RangeStopped extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        RangeStopped() {
-            super("stopped: another range of the build failed");
-        }
-    }
-
     /** Rows coded at once, column by column. */
     private static final int BATCH = 4096;
 
@@ -281,11 +198,7 @@ final class KeyIndexBuilder {
      * returns the rows read.
      */
     private static long readKeys(
-            Input input,
-            ParquetFileReader reader,
-            Range range,
-            CodeSorter sorter,
-            AtomicBoolean failed)
+            Input input, ParquetFileReader reader, Range range, CodeSorter sorter, BuildTasks tasks)
             throws IOException {
         List<KeyType> types = input.keyTypes();
         boolean exact = KeyCodes.exact(types);
@@ -305,9 +218,7 @@ final class KeyIndexBuilder {
             if (rows == 0) {
                 continue;
             }
-            if (failed.get()) {
-                throw new RangeStopped();
-            }
+            tasks.stopped();
             PageReadStore pages = reader.readRowGroup(b);
             for (int k = 0; k < n; k++) {
                 ColumnDescriptor leaf = input.keyLeaves().get(k);

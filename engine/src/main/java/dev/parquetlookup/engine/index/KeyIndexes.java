@@ -589,7 +589,7 @@ public final class KeyIndexes {
             }
         }
         long start = System.nanoTime();
-        long entriesBuilt =
+        KeyIndexBuilder.Built made =
                 KeyIndexBuilder.build(
                         new KeyIndexBuilder.Input(
                                 request.source(), header, request.keyLeaves(), request.keyTypes()),
@@ -608,14 +608,18 @@ public final class KeyIndexes {
         nanos.add(spent);
         LOG.info(
                 "Indexed {} by {}: the file is not sorted by its key; {} rows, {} keys, {} bytes"
-                        + " ({} per row), built in {} ms at {}",
+                        + " ({} per row), built in {} ms ({} ms reading it in {} ranges, {} ms"
+                        + " merging and writing) at {}",
                 request.file(),
                 request.keyColumns(),
                 request.rowCount(),
-                entriesBuilt,
+                made.entries(),
                 index.bytes(),
                 request.rowCount() == 0 ? 0 : index.bytes() / request.rowCount(),
                 spent / 1_000_000,
+                made.readNanos() / 1_000_000,
+                made.ranges(),
+                made.writeNanos() / 1_000_000,
                 target);
         return index;
     }
