@@ -44,8 +44,10 @@ import java.util.function.LongSupplier;
  * table asks for the index ({@link #acquire}); a lookup that needs it before a builder thread took
  * it up builds it on its own thread (it would wait anyway), or, asynchronous, starts it on a thread
  * of its own and returns its thread until it is done ({@link #demand}), so the first lookup into a
- * file never queues behind the other files' builds. An index file already on disk for the same file
- * version is checked (CRC32C, header) and reused; a damaged or foreign one is rebuilt.
+ * file never queues behind the other files' builds. One large file's build is spread over helper
+ * threads ({@code KeyIndexBuilder.Parallel}, {@link #BUILD_THREADS_PROPERTY}). An index file
+ * already on disk for the same file version is checked (CRC32C, header) and reused; a damaged or
+ * foreign one is rebuilt.
  *
  * <p>Index files stay when their tables close (the next table on the same files, a restart, reuses
  * them). Those of files a refresh dropped are deleted ({@link #discard}): at once when no table of
