@@ -18,10 +18,10 @@ import java.util.List;
  * {@code chunk} entries, each chunk is sorted by code (signed order; stable, see {@link #sort}),
  * and when more than one chunk is needed the sorted chunks but the last are spilled to run files in
  * {@code spillDirectory} (written in bulk, read back mapped) and merged with the last one. Several
- * sorters fed consecutive row ranges on threads of their own merge into one sequence ({@link
- * #emit(List, Sink)}). Positions must be added in ascending order: entries with equal codes then
- * come out in row order. An entry is two adjacent longs, code then position, so that a sort moves
- * it as one. Memory: about 32 bytes per chunk entry. Not thread-safe.
+ * sorters fed consecutive row ranges on threads of their own merge into one index file ({@link
+ * #emit}), on several threads too. Positions must be added in ascending order: entries with equal
+ * codes then come out in row order. An entry is two adjacent longs, code then position, so that a
+ * sort moves it as one. Memory: about 32 bytes per chunk entry. Not thread-safe.
  *
  * <p>Example: adding {@code (7,0), (3,1), (7,2)} emits {@code (3,1), (7,0), (7,2)}.
  */
@@ -86,36 +86,16 @@ final class CodeSorter implements Closeable {
         }
     }
 
-    /** Emits every entry in code order (rows in order within a code). */
-    void emit(Sink sink) throws IOException {
-        emit(List.of(this), sink);
-    }
-
     /**
-     * Emits the entries of every sorter in {@code sorters} in code order, those of an earlier
-     * sorter first among equal codes: sorters fed consecutive row ranges, in row order, emit what
-     * one sorter fed every row would. Each sorter should be {@link #finish finished} (sorted) by
-     * the thread that fed it; one that is not is finished here.
-     */
-    static void emit(List<CodeSorter> sorters, Sink sink) throws IOException {
-        emitSources(sources(sorters), sink);
-    }
-
-    private static void emitSources(List<Source> sources, Sink sink) throws IOException {
-        if (sources.size() == 1 && sources.get(0).mapped() == null) {
-            sink.accept(sources.get(0).array(), sources.get(0).length() / 2);
-        } else if (!sources.isEmpty()) {
-            merge(sources, sink, null);
-        }
-    }
-
-    /**
-     * Writes the entries of every sorter in {@code sorters} to {@code writer}, in the order of
-     * {@link #emit(List, Sink)}, merged in up to {@code parallel.threads()} ranges of codes of at
-     * least {@code parallel.minRowsPerRange()} entries at once: the codes are cut at splitters
-     * taken from the largest run at equal steps, each run is cut at the first entry not below each
-     * splitter (so that equal codes fall in one range, in their order), and each range of codes is
-     * merged by a thread of its own into its place in the file ({@link KeyIndexWriter#part}).
+     * Writes the entries of every sorter in {@code sorters} to {@code writer} in code order, those
+     * of an earlier sorter first among equal codes: sorters fed consecutive row ranges, in row
+     * order, write what one sorter fed every row would. Each sorter should be {@link #finish
+     * finished} (sorted) by the thread that fed it; one that is not is finished here. Merged in up
+     * to {@code parallel.threads()} ranges of codes of at least {@code parallel.minRowsPerRange()}
+     * entries at once: the codes are cut at splitters taken from the largest run at equal steps,
+     * each run is cut at the first entry not below each splitter (so that equal codes fall in one
+     * range, in their order), and each range of codes is merged by a thread of its own into its
+     * place in the file ({@link KeyIndexWriter#part}).
      *
      * <p>Example: runs {@code [1, 4, 6, 9]} and {@code [2, 3, 7, 8]} in two ranges, splitter 6:
      * {@code [1, 4] + [2, 3]} go to entries 0-3, {@code [6, 9] + [7, 8]} to entries 4-7.
@@ -136,7 +116,11 @@ final class CodeSorter implements Closeable {
                 (int) Math.max(1, Math.min(parallel.threads(), total / parallel.minRowsPerRange()));
         if (ways == 1 || sources.size() == 1) {
             KeyIndexWriter.Part part = writer.part(0, total);
-            emitSources(sources, part);
+            if (sources.size() == 1 && sources.get(0).mapped() == null) {
+                part.accept(sources.get(0).array(), sources.get(0).length() / 2); // one chunk
+            } else if (!sources.isEmpty()) {
+                merge(sources, part, null);
+            }
             part.flush();
             return;
         }
@@ -163,11 +147,10 @@ final class CodeSorter implements Closeable {
                 slices.add(sources.get(r).slice(from, to));
                 count += to - from;
             }
-            long at = first;
+            KeyIndexWriter.Part part = writer.part(first, count);
             long n = count;
             merges.add(
                     tasks -> {
-                        KeyIndexWriter.Part part = writer.part(at, n);
                         merge(slices, part, tasks);
                         part.flush();
                         return n;

@@ -35,9 +35,6 @@ final class KeyIndexWriter implements Closeable {
     /** The parts opened so far (guarded by itself). */
     private final List<Part> parts = new ArrayList<>();
 
-    /** The part {@link #add} writes, opened at its first call. */
-    private Part whole;
-
     KeyIndexWriter(Path file, IndexHeader header, long entries) throws IOException {
         this.entries = entries;
         this.width = header.rowCount() <= 0xFFFF_FFFFL ? 4 : 8;
@@ -57,17 +54,6 @@ final class KeyIndexWriter implements Closeable {
         start.putLong(entries).putInt(width).putInt(0);
         start.position((int) codesStart).flip();
         writeAt(start, 0);
-    }
-
-    /**
-     * Appends entries {@code [0, n)} of {@code entries} (entry {@code i}: code at {@code 2i},
-     * position at {@code 2i + 1}) to the entries written so far; codes must not decrease.
-     */
-    void add(long[] entries, int n) throws IOException {
-        if (whole == null) {
-            whole = part(0, this.entries);
-        }
-        whole.accept(entries, n);
     }
 
     /**
@@ -174,14 +160,11 @@ final class KeyIndexWriter implements Closeable {
      * from one part to the next.
      */
     void finish() throws IOException {
-        if (whole != null) {
-            whole.flush();
-        }
         List<Part> written;
         synchronized (parts) {
             written = new ArrayList<>(parts);
         }
-        written.sort(Comparator.comparingLong(p -> p.first));
+        written.sort(Comparator.comparingLong((Part p) -> p.first).thenComparingLong(p -> p.count));
         long next = 0;
         long lastCode = Long.MIN_VALUE;
         for (Part part : written) {

@@ -54,7 +54,7 @@ class KeyIndexTest {
                 sorter.add(codes[row], row * stride);
             }
             try (KeyIndexWriter writer = new KeyIndexWriter(file, header, sorter.size())) {
-                sorter.emit(writer::add);
+                CodeSorter.emit(List.of(sorter), writer, KeyIndexBuilder.Parallel.SERIAL);
                 writer.finish();
             }
         }
