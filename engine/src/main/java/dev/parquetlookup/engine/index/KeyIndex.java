@@ -133,6 +133,16 @@ public final class KeyIndex {
      * @throws IOException if it cannot be read
      */
     static KeyIndex open(Path path, IndexHeader expected) throws IOException {
+        return open(path, expected, true);
+    }
+
+    /**
+     * Maps and checks the index at {@code path} as {@link #open(Path, IndexHeader)} does, its
+     * CRC32C only if {@code verifyChecksum}: not for a file this process just wrote ({@link
+     * KeyIndexWriter} computed its checksum from the bytes written).
+     */
+    static KeyIndex open(Path path, IndexHeader expected, boolean verifyChecksum)
+            throws IOException {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             long size = channel.size();
             if (size < MAGIC.length + 4 + TRAILER) {
@@ -157,8 +167,7 @@ public final class KeyIndex {
             if (trailer.getInt(4) != END_MAGIC) {
                 throw new Damaged(path, "no end marker (truncated?)");
             }
-            int crc = crc(channel, size - TRAILER);
-            if (crc != trailer.getInt(0)) {
+            if (verifyChecksum && crc(channel, size - TRAILER) != trailer.getInt(0)) {
                 throw new Damaged(path, "checksum mismatch");
             }
             byte[] headerBytes = new byte[headerLength];

@@ -44,8 +44,10 @@ import java.util.function.LongSupplier;
  * table asks for the index ({@link #acquire}); a lookup that needs it before a builder thread took
  * it up builds it on its own thread (it would wait anyway), or, asynchronous, starts it on a thread
  * of its own and returns its thread until it is done ({@link #demand}), so the first lookup into a
- * file never queues behind the other files' builds. An index file already on disk for the same file
- * version is checked (CRC32C, header) and reused; a damaged or foreign one is rebuilt.
+ * file never queues behind the other files' builds. One large file's build is spread over helper
+ * threads ({@code KeyIndexBuilder.Parallel}, {@link #BUILD_THREADS_PROPERTY}). An index file
+ * already on disk for the same file version is checked (CRC32C, header) and reused; a damaged or
+ * foreign one is rebuilt.
  *
  * <p>Index files stay when their tables close (the next table on the same files, a restart, reuses
  * them). Those of files a refresh dropped are deleted ({@link #discard}): at once when no table of
@@ -67,7 +69,14 @@ public final class KeyIndexes {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeyIndexes.class);
 
-    private static final KeyIndexes SHARED = new KeyIndexes(KeyIndexBuilder.CHUNK);
+    /**
+     * The system property that sets how many threads at most build one file's index (default: the
+     * cores, at most 4; 1 builds each index on one thread), for measurements and tuning.
+     */
+    public static final String BUILD_THREADS_PROPERTY = "parquet-lookup.index.build-threads";
+
+    private static final KeyIndexes SHARED =
+            new KeyIndexes(KeyIndexBuilder.CHUNK, defaultParallel());
 
     /** The JVM's indexes (the one documented shared instance). */
     public static KeyIndexes shared() {
@@ -117,6 +126,7 @@ public final class KeyIndexes {
 
     private final IndexFiles files;
     private final int chunk;
+    private final KeyIndexBuilder.Parallel parallel;
     private final Executor builders;
 
     /** Builds a lookup asked for before a background builder took them up ({@link #demand}). */
@@ -131,17 +141,30 @@ public final class KeyIndexes {
     private final LongAdder bytes = new LongAdder();
     private final LongAdder nanos = new LongAdder();
 
-    /** Indexes sorting {@code chunk} entries in memory at once (tests: small, to spill). */
-    KeyIndexes(int chunk) {
-        this(chunk, defaultBuilders(), defaultOnDemand(), System::currentTimeMillis);
+    /**
+     * Indexes sorting {@code chunk} entries in memory at once (tests: small, to spill), each built
+     * in ranges as {@code parallel} allows.
+     */
+    KeyIndexes(int chunk, KeyIndexBuilder.Parallel parallel) {
+        this(chunk, parallel, defaultBuilders(), defaultOnDemand(), System::currentTimeMillis);
     }
 
     /**
      * Indexes built and swept on {@code builders}, demanded ones on {@code onDemand} (tests: run by
-     * hand), with file times from {@code nowMillis}.
+     * hand), each on one thread, with file times from {@code nowMillis}.
      */
     KeyIndexes(int chunk, Executor builders, Executor onDemand, LongSupplier nowMillis) {
+        this(chunk, KeyIndexBuilder.Parallel.SERIAL, builders, onDemand, nowMillis);
+    }
+
+    private KeyIndexes(
+            int chunk,
+            KeyIndexBuilder.Parallel parallel,
+            Executor builders,
+            Executor onDemand,
+            LongSupplier nowMillis) {
         this.chunk = chunk;
+        this.parallel = parallel;
         this.builders = builders;
         this.onDemand = onDemand;
         this.files = new IndexFiles(nowMillis);
@@ -153,6 +176,30 @@ public final class KeyIndexes {
         // closes it when that job ends, and Hadoop's Configuration, read by a build, loads through
         // it).
         return Executors.newFixedThreadPool(threads, DaemonThreads.jvmWide("parquet-lookup-index"));
+    }
+
+    /**
+     * One file's index built by up to {@link #BUILD_THREADS_PROPERTY} threads: the one that builds
+     * it (a builder, a demanded build's thread, a waiting lookup's) and helpers of a JVM-wide pool
+     * shared by every build, whose threads end when idle. A build whose ranges find no idle helper
+     * reads them on its own thread: the pool bounds the threads, never blocks a build.
+     */
+    private static KeyIndexBuilder.Parallel defaultParallel() {
+        int cores = Runtime.getRuntime().availableProcessors();
+        int threads = Math.max(1, Integer.getInteger(BUILD_THREADS_PROPERTY, Math.min(cores, 4)));
+        if (threads == 1) {
+            return KeyIndexBuilder.Parallel.SERIAL;
+        }
+        ThreadPoolExecutor helpers =
+                new ThreadPoolExecutor(
+                        threads - 1,
+                        threads - 1,
+                        30,
+                        TimeUnit.SECONDS,
+                        new LinkedBlockingQueue<>(),
+                        DaemonThreads.jvmWide("parquet-lookup-index-range"));
+        helpers.allowCoreThreadTimeOut(true);
+        return new KeyIndexBuilder.Parallel(threads, KeyIndexBuilder.MIN_ROWS_PER_RANGE, helpers);
     }
 
     private static Executor defaultOnDemand() {
@@ -527,7 +574,7 @@ public final class KeyIndexes {
         IndexFiles.Hold found = files.take(target);
         if (found != null) {
             try {
-                KeyIndex index = open(attempt, found, header);
+                KeyIndex index = open(attempt, found, header, true);
                 reused.increment();
                 LOG.info(
                         "Reusing the key index of {} by {} ({} entries, {} bytes) at {}",
@@ -544,41 +591,48 @@ public final class KeyIndexes {
             }
         }
         long start = System.nanoTime();
-        long entriesBuilt =
+        KeyIndexBuilder.Built made =
                 KeyIndexBuilder.build(
                         new KeyIndexBuilder.Input(
                                 request.source(), header, request.keyLeaves(), request.keyTypes()),
                         target,
-                        chunk);
+                        chunk,
+                        parallel);
         IndexFiles.Hold fresh = files.take(target);
         if (fresh == null) {
             throw new IOException("The key index " + target + " was deleted as it was built");
         }
-        KeyIndex index = open(attempt, fresh, header);
+        // Its checksum was computed from the bytes just written: checked once, not again.
+        KeyIndex index = open(attempt, fresh, header, false);
         long spent = System.nanoTime() - start;
         built.increment();
         bytes.add(index.bytes());
         nanos.add(spent);
         LOG.info(
                 "Indexed {} by {}: the file is not sorted by its key; {} rows, {} keys, {} bytes"
-                        + " ({} per row), built in {} ms at {}",
+                        + " ({} per row), built in {} ms ({} ms reading it in {} ranges, {} ms"
+                        + " merging and writing) at {}",
                 request.file(),
                 request.keyColumns(),
                 request.rowCount(),
-                entriesBuilt,
+                made.entries(),
                 index.bytes(),
                 request.rowCount() == 0 ? 0 : index.bytes() / request.rowCount(),
                 spent / 1_000_000,
+                made.readNanos() / 1_000_000,
+                made.ranges(),
+                made.writeNanos() / 1_000_000,
                 target);
         return index;
     }
 
     /** Maps the file {@code hold} holds, then locks it again (the mapping dropped the lock). */
-    private static KeyIndex open(Attempt attempt, IndexFiles.Hold hold, IndexHeader header)
+    private static KeyIndex open(
+            Attempt attempt, IndexFiles.Hold hold, IndexHeader header, boolean verifyChecksum)
             throws IOException {
         KeyIndex index;
         try {
-            index = KeyIndex.open(hold.path, header);
+            index = KeyIndex.open(hold.path, header, verifyChecksum);
         } catch (IOException | RuntimeException e) {
             hold.release();
             throw e;

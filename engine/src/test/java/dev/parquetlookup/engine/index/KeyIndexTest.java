@@ -2,6 +2,8 @@ package dev.parquetlookup.engine.index;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -50,7 +54,7 @@ class KeyIndexTest {
                 sorter.add(codes[row], row * stride);
             }
             try (KeyIndexWriter writer = new KeyIndexWriter(file, header, sorter.size())) {
-                sorter.emit(writer::add);
+                CodeSorter.emit(List.of(sorter), writer, KeyIndexBuilder.Parallel.SERIAL);
                 writer.finish();
             }
         }
@@ -99,6 +103,54 @@ class KeyIndexTest {
                     .containsExactly(e.getValue().stream().mapToLong(Long::longValue).toArray());
         }
         assertThat(index.rows(12345678901L)).isEmpty();
+    }
+
+    /**
+     * Sorters fed consecutive row ranges (as a build's ranges on their own threads: some spilled,
+     * one empty, one in memory only) emit what one sorter fed every row emits, merged on one thread
+     * or in ranges of codes on several (many codes repeated across the cuts).
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 5})
+    void sortersOfConsecutiveRowRangesMergeIntoTheIndexOfOneSorter(int threads) throws IOException {
+        long seed = 20261206L;
+        long[] codes = randomCodes(seed);
+        Path whole = write(codes, 1 << 20, "whole.pli");
+        int[] cuts = {0, 20_000, 20_000, 21_000, codes.length};
+        List<CodeSorter> sorters = new ArrayList<>();
+        Path ranged = tmp.resolve("ranged.pli");
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            long entries = 0;
+            for (int r = 0; r + 1 < cuts.length; r++) {
+                CodeSorter sorter = new CodeSorter(3000, tmp);
+                sorters.add(sorter);
+                for (int row = cuts[r]; row < cuts[r + 1]; row++) {
+                    sorter.add(codes[row], row);
+                }
+                if (r % 2 == 0) {
+                    sorter.finish(); // as a range's thread does; emit finishes the others
+                }
+                entries += sorter.size();
+            }
+            try (KeyIndexWriter writer = new KeyIndexWriter(ranged, HEADER, entries)) {
+                CodeSorter.emit(sorters, writer, new KeyIndexBuilder.Parallel(threads, 1, pool));
+                writer.finish();
+            }
+        } finally {
+            pool.shutdownNow();
+            for (CodeSorter sorter : sorters) {
+                sorter.close();
+            }
+        }
+        assertThat(Files.readAllBytes(ranged))
+                .as("seed %d, %d threads", seed, threads)
+                .isEqualTo(Files.readAllBytes(whole));
+        try (var left = Files.list(tmp)) {
+            assertThat(left.filter(p -> p.toString().endsWith(".tmp")))
+                    .as("runs deleted")
+                    .isEmpty();
+        }
     }
 
     /**
@@ -278,7 +330,7 @@ class KeyIndexTest {
                             dev.parquetlookup.metadata.PageIndexOptions.OWN);
             var closed = store.open(id);
             closed.close();
-            KeyIndexes indexes = new KeyIndexes(1000);
+            KeyIndexes indexes = new KeyIndexes(1000, KeyIndexBuilder.Parallel.SERIAL);
             java.util.function.Function<dev.parquetlookup.io.RangeSource, KeyIndexes.Request>
                     request =
                             source ->
