@@ -61,10 +61,6 @@ public final class PagePrefix {
     /** Bytes decompressed ahead of a walk over PLAIN BINARY values. */
     private static final int WALK_STEP = 1024;
 
-    private static final java.lang.invoke.VarHandle INT_LE =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-                    int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
-
     private PagePrefix() {}
 
     /** Bytes the decoded page needs in its buffer. */
@@ -78,24 +74,10 @@ public final class PagePrefix {
 
     /**
      * Decodes the page whose header was parsed from {@code in} (absolute indexes) into {@code out},
-     * at least its first {@code rows} rows ({@code rows >= valueCount} for the whole page).
-     */
-    public static DataPage decode(
-            ByteBuffer in,
-            PageDecoder.Header header,
-            CompressionCodecName codec,
-            ColumnDescriptor column,
-            int rows,
-            byte[] out,
-            boolean scratch)
-            throws IOException {
-        return decode(in, header, codec, column, rows, out, scratch, null);
-    }
-
-    /**
-     * As above; with a {@code stop} (a verified key page searched for one key), a PLAIN page is
-     * decoded only until its first value above the key, whatever share of the page that is, and at
-     * most {@code rows} rows.
+     * at least its first {@code rows} rows ({@code rows >= valueCount} for the whole page). With a
+     * {@code stop} (a verified key page searched for one key), a PLAIN page is decoded only until
+     * its first value above the key, whatever share of the page that is, and at most {@code rows}
+     * rows.
      */
     public static DataPage decode(
             ByteBuffer in,
@@ -308,7 +290,7 @@ public final class PagePrefix {
                         throw new IOException("PLAIN value " + i + " runs past the page");
                     }
                 }
-                int length = (int) INT_LE.get(out, p);
+                int length = (int) LittleEndian.INT.get(out, p);
                 if (length < 0) {
                     throw new IOException("PLAIN value " + i + " has length " + length);
                 }
