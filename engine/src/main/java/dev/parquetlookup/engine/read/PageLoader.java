@@ -559,11 +559,10 @@ public final class PageLoader {
                 continue;
             }
             long offset = locations.offsets()[p];
-            if (runStart >= 0 && offset != runEnd) {
-                ranges.add(new FileRange(runStart, (int) (runEnd - runStart)));
-                runStart = -1;
-            }
-            if (runStart < 0) {
+            if (runStart < 0 || offset != runEnd) { // a new run: the last one, if any, is done
+                if (runStart >= 0) {
+                    ranges.add(new FileRange(runStart, (int) (runEnd - runStart)));
+                }
                 runStart = offset;
             }
             runEnd = offset + locations.sizes()[p];
