@@ -9,7 +9,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -34,7 +33,7 @@ import java.util.concurrent.TimeoutException;
  * byte[] page = source.read(new FileRange(4, 1024));
  * }</pre>
  */
-public final class RetryingRangeSource extends ForwardingRangeSource {
+public final class RetryingRangeSource extends CopyingRangeSource {
 
     private static final Logger LOG = LoggerFactory.getLogger(RetryingRangeSource.class);
 
@@ -75,19 +74,9 @@ public final class RetryingRangeSource extends ForwardingRangeSource {
     @Override
     public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
         checkInFile(position, length);
-        if (delegate().readsInline()) {
-            return delegate().readWith(position, length, reader);
-        }
-        byte[] bytes = new byte[length];
-        readFully(position, bytes, 0, length);
-        return reader.read(ByteBuffer.wrap(bytes));
-    }
-
-    @Override
-    public byte[] read(FileRange range) throws IOException {
-        byte[] bytes = new byte[range.length()];
-        readFully(range.offset(), bytes, 0, range.length());
-        return bytes;
+        return delegate().readsInline()
+                ? delegate().readWith(position, length, reader)
+                : super.readWith(position, length, reader);
     }
 
     @Override

@@ -32,20 +32,11 @@ import java.util.Optional;
  * ColumnIndex are read this way ({@link #of}); others take the eager path (own partial index, or a
  * synthesized one).
  */
-public final class LazyPageIndex implements RowGroupIndexes.Plan {
+public final class LazyPageIndex extends RowGroupIndexes.Plan {
 
     /** Two runs of index bytes closer than this are fetched in one read. */
     static final int MERGE_GAP = 64 * 1024;
 
-    private final FileId file;
-    private final List<RowGroupInfo> footerRowGroups;
-    private final int[] keyLeaves;
-    private final List<KeyType> keyTypes;
-    private final List<String> keyColumns;
-    // The leading key column as the table names it, for a refusal.
-    private final String keyName;
-    // False for a file served through a key index: its pages need not be in key order.
-    private final boolean checkOrder;
     private final String[] columnPaths;
     // Per row group: per column, the OffsetIndex reference; per key column, the ColumnIndex one.
     private final long[][] offsetIndexOffsets;
@@ -56,23 +47,14 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
     private LazyPageIndex(
             FileId file,
             List<RowGroupInfo> footerRowGroups,
-            int[] keyLeaves,
-            List<KeyType> keyTypes,
-            List<String> keyColumns,
-            String keyName,
+            SortKeyResolver.SortKey key,
             String[] columnPaths,
             long[][] offsetIndexOffsets,
             int[][] offsetIndexLengths,
             long[][] columnIndexOffsets,
             int[][] columnIndexLengths,
             boolean checkOrder) {
-        this.file = file;
-        this.checkOrder = checkOrder;
-        this.footerRowGroups = footerRowGroups;
-        this.keyLeaves = keyLeaves;
-        this.keyTypes = keyTypes;
-        this.keyColumns = keyColumns;
-        this.keyName = keyName;
+        super(file, footerRowGroups, key, checkOrder);
         this.columnPaths = columnPaths;
         this.offsetIndexOffsets = offsetIndexOffsets;
         this.offsetIndexLengths = offsetIndexLengths;
@@ -141,10 +123,7 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
                 new LazyPageIndex(
                         file,
                         List.copyOf(footerRowGroups),
-                        key.leaves(),
-                        key.types(),
-                        key.columns(),
-                        key.names().get(0),
+                        key,
                         paths,
                         oiOffsets,
                         oiLengths,
@@ -158,21 +137,6 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
                 && ref.getOffset() >= 4
                 && ref.getLength() > 0
                 && ref.getOffset() + ref.getLength() <= length;
-    }
-
-    @Override
-    public FileId file() {
-        return file;
-    }
-
-    @Override
-    public int rowGroupCount() {
-        return footerRowGroups.size();
-    }
-
-    @Override
-    public RowGroupInfo footerRowGroup(int r) {
-        return footerRowGroups.get(r);
     }
 
     /** The byte ranges to read for row group {@code r}'s index: one, or two far apart. */
@@ -225,20 +189,11 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
                             offsetIndexOffsets[r][c],
                             offsetIndexLengths[r][c],
                             columnPaths[c] + " of row group " + r);
-            ColumnChunkInfo f = footer.columns()[c];
-            columns[c] =
-                    new ColumnChunkInfo(
-                            f.codec(),
-                            f.startOffset(),
-                            f.firstDataPageOffset(),
-                            f.totalCompressedSize(),
-                            f.totalUncompressedSize(),
-                            f.hasDictionaryPage(),
-                            pages);
+            columns[c] = FooterRowGroups.withPages(footer.columns()[c], pages, null);
         }
-        KeyRanges[] keyPages = new KeyRanges[keyLeaves.length];
+        KeyRanges[] keyPages = new KeyRanges[key.leaves().length];
         for (int k = 0; k < keyPages.length; k++) {
-            PageLocations pages = columns[keyLeaves[k]].pages();
+            PageLocations pages = columns[key.leaves()[k]].pages();
             if (pages == null) {
                 continue;
             }
@@ -250,18 +205,12 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
                             ranges.get(slot).offset(),
                             columnIndexOffsets[r][k],
                             columnIndexLengths[r][k],
-                            keyTypes.get(k),
+                            key.types().get(k),
                             pages.pageCount(),
-                            "'" + keyColumns.get(k) + "' of row group " + r);
+                            "'" + key.columns().get(k) + "' of row group " + r);
         }
-        RowGroupInfo info =
-                new RowGroupInfo(r, footer.firstRow(), footer.rowCount(), columns, keyPages);
-        Optional<SortOrderCheck.Violation> v =
-                checkOrder ? SortOrderCheck.pageViolation(file, keyName, info) : Optional.empty();
-        if (v.isPresent()) {
-            throw v.get().toException();
-        }
-        return info;
+        return checked(
+                new RowGroupInfo(r, footer.firstRow(), footer.rowCount(), columns, keyPages));
     }
 
     private static int slotOf(List<FileRange> ranges, long offset, int length) {
@@ -283,7 +232,7 @@ public final class LazyPageIndex implements RowGroupIndexes.Plan {
     public long retainedBytes() {
         long bytes = 128L + 16L * columnPaths.length;
         for (RowGroupInfo rg : footerRowGroups) {
-            bytes += rg.retainedBytes() + 12L * (columnPaths.length + keyLeaves.length) + 64;
+            bytes += rg.retainedBytes() + 12L * (columnPaths.length + key.leaves().length) + 64;
         }
         return bytes;
     }

@@ -35,17 +35,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Only files without any own page index are read this way ({@link #of}); a file with a partial
  * own index is completed at open ({@link RowGroupAssembly}).
  */
-public final class LazySynthesis implements RowGroupIndexes.Plan {
+public final class LazySynthesis extends RowGroupIndexes.Plan {
 
-    private final FileId file;
-    private final List<RowGroupInfo> footerRowGroups;
     private final List<ColumnDescriptor> leaves;
-    private final SortKeyResolver.SortKey key;
     // Per row group, per key column: the footer's chunk bounds (see ChunkToWalk#chunkBounds).
     private final Object[][][] keyChunkBounds;
     private final PageBoundsDecoder decoder;
-    // False for a file served through a key index: its pages need not be in key order.
-    private final boolean checkOrder;
 
     private final AtomicLong rowGroupsBuilt = new AtomicLong();
     private final AtomicLong chunks = new AtomicLong();
@@ -61,11 +56,8 @@ public final class LazySynthesis implements RowGroupIndexes.Plan {
             Object[][][] keyChunkBounds,
             PageBoundsDecoder decoder,
             boolean checkOrder) {
-        this.file = file;
-        this.checkOrder = checkOrder;
-        this.footerRowGroups = footerRowGroups;
+        super(file, footerRowGroups, key, checkOrder);
         this.leaves = leaves;
-        this.key = key;
         this.keyChunkBounds = keyChunkBounds;
         this.decoder = decoder;
     }
@@ -106,21 +98,6 @@ public final class LazySynthesis implements RowGroupIndexes.Plan {
         return Optional.of(
                 new LazySynthesis(
                         file, footer.rowGroups(), leaves, key, bounds, decoder, checkOrder));
-    }
-
-    @Override
-    public FileId file() {
-        return file;
-    }
-
-    @Override
-    public int rowGroupCount() {
-        return footerRowGroups.size();
-    }
-
-    @Override
-    public RowGroupInfo footerRowGroup(int r) {
-        return footerRowGroups.get(r);
     }
 
     /** The walked chunks of row group {@code r}, whole (those that fit in one array). */
@@ -236,22 +213,13 @@ public final class LazySynthesis implements RowGroupIndexes.Plan {
                 keyPages[k] = walked.keyBounds();
             }
         }
-        RowGroupInfo info =
-                new RowGroupInfo(r, footer.firstRow(), footer.rowCount(), columns, keyPages);
         PageIndexOrigin spent = builder.origin();
         rowGroupsBuilt.incrementAndGet();
         chunks.addAndGet(spent.chunks());
         pages.addAndGet(spent.pages());
         bytesRead.addAndGet(spent.bytesRead());
         nanos.addAndGet(spent.nanos());
-        if (!checkOrder) {
-            return info;
-        }
-        SortOrderCheck.pageViolation(file, key.names().get(0), info)
-                .ifPresent(
-                        v -> {
-                            throw v.toException();
-                        });
-        return info;
+        return checked(
+                new RowGroupInfo(r, footer.firstRow(), footer.rowCount(), columns, keyPages));
     }
 }

@@ -35,8 +35,6 @@ public final class MetadataCache {
     /** Default bound of {@link #defaultShared()}: 256 MiB. */
     public static final long DEFAULT_MAX_BYTES = 256L << 20;
 
-    private static volatile MetadataCache defaultShared;
-
     private final long maxBytes;
     private final FileUses uses = new FileUses();
     // Values: FileMetadata (footers) under Key, RowGroupInfo (a row group's lazily read page
@@ -60,17 +58,12 @@ public final class MetadataCache {
 
     /** The JVM-wide default instance ({@value #DEFAULT_MAX_BYTES} bytes). */
     public static MetadataCache defaultShared() {
-        MetadataCache c = defaultShared;
-        if (c == null) {
-            synchronized (MetadataCache.class) {
-                c = defaultShared;
-                if (c == null) {
-                    c = new MetadataCache(DEFAULT_MAX_BYTES);
-                    defaultShared = c;
-                }
-            }
-        }
-        return c;
+        return Shared.INSTANCE;
+    }
+
+    /** Holds the default instance, created on first use (the JVM's lazy class initialisation). */
+    private static final class Shared {
+        static final MetadataCache INSTANCE = new MetadataCache(DEFAULT_MAX_BYTES);
     }
 
     /** Loads metadata when it is not cached. */

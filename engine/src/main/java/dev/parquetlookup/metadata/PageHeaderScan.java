@@ -102,9 +102,7 @@ final class PageHeaderScan {
 
     private void pageField(ThriftCompactReader in, int header) throws IOException {
         int inner = in.fieldId();
-        if (header == 5 && inner == 1 || header == 8 && inner == 1) {
-            valueCount = in.readI32("num_values");
-        } else if (header == 7 && inner == 1) {
+        if (inner == 1) { // num_values in all three headers
             valueCount = in.readI32("num_values");
         } else if (header == 8 && inner == 2) {
             nullCount = in.readI32("num_nulls");

@@ -278,19 +278,42 @@ public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
      * (own) or walks its chunks' page headers (synthesized); an asynchronous lookup fetches {@code
      * plan.ranges(3)} without holding a thread and hands the bytes to {@code plan.decode}.
      */
-    public sealed interface Plan permits LazyPageIndex, LazySynthesis {
+    public abstract static sealed class Plan permits LazyPageIndex, LazySynthesis {
 
-        FileId file();
+        final FileId file;
+        final List<RowGroupInfo> footerRowGroups;
+        final SortKeyResolver.SortKey key;
+        // False for a file served through a key index: its pages need not be in key order.
+        final boolean checkOrder;
 
-        int rowGroupCount();
+        Plan(
+                FileId file,
+                List<RowGroupInfo> footerRowGroups,
+                SortKeyResolver.SortKey key,
+                boolean checkOrder) {
+            this.file = file;
+            this.footerRowGroups = footerRowGroups;
+            this.key = key;
+            this.checkOrder = checkOrder;
+        }
+
+        public FileId file() {
+            return file;
+        }
+
+        public int rowGroupCount() {
+            return footerRowGroups.size();
+        }
 
         /**
          * Row group {@code r} as the footer describes it: no page locations, no key page bounds.
          */
-        RowGroupInfo footerRowGroup(int r);
+        public RowGroupInfo footerRowGroup(int r) {
+            return footerRowGroups.get(r);
+        }
 
         /** The byte ranges one asynchronous build of row group {@code r}'s index fetches. */
-        List<FileRange> ranges(int r);
+        public abstract List<FileRange> ranges(int r);
 
         /**
          * Row group {@code r} with its page index built from {@code bytes} (the reads of {@link
@@ -298,17 +321,34 @@ public final class RowGroupIndexes extends AbstractList<RowGroupInfo> {
          *
          * @throws LookupFileException if the index or the pages are damaged, or out of order
          */
-        RowGroupInfo decode(int r, byte[][] bytes, RangeSource source) throws IOException;
+        public abstract RowGroupInfo decode(int r, byte[][] bytes, RangeSource source)
+                throws IOException;
 
         /** Row group {@code r} with its page index, read through {@code source} on this thread. */
-        default RowGroupInfo load(int r, RangeSource source) throws IOException {
+        public RowGroupInfo load(int r, RangeSource source) throws IOException {
             return decode(r, source.readAll(ranges(r)), source);
         }
 
         /** What building a row group's index does, for messages: "Reading the page index". */
-        String action();
+        public abstract String action();
 
         /** Approximate heap size of this plan (footer row groups included). */
-        long retainedBytes();
+        public abstract long retainedBytes();
+
+        /**
+         * {@code info} once the order of its key pages is checked (unless this plan checks none).
+         *
+         * @throws LookupFileException if the pages are out of order
+         */
+        RowGroupInfo checked(RowGroupInfo info) {
+            if (checkOrder) {
+                SortOrderCheck.pageViolation(file, key.names().get(0), info)
+                        .ifPresent(
+                                v -> {
+                                    throw v.toException();
+                                });
+            }
+            return info;
+        }
     }
 }

@@ -10,6 +10,7 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -98,7 +99,9 @@ public final class SortKeyResolver {
         for (int i = 0; i < sortKey.size(); i++) {
             String name = sortKey.get(i);
             keyTypes.add(keyType(file, schema, sortKey, name));
-            leaves[i] = leafIndex(schema, name);
+            // A top-level primitive column (checked above): its leaf is its path's column.
+            leaves[i] =
+                    schema.getColumns().indexOf(schema.getColumnDescription(new String[] {name}));
         }
         if (!declared.isEmpty() && !configured.isEmpty() && !isPrefix(configured, declared)) {
             throw new LookupFileException.BadSortKey(
@@ -131,7 +134,7 @@ public final class SortKeyResolver {
                             + "' for the sort key "
                             + sortKey
                             + "; its columns are "
-                            + topLevelNames(schema)
+                            + schema.getFields().stream().map(Type::getName).toList()
                             + ". Fix the 'sort-key' option or the table's columns.");
         }
         Type field = schema.getType(name);
@@ -211,11 +214,7 @@ public final class SortKeyResolver {
                 if (MetadataReader.SORT_KEY_METADATA.equals(kv.getKey())
                         && kv.getValue() != null
                         && !kv.getValue().isBlank()) {
-                    List<String> names = new ArrayList<>();
-                    for (String part : kv.getValue().split(",")) {
-                        names.add(part.trim());
-                    }
-                    return List.copyOf(names);
+                    return Arrays.stream(kv.getValue().split(",")).map(String::trim).toList();
                 }
             }
         }
@@ -224,35 +223,5 @@ public final class SortKeyResolver {
 
     private static boolean isPrefix(List<String> prefix, List<String> of) {
         return prefix.size() <= of.size() && of.subList(0, prefix.size()).equals(prefix);
-    }
-
-    private static int leafIndex(MessageType schema, String topLevelName) {
-        int leaf = 0;
-        for (Type field : schema.getFields()) {
-            if (field.getName().equals(topLevelName)) {
-                return leaf;
-            }
-            leaf += leafCount(field);
-        }
-        throw new IllegalArgumentException(topLevelName);
-    }
-
-    static int leafCount(Type type) {
-        if (type.isPrimitive()) {
-            return 1;
-        }
-        int n = 0;
-        for (Type child : type.asGroupType().getFields()) {
-            n += leafCount(child);
-        }
-        return n;
-    }
-
-    private static List<String> topLevelNames(MessageType schema) {
-        List<String> names = new ArrayList<>();
-        for (Type field : schema.getFields()) {
-            names.add(field.getName());
-        }
-        return names;
     }
 }

@@ -144,12 +144,7 @@ public final class ThriftCompactReader {
      */
     public int readListHeader(String name) throws IOException {
         expect(LIST, name);
-        int header = readByte() & 0xff;
-        int size = header >>> 4;
-        if (size == 15) {
-            size = length(readVarint());
-        }
-        listElementType = header & 0x0f;
+        int size = listHeader();
         // Every element takes at least one byte: a larger count is damage, not a big list.
         if (size > end - pos) {
             throw new IOException("Thrift list " + name + " claims " + size + " elements");
@@ -190,12 +185,8 @@ public final class ThriftCompactReader {
             case DOUBLE -> advance(8);
             case BINARY -> advance(length(readVarint()));
             case LIST, SET -> {
-                int header = readByte() & 0xff;
-                int size = header >>> 4;
-                if (size == 15) {
-                    size = length(readVarint());
-                }
-                int element = header & 0x0f;
+                int size = listHeader();
+                int element = listElementType;
                 for (int i = 0; i < size; i++) {
                     // Booleans inside collections take one byte each.
                     if (element == BOOLEAN_TRUE || element == BOOLEAN_FALSE) {
@@ -226,6 +217,13 @@ public final class ThriftCompactReader {
             }
             default -> throw new IOException("Thrift data holds unknown type " + type);
         }
+    }
+
+    /** Reads a list or set header: returns its size, keeps its {@link #listElementType()}. */
+    private int listHeader() throws IOException {
+        int header = readByte() & 0xff;
+        listElementType = header & 0x0f;
+        return header >>> 4 == 15 ? length(readVarint()) : header >>> 4;
     }
 
     private int length(long value) throws IOException {

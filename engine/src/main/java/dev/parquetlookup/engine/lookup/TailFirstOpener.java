@@ -1,14 +1,13 @@
 package dev.parquetlookup.engine.lookup;
 
+import dev.parquetlookup.io.CopyingRangeSource;
 import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.ForwardingRangeSource;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSource.FileRange;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -235,7 +234,7 @@ final class TailFirstOpener {
      * others go to the file's source (a footer larger than the tail, the head's magic bytes).
      * Closing it closes nothing: the file's source outlives it.
      */
-    static final class TailRangeSource extends ForwardingRangeSource {
+    static final class TailRangeSource extends CopyingRangeSource {
         private final long tailStart;
         private volatile byte[] tail;
 
@@ -256,30 +255,6 @@ final class TailFirstOpener {
             } else {
                 super.readFully(position, buffer, offset, length);
             }
-        }
-
-        /** Through {@link #readFully}, which serves reads inside the tail. */
-        @Override
-        public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
-            byte[] bytes = new byte[length];
-            readFully(position, bytes, 0, length);
-            return reader.read(ByteBuffer.wrap(bytes));
-        }
-
-        @Override
-        public byte[] read(FileRange range) throws IOException {
-            byte[] bytes = new byte[range.length()];
-            readFully(range.offset(), bytes, 0, range.length());
-            return bytes;
-        }
-
-        @Override
-        public byte[][] readAll(List<FileRange> ranges) throws IOException {
-            byte[][] result = new byte[ranges.size()][];
-            for (int i = 0; i < result.length; i++) {
-                result[i] = read(ranges.get(i));
-            }
-            return result;
         }
 
         /** Drops the tail: later reads go to the file's source. */

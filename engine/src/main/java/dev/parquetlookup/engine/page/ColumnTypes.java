@@ -32,7 +32,6 @@ import java.nio.ByteOrder;
  */
 public final class ColumnTypes {
 
-    private static final long NANOS_PER_DAY = 86_400_000_000_000L;
     private static final long JULIAN_EPOCH_DAY = 2_440_588L;
 
     private ColumnTypes() {}
@@ -205,9 +204,5 @@ public final class ColumnTypes {
                         Math.multiplyExact(epochDay, 86_400_000L),
                         Math.floorDiv(nanosOfDay, 1_000_000L));
         return new TimestampValue(millis, (int) Math.floorMod(nanosOfDay, 1_000_000L));
-    }
-
-    static long nanosPerDay() {
-        return NANOS_PER_DAY;
     }
 }

@@ -16,14 +16,13 @@ import java.io.IOException;
  * found at index 2; the key 25 is the empty rank range {@code [2, 2)}, which {@link #firstAbove}
  * places before index 3.
  */
-final class DictionaryKeys extends KeyPage {
+final class DictionaryKeys extends KeyPage.RowKeys {
 
     private final KeyDictionary dictionary;
-    private final NonNullRows rows;
 
     private DictionaryKeys(KeyDictionary dictionary, NonNullRows rows) {
+        super(rows);
         this.dictionary = dictionary;
-        this.rows = rows;
     }
 
     static DictionaryKeys read(
@@ -68,16 +67,6 @@ final class DictionaryKeys extends KeyPage {
     @Override
     KeyPage detached() {
         return new DictionaryKeys(dictionary, rows.detached());
-    }
-
-    @Override
-    public int size() {
-        return rows.count();
-    }
-
-    @Override
-    public int row(int i) {
-        return rows.row(i);
     }
 
     @Override

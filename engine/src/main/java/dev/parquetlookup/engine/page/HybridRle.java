@@ -1,9 +1,6 @@
 package dev.parquetlookup.engine.page;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 
 /**
  * Decodes Parquet's RLE/bit-packed hybrid encoding (definition levels, dictionary ids) straight
@@ -15,20 +12,15 @@ import java.nio.ByteOrder;
  */
 final class HybridRle {
 
-    private static final VarHandle INT_LE =
-            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle LONG_LE =
-            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
     private HybridRle() {}
 
     /** Slot {@code i} of an int-slot array. */
     static int get(byte[] slots, int i) {
-        return (int) INT_LE.get(slots, i << 2);
+        return (int) LittleEndian.INT.get(slots, i << 2);
     }
 
     static void set(byte[] slots, int i, int value) {
-        INT_LE.set(slots, i << 2, value);
+        LittleEndian.INT.set(slots, i << 2, value);
     }
 
     /**
@@ -73,7 +65,7 @@ final class HybridRle {
                 p += bytesPerRle;
                 int to = Math.min(count, n + run);
                 for (; n < to; n++) {
-                    INT_LE.set(out, (base + n) << 2, value);
+                    LittleEndian.INT.set(out, (base + n) << 2, value);
                 }
             } else {
                 int values = (header >>> 1) * 8;
@@ -95,7 +87,7 @@ final class HybridRle {
             byte[] data, int p, int bitWidth, long mask, int take, byte[] out, int n) {
         if (bitWidth == 0) {
             for (int i = 0; i < take; i++) {
-                INT_LE.set(out, (n + i) << 2, 0);
+                LittleEndian.INT.set(out, (n + i) << 2, 0);
             }
             return;
         }
@@ -108,8 +100,8 @@ final class HybridRle {
             if (at > safe) {
                 break;
             }
-            long word = (long) LONG_LE.get(data, at);
-            INT_LE.set(out, (n + i) << 2, (int) ((word >>> (bit & 7)) & mask));
+            long word = (long) LittleEndian.LONG.get(data, at);
+            LittleEndian.INT.set(out, (n + i) << 2, (int) ((word >>> (bit & 7)) & mask));
         }
         for (; i < take; i++, bit += bitWidth) {
             int at = p + (int) (bit >>> 3);
@@ -118,7 +110,7 @@ final class HybridRle {
             for (int k = 0; k < last; k++) {
                 word |= (long) (data[at + k] & 0xff) << (8 * k);
             }
-            INT_LE.set(out, (n + i) << 2, (int) ((word >>> (bit & 7)) & mask));
+            LittleEndian.INT.set(out, (n + i) << 2, (int) ((word >>> (bit & 7)) & mask));
         }
     }
 
@@ -133,8 +125,8 @@ final class HybridRle {
         decode(data, pos, end, width, rows, out, 0);
         int count = 0;
         for (int r = 0; r < rows; r++) {
-            if ((int) INT_LE.get(out, r << 2) == maxDefinition) {
-                INT_LE.set(out, count++ << 2, r); // count <= r: the slot is already read
+            if ((int) LittleEndian.INT.get(out, r << 2) == maxDefinition) {
+                LittleEndian.INT.set(out, count++ << 2, r); // count <= r: the slot is already read
             }
         }
         return count;

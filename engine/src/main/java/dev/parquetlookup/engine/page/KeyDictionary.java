@@ -91,7 +91,9 @@ public final class KeyDictionary {
             long[] values = new long[count];
             for (int id = 0; id < count; id++) {
                 values[id] =
-                        int32 ? (int) INT_LE.get(data, id << 2) : (long) LONG_LE.get(data, id << 3);
+                        int32
+                                ? (int) LittleEndian.INT.get(data, id << 2)
+                                : (long) LittleEndian.LONG.get(data, id << 3);
             }
             return ofLongs(type, values);
         }
@@ -107,7 +109,7 @@ public final class KeyDictionary {
                 if (p + 4 > data.length) {
                     throw new IOException("dictionary value " + id + " runs past the page");
                 }
-                length = (int) INT_LE.get(data, p);
+                length = (int) LittleEndian.INT.get(data, p);
                 p += 4;
             }
             if (length < 0 || length > data.length - p) {
@@ -119,13 +121,6 @@ public final class KeyDictionary {
         }
         return ofObjects(type, values);
     }
-
-    private static final java.lang.invoke.VarHandle INT_LE =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-                    int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
-    private static final java.lang.invoke.VarHandle LONG_LE =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-                    long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
     private static KeyDictionary ofLongs(KeyType type, long[] values) {
         int size = values.length;

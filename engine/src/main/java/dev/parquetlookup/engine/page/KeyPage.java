@@ -14,10 +14,7 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.math.BigInteger;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.function.BiFunction;
 
@@ -72,8 +69,7 @@ public abstract class KeyPage {
         }
         if (encoding == Encoding.PLAIN && PlainKeys.handles(column, type)) {
             boolean binary =
-                    column.getPrimitiveType().getPrimitiveTypeName()
-                            == PrimitiveType.PrimitiveTypeName.BINARY;
+                    column.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.BINARY;
             return rows + (binary ? 4 : 0);
         }
         return type.kind() == KeyType.Kind.LONG ? 12 : 48;
@@ -176,8 +172,7 @@ public abstract class KeyPage {
                 throws IOException {
             int n = page.rowsAvailable(); // a prefix when the rows after it are not asked for
             boolean int32 =
-                    column.getPrimitiveType().getPrimitiveTypeName()
-                            == PrimitiveType.PrimitiveTypeName.INT32;
+                    column.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT32;
             PageCursor cursor = new PageCursor(page, column, dictionary);
             int[] rows = new int[n];
             long[] longs = type.kind() == KeyType.Kind.LONG ? new long[n] : null;
@@ -306,13 +301,31 @@ public abstract class KeyPage {
          */
         NonNullRows detached() {
             int used = Math.min(slots.length, 4 * (base + count));
-            return new NonNullRows(
-                    valuesStart, count, all, java.util.Arrays.copyOf(slots, used), base);
+            return new NonNullRows(valuesStart, count, all, Arrays.copyOf(slots, used), base);
         }
 
         /** Page row of value {@code i}. */
         int row(int i) {
             return all ? i : HybridRle.get(slots, i);
+        }
+    }
+
+    /** Keys held at the non-null rows of a page ({@link NonNullRows}), searched in its bytes. */
+    abstract static class RowKeys extends KeyPage {
+        final NonNullRows rows;
+
+        RowKeys(NonNullRows rows) {
+            this.rows = rows;
+        }
+
+        @Override
+        public final int size() {
+            return rows.count();
+        }
+
+        @Override
+        public final int row(int i) {
+            return rows.row(i);
         }
     }
 
@@ -327,12 +340,7 @@ public abstract class KeyPage {
      * strings {@code ["ab", "b"]} is {@code [2 0 0 0 'a' 'b' 1 0 0 0 'b']}, with value offsets
      * {@code [4, 10]}.
      */
-    static final class PlainKeys extends KeyPage {
-
-        private static final VarHandle INT_LE =
-                MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-        private static final VarHandle LONG_LE =
-                MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    static final class PlainKeys extends RowKeys {
 
         /** Width of a fixed-width value; 0 for BINARY (offsets in slots). */
         private final int width;
@@ -340,15 +348,14 @@ public abstract class KeyPage {
         private final boolean longs;
         private final byte[] data;
         private final int valuesStart;
-        private final NonNullRows rows;
 
         private PlainKeys(
                 boolean longs, int width, byte[] data, int valuesStart, NonNullRows rows) {
+            super(rows);
             this.longs = longs;
             this.width = width;
             this.data = data;
             this.valuesStart = valuesStart;
-            this.rows = rows;
         }
 
         /** Whether keys of this column are read here: integers and byte strings (not decimals). */
@@ -412,7 +419,7 @@ public abstract class KeyPage {
                 if (p + 4 > end) {
                     throw new IOException("PLAIN value " + i + " runs past the page");
                 }
-                int length = (int) INT_LE.get(data, p);
+                int length = (int) LittleEndian.INT.get(data, p);
                 if (length < 0 || length > end - p - 4) {
                     throw new IOException("PLAIN value " + i + " has length " + length);
                 }
@@ -432,7 +439,9 @@ public abstract class KeyPage {
 
         private long longAt(int i) {
             int at = valuesStart + i * width;
-            return width == 4 ? (int) INT_LE.get(data, at) : (long) LONG_LE.get(data, at);
+            return width == 4
+                    ? (int) LittleEndian.INT.get(data, at)
+                    : (long) LittleEndian.LONG.get(data, at);
         }
 
         private int from(int i) {
@@ -442,7 +451,9 @@ public abstract class KeyPage {
         }
 
         private int to(int i) {
-            return width > 0 ? from(i) + width : from(i) + (int) INT_LE.get(data, from(i) - 4);
+            return width > 0
+                    ? from(i) + width
+                    : from(i) + (int) LittleEndian.INT.get(data, from(i) - 4);
         }
 
         private int compareAt(int i, int j) {
@@ -452,16 +463,6 @@ public abstract class KeyPage {
         @Override
         KeyPage detached() {
             return new PlainKeys(longs, width, data, valuesStart, rows.detached());
-        }
-
-        @Override
-        public int size() {
-            return rows.count();
-        }
-
-        @Override
-        public int row(int i) {
-            return rows.row(i);
         }
 
         @Override

@@ -15,9 +15,6 @@ import javax.annotation.Nullable;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -46,11 +43,6 @@ public final class KeyStop {
      * the first step of a page whose keys' spread is known ({@link #expectedShare}).
      */
     static final int GUESS_MARGIN = 4;
-
-    private static final VarHandle INT_LE =
-            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle LONG_LE =
-            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** Width of a fixed-width value, 0 for BINARY. */
     private final int width;
@@ -195,7 +187,10 @@ public final class KeyStop {
         if (bytesKey != null) {
             return Arrays.compareUnsigned(out, at, at + width, bytesKey, 0, bytesKey.length) > 0;
         }
-        long v = width == 4 ? (int) INT_LE.get(out, at) : (long) LONG_LE.get(out, at);
+        long v =
+                width == 4
+                        ? (int) LittleEndian.INT.get(out, at)
+                        : (long) LittleEndian.LONG.get(out, at);
         return v > longKey;
     }
 
@@ -209,7 +204,7 @@ public final class KeyStop {
                     throw new IOException("PLAIN value " + i + " runs past the page");
                 }
             }
-            int length = (int) INT_LE.get(out, p);
+            int length = (int) LittleEndian.INT.get(out, p);
             if (length < 0) {
                 throw new IOException("PLAIN value " + i + " has length " + length);
             }

@@ -185,10 +185,6 @@ public final class PageCursor {
         }
     }
 
-    private static final java.lang.invoke.VarHandle INT_LE =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-                    int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
-
     /**
      * Skips {@code n} PLAIN byte strings by their lengths, then reads on from the next one. Where
      * the prefix decoder's walk already found a value's start ({@link DataPage#lastValueStart}),
@@ -222,7 +218,7 @@ public final class PageCursor {
             if (p + 4 > end) {
                 throw new IOException("PLAIN value " + i + " of a skip runs past the page");
             }
-            int length = (int) INT_LE.get(data, p);
+            int length = (int) LittleEndian.INT.get(data, p);
             if (length < 0 || length > end - p - 4) {
                 throw new IOException("PLAIN value " + i + " has length " + length);
             }

@@ -110,20 +110,15 @@ public final class PageDecoder {
                     int outer = in.beginStruct();
                     while (in.nextField()) {
                         int inner = in.fieldId();
-                        if (id == 5) { // DataPageHeader
-                            switch (inner) {
-                                case 1 -> numValues = in.readI32("num_values");
-                                case 2 -> encoding = in.readI32("encoding");
-                                case 3 ->
-                                        definitionEncoding =
-                                                in.readI32("definition_level_encoding");
-                                default -> in.skip(in.fieldType());
-                            }
-                        } else if (id == 7) { // DictionaryPageHeader
-                            switch (inner) {
-                                case 1 -> numValues = in.readI32("num_values");
-                                case 2 -> encoding = in.readI32("encoding");
-                                default -> in.skip(in.fieldType());
+                        if (id != 8) { // DataPageHeader (5) or DictionaryPageHeader (7)
+                            if (inner == 1) {
+                                numValues = in.readI32("num_values");
+                            } else if (inner == 2) {
+                                encoding = in.readI32("encoding");
+                            } else if (inner == 3 && id == 5) {
+                                definitionEncoding = in.readI32("definition_level_encoding");
+                            } else {
+                                in.skip(in.fieldType());
                             }
                         } else { // DataPageHeaderV2
                             switch (inner) {

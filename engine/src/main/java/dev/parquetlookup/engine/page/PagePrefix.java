@@ -61,10 +61,6 @@ public final class PagePrefix {
     /** Bytes decompressed ahead of a walk over PLAIN BINARY values. */
     private static final int WALK_STEP = 1024;
 
-    private static final java.lang.invoke.VarHandle INT_LE =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-                    int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
-
     private PagePrefix() {}
 
     /** Bytes the decoded page needs in its buffer. */
@@ -78,24 +74,10 @@ public final class PagePrefix {
 
     /**
      * Decodes the page whose header was parsed from {@code in} (absolute indexes) into {@code out},
-     * at least its first {@code rows} rows ({@code rows >= valueCount} for the whole page).
-     */
-    public static DataPage decode(
-            ByteBuffer in,
-            PageDecoder.Header header,
-            CompressionCodecName codec,
-            ColumnDescriptor column,
-            int rows,
-            byte[] out,
-            boolean scratch)
-            throws IOException {
-        return decode(in, header, codec, column, rows, out, scratch, null);
-    }
-
-    /**
-     * As above; with a {@code stop} (a verified key page searched for one key), a PLAIN page is
-     * decoded only until its first value above the key, whatever share of the page that is, and at
-     * most {@code rows} rows.
+     * at least its first {@code rows} rows ({@code rows >= valueCount} for the whole page). With a
+     * {@code stop} (a verified key page searched for one key), a PLAIN page is decoded only until
+     * its first value above the key, whatever share of the page that is, and at most {@code rows}
+     * rows.
      */
     public static DataPage decode(
             ByteBuffer in,
@@ -107,112 +89,15 @@ public final class PagePrefix {
             boolean scratch,
             @Nullable KeyStop stop)
             throws IOException {
+        boolean v2 = header.type() == PageType.DATA_PAGE_V2;
+        if (!v2 && header.type() != PageType.DATA_PAGE) {
+            throw new IOException("expected a data page, found a " + header.type() + " page");
+        }
         int offset = header.payloadOffset();
         int compressed = header.compressedSize();
-        int valueCount = header.valueCount();
-        int wanted = Math.min(Math.max(rows, 0), valueCount);
-        int maxDefinition = column.getMaxDefinitionLevel();
-        if (header.type() == PageType.DATA_PAGE) {
-            int size = header.uncompressedSize();
-            PrefixDecompressor d =
-                    PrefixDecompressor.start(codec, in, offset, compressed, out, 0, size);
-            try {
-                return v1(d, header, column, wanted, out, scratch, stop);
-            } finally {
-                d.release();
-            }
-        }
-        if (header.type() == PageType.DATA_PAGE_V2) {
-            return v2(in, header, codec, column, wanted, out, scratch, stop);
-        }
-        throw new IOException("expected a data page, found a " + header.type() + " page");
-    }
-
-    private static DataPage v1(
-            PrefixDecompressor d,
-            PageDecoder.Header header,
-            ColumnDescriptor column,
-            int wanted,
-            byte[] out,
-            boolean scratch,
-            @Nullable KeyStop stop)
-            throws IOException {
-        int size = header.uncompressedSize();
-        int valueCount = header.valueCount();
-        int maxDefinition = column.getMaxDefinitionLevel();
-        {
-            int valuesStart = 0;
-            int nonNull = wanted;
-            int levels = 0;
-            boolean stopping =
-                    stop != null
-                            && KeyStop.applies(header.encoding())
-                            && stop.worthIt(d.codec(), size);
-            boolean prefix = stopping || worthAPrefix(wanted, valueCount, d.codec());
-            if (prefix && maxDefinition > 0) {
-                if (header.definitionEncoding() != Encoding.RLE) {
-                    prefix = false;
-                } else {
-                    d.ensure(4);
-                    levels = BytesUtils.readIntLittleEndian(out, 0);
-                    if (levels < 0 || levels > size - 4) {
-                        throw new IOException(
-                                "definition levels of " + levels + " bytes exceed the page");
-                    }
-                    d.ensure(4 + levels);
-                    valuesStart = 4 + levels;
-                    nonNull = nonNullCount(out, 4, levels, maxDefinition, wanted);
-                }
-            }
-            int end;
-            long walked = -1;
-            if (prefix && stopping) {
-                wanted = stop.rows(d, out, valuesStart, nonNull, wanted, 4, levels, maxDefinition);
-                end = wanted < valueCount ? d.available() : -1; // all of it: whole
-            } else {
-                walked = prefix ? valuesEnd(d, out, valuesStart, nonNull, header, column) : -1;
-                end = (int) walked;
-            }
-            if (end < 0) {
-                d.ensure(size);
-                wanted = valueCount;
-            } else if (d.complete()) {
-                wanted = valueCount;
-            }
-            return lastValue(
-                    new DataPage(
-                            valueCount,
-                            false,
-                            header.encoding(),
-                            header.definitionEncoding(),
-                            out,
-                            0,
-                            0,
-                            0,
-                            d.available(),
-                            wanted,
-                            scratch),
-                    nonNull,
-                    walked);
-        }
-    }
-
-    private static DataPage v2(
-            ByteBuffer in,
-            PageDecoder.Header header,
-            CompressionCodecName codec,
-            ColumnDescriptor column,
-            int wanted,
-            byte[] out,
-            boolean scratch,
-            @Nullable KeyStop stop)
-            throws IOException {
-        int offset = header.payloadOffset();
-        int compressed = header.compressedSize();
-        int valueCount = header.valueCount();
-        int maxDefinition = column.getMaxDefinitionLevel();
-        {
-            int levels = header.repetitionLength() + header.definitionLength();
+        // v2: the levels lie uncompressed before the (maybe compressed) values.
+        int levels = v2 ? header.repetitionLength() + header.definitionLength() : 0;
+        if (v2) {
             if (header.repetitionLength() < 0
                     || header.definitionLength() < 0
                     || levels > compressed) {
@@ -223,26 +108,30 @@ public final class PagePrefix {
                 throw new IOException("page runs past the bytes read");
             }
             in.get(offset, out, 0, levels);
-            boolean decompress = header.compressed() && codec != CompressionCodecName.UNCOMPRESSED;
-            int valuesSize = decompress ? header.uncompressedSize() - levels : compressed - levels;
-            PrefixDecompressor d =
-                    PrefixDecompressor.start(
-                            decompress ? codec : CompressionCodecName.UNCOMPRESSED,
-                            in,
-                            offset + levels,
-                            compressed - levels,
-                            out,
-                            levels,
-                            valuesSize);
-            try {
-                return v2Values(d, header, column, wanted, out, scratch, levels, valuesSize, stop);
-            } finally {
-                d.release();
-            }
+        }
+        int size = decodedSize(header, codec);
+        PrefixDecompressor d =
+                PrefixDecompressor.start(
+                        v2 && !header.compressed() ? CompressionCodecName.UNCOMPRESSED : codec,
+                        in,
+                        offset + levels,
+                        compressed - levels,
+                        out,
+                        levels,
+                        size - levels);
+        try {
+            int wanted = Math.min(Math.max(rows, 0), header.valueCount());
+            return values(d, header, column, wanted, out, scratch, levels, size, stop);
+        } finally {
+            d.release();
         }
     }
 
-    private static DataPage v2Values(
+    /**
+     * Decodes the values of a page whose decompression {@code d} starts after its {@code levels}
+     * (v2) and ends at {@code size}: a prefix when it is worth it, else the whole page.
+     */
+    private static DataPage values(
             PrefixDecompressor d,
             PageDecoder.Header header,
             ColumnDescriptor column,
@@ -250,66 +139,80 @@ public final class PagePrefix {
             byte[] out,
             boolean scratch,
             int levels,
-            int valuesSize,
+            int size,
             @Nullable KeyStop stop)
             throws IOException {
+        boolean v2 = header.type() == PageType.DATA_PAGE_V2;
         int valueCount = header.valueCount();
         int maxDefinition = column.getMaxDefinitionLevel();
-        {
-            int nonNull =
-                    maxDefinition == 0
-                            ? wanted
-                            : nonNullCount(
-                                    out,
-                                    header.repetitionLength(),
-                                    header.definitionLength(),
-                                    maxDefinition,
-                                    wanted);
-            int end;
-            long walked = -1;
-            if (stop != null
-                    && KeyStop.applies(header.encoding())
-                    && stop.worthIt(d.codec(), valuesSize)) {
-                wanted =
-                        stop.rows(
-                                d,
-                                out,
-                                levels,
-                                nonNull,
-                                wanted,
-                                header.repetitionLength(),
-                                header.definitionLength(),
-                                maxDefinition);
-                end = wanted < valueCount ? d.available() : -1; // all of it: whole
+        boolean stopping =
+                stop != null
+                        && KeyStop.applies(header.encoding())
+                        && stop.worthIt(d.codec(), size - levels);
+        boolean prefix = stopping || worthAPrefix(wanted, valueCount, d.codec());
+        // v1: [4-byte length][definition levels][values]; v2: the header gives the level lengths.
+        int definitionOffset = v2 ? header.repetitionLength() : 4;
+        int definitionLength = v2 ? header.definitionLength() : 0;
+        int valuesStart = levels;
+        int nonNull = wanted;
+        if (prefix && maxDefinition > 0) {
+            if (v2) {
+                nonNull =
+                        nonNullCount(
+                                out, definitionOffset, definitionLength, maxDefinition, wanted);
+            } else if (header.definitionEncoding() != Encoding.RLE) {
+                prefix = false;
             } else {
-                walked =
-                        worthAPrefix(wanted, valueCount, d.codec())
-                                ? valuesEnd(d, out, levels, nonNull, header, column)
-                                : -1;
-                end = (int) walked;
+                d.ensure(4);
+                definitionLength = BytesUtils.readIntLittleEndian(out, 0);
+                if (definitionLength < 0 || definitionLength > size - 4) {
+                    throw new IOException(
+                            "definition levels of " + definitionLength + " bytes exceed the page");
+                }
+                d.ensure(4 + definitionLength);
+                valuesStart = 4 + definitionLength;
+                nonNull = nonNullCount(out, 4, definitionLength, maxDefinition, wanted);
             }
-            if (end < 0) {
-                d.ensure(levels + valuesSize);
-                wanted = valueCount;
-            } else if (d.complete()) {
-                wanted = valueCount;
-            }
-            return lastValue(
-                    new DataPage(
-                            valueCount,
-                            true,
-                            header.encoding(),
-                            Encoding.RLE,
-                            out,
-                            header.repetitionLength(),
-                            header.definitionLength(),
-                            levels,
-                            d.available(),
-                            wanted,
-                            scratch),
-                    nonNull,
-                    walked);
         }
+        int end;
+        long walked = -1;
+        if (prefix && stopping) {
+            wanted =
+                    stop.rows(
+                            d,
+                            out,
+                            valuesStart,
+                            nonNull,
+                            wanted,
+                            definitionOffset,
+                            definitionLength,
+                            maxDefinition);
+            end = wanted < valueCount ? d.available() : -1; // all of it: whole
+        } else {
+            walked = prefix ? valuesEnd(d, out, valuesStart, nonNull, header, column) : -1;
+            end = (int) walked;
+        }
+        if (end < 0) {
+            d.ensure(size);
+            wanted = valueCount;
+        } else if (d.complete()) {
+            wanted = valueCount;
+        }
+        return lastValue(
+                new DataPage(
+                        valueCount,
+                        v2,
+                        header.encoding(),
+                        v2 ? Encoding.RLE : header.definitionEncoding(),
+                        out,
+                        v2 ? definitionOffset : 0,
+                        v2 ? definitionLength : 0,
+                        levels,
+                        d.available(),
+                        wanted,
+                        scratch),
+                nonNull,
+                walked);
     }
 
     /** Whether decoding only {@code wanted} of {@code valueCount} rows beats the whole page. */
@@ -387,7 +290,7 @@ public final class PagePrefix {
                         throw new IOException("PLAIN value " + i + " runs past the page");
                     }
                 }
-                int length = (int) INT_LE.get(out, p);
+                int length = (int) LittleEndian.INT.get(out, p);
                 if (length < 0) {
                     throw new IOException("PLAIN value " + i + " has length " + length);
                 }

@@ -2,10 +2,6 @@ package dev.parquetlookup.engine.page;
 
 import javax.annotation.Nullable;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-
 /**
  * Where every {@link #EVERY}-th PLAIN byte string of a cached page starts, so a lookup reaches its
  * row with at most {@code EVERY - 1} length reads instead of walking the page from its first value.
@@ -19,9 +15,6 @@ final class PlainStarts {
 
     /** Values per kept start. */
     static final int EVERY = 8;
-
-    private static final VarHandle INT_LE =
-            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final int[] starts;
     private final int blocks;
@@ -49,7 +42,7 @@ final class PlainStarts {
             if (p + 4 > end) {
                 return null;
             }
-            int length = (int) INT_LE.get(data, p);
+            int length = (int) LittleEndian.INT.get(data, p);
             if (length < 0 || length > end - p - 4) {
                 return null;
             }

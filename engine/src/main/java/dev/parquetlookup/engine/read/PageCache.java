@@ -48,7 +48,7 @@ public final class PageCache {
         this.cache =
                 Caffeine.newBuilder()
                         .maximumWeight(maxBytes)
-                        .weigher((Key k, DataPage v) -> weight(v))
+                        .weigher((Key k, DataPage v) -> v.retainedBytes())
                         .recordStats()
                         .build();
         // About as many first touches per window as the cache holds 32 KiB pages, 8 bits each.
@@ -112,10 +112,6 @@ public final class PageCache {
     /** Drops every page of a file version. */
     public void invalidate(FileId file) {
         cache.asMap().keySet().removeIf(k -> k.file.equals(file));
-    }
-
-    private static int weight(DataPage page) {
-        return page.retainedBytes();
     }
 
     /**

@@ -20,12 +20,15 @@ import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -153,18 +156,12 @@ public final class PageLoader {
      */
     public List<List<LoadedPage>> loadPages(List<PageRequest> requests, LookupContext ctx)
             throws IOException {
-        return loadPages(requests, null, ctx);
-    }
-
-    private List<List<LoadedPage>> loadPages(
-            List<PageRequest> requests, @Nullable KeyStop stop, LookupContext ctx)
-            throws IOException {
         List<List<LoadedPage>> result = new ArrayList<>(requests.size());
         Batch batch = new Batch();
         List<LoadedPage> walkedHere = new ArrayList<>();
         for (PageRequest r : requests) {
             result.add(
-                    pages(r.rowGroup(), r.leaf(), r.from(), r.to(), batch, walkedHere, stop, ctx));
+                    pages(r.rowGroup(), r.leaf(), r.from(), r.to(), batch, walkedHere, null, ctx));
         }
         read(batch, ctx);
         return result;
@@ -213,7 +210,7 @@ public final class PageLoader {
 
         void add(LoadedPage page, FileRange range, int rows, @Nullable KeyStop stop) {
             if (missing.size() == rowsNeeded.length) {
-                rowsNeeded = java.util.Arrays.copyOf(rowsNeeded, Math.max(4, 2 * missing.size()));
+                rowsNeeded = Arrays.copyOf(rowsNeeded, Math.max(4, 2 * missing.size()));
             }
             rowsNeeded[missing.size()] = rows;
             stops.add(stop);
@@ -277,27 +274,19 @@ public final class PageLoader {
         if (batch.ranges.isEmpty()) {
             return;
         }
-        if (source.readsInline()) {
-            for (int i = 0; i < batch.ranges.size(); i++) {
-                FileRange range = batch.ranges.get(i);
-                decodeMissing(
-                        batch.missing.get(i),
-                        batch.rowsNeeded[i],
-                        batch.stops.get(i),
-                        ctx,
-                        reader -> source.readWith(range.offset(), range.length(), reader));
-            }
-            return;
-        }
-        byte[][] bytes = ctx.read(inFlight, batch.ranges, batch.missing);
-        for (int i = 0; i < bytes.length; i++) {
-            ByteBuffer page = ByteBuffer.wrap(bytes[i]);
+        byte[][] bytes =
+                source.readsInline() ? null : ctx.read(inFlight, batch.ranges, batch.missing);
+        for (int i = 0; i < batch.ranges.size(); i++) {
+            FileRange range = batch.ranges.get(i);
+            byte[] read = bytes == null ? null : bytes[i];
             decodeMissing(
                     batch.missing.get(i),
                     batch.rowsNeeded[i],
                     batch.stops.get(i),
                     ctx,
-                    r -> r.read(page));
+                    bytes == null
+                            ? reader -> source.readWith(range.offset(), range.length(), reader)
+                            : reader -> reader.read(ByteBuffer.wrap(read)));
         }
     }
 
@@ -335,7 +324,7 @@ public final class PageLoader {
                                 page.page, leaves[page.leaf], meta.keyTypes().get(0)));
             }
             if (leaves[page.leaf].getPrimitiveType().getPrimitiveTypeName()
-                    == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BINARY) {
+                    == PrimitiveTypeName.BINARY) {
                 // Lookups skip to their row by the starts it keeps: weighed here.
                 page.page.reserveStarts();
             }
@@ -535,7 +524,7 @@ public final class PageLoader {
      */
     private static List<FileRange> withoutOverlaps(List<FileRange> ranges) {
         List<FileRange> sorted = new ArrayList<>(ranges);
-        sorted.sort(java.util.Comparator.comparingLong(FileRange::offset));
+        sorted.sort(Comparator.comparingLong(FileRange::offset));
         List<FileRange> merged = new ArrayList<>(sorted.size());
         FileRange current = sorted.get(0);
         for (int i = 1; i < sorted.size(); i++) {
@@ -570,11 +559,10 @@ public final class PageLoader {
                 continue;
             }
             long offset = locations.offsets()[p];
-            if (runStart >= 0 && offset != runEnd) {
-                ranges.add(new FileRange(runStart, (int) (runEnd - runStart)));
-                runStart = -1;
-            }
-            if (runStart < 0) {
+            if (runStart < 0 || offset != runEnd) { // a new run: the last one, if any, is done
+                if (runStart >= 0) {
+                    ranges.add(new FileRange(runStart, (int) (runEnd - runStart)));
+                }
                 runStart = offset;
             }
             runEnd = offset + locations.sizes()[p];

@@ -1,13 +1,12 @@
 package dev.parquetlookup.io.disk;
 
+import dev.parquetlookup.io.CopyingRangeSource;
 import dev.parquetlookup.io.FileId;
-import dev.parquetlookup.io.ForwardingRangeSource;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSource.FileRange;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,7 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Holds a reference to the file version in the tier from open to close; the last close of a
  * version removes its ranges.
  */
-public final class TieredRangeSource extends ForwardingRangeSource {
+public final class TieredRangeSource extends CopyingRangeSource {
 
     private final DiskTier tier;
     private final FileId file;
@@ -49,21 +48,6 @@ public final class TieredRangeSource extends ForwardingRangeSource {
         }
         delegate().readFully(position, buffer, offset, length);
         tier.storeLater(file, position, Arrays.copyOfRange(buffer, offset, offset + length));
-    }
-
-    /** A copy through {@link #readFully}, so the tier serves or stores the range. */
-    @Override
-    public <T> T readWith(long position, int length, RangeReader<T> reader) throws IOException {
-        byte[] bytes = new byte[length];
-        readFully(position, bytes, 0, length);
-        return reader.read(ByteBuffer.wrap(bytes));
-    }
-
-    @Override
-    public byte[] read(FileRange range) throws IOException {
-        byte[] bytes = new byte[range.length()];
-        readFully(range.offset(), bytes, 0, range.length());
-        return bytes;
     }
 
     @Override

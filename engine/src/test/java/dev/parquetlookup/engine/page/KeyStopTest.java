@@ -101,7 +101,8 @@ class KeyStopTest {
                         column,
                         Integer.MAX_VALUE,
                         new byte[PagePrefix.decodedSize(header, codec) + 16],
-                        false);
+                        false,
+                        null);
         assertThat(whole.whole()).isTrue();
         // Garbage beyond what is decoded must not matter: every decode below writes into a copy
         // of these random bytes (one fill per page: a fill per decode was 40% of the test's time).

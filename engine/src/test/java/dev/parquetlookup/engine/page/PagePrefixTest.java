@@ -173,7 +173,8 @@ class PagePrefixTest {
                         new byte[PagePrefix.decodedSize(header, chunk.codec()) + r.nextInt(64)];
                 r.nextBytes(out);
                 DataPage prefix =
-                        PagePrefix.decode(in, header, chunk.codec(), column, wanted, out, true);
+                        PagePrefix.decode(
+                                in, header, chunk.codec(), column, wanted, out, true, null);
                 if (wanted < n) {
                     ASKED.computeIfAbsent(
                                     header.encoding().name(),

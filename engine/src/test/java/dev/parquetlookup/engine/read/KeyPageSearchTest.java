@@ -179,7 +179,8 @@ class KeyPageSearchTest {
                                     leaves[leaf],
                                     rows,
                                     out,
-                                    true));
+                                    true,
+                                    null));
                     for (DataPage page : forms) {
                         LoadedPage loaded =
                                 new LoadedPage(
