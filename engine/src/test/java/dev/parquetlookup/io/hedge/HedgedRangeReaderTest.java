@@ -56,6 +56,9 @@ class HedgedRangeReaderTest {
         /** Whether the answers tell when their request was written ({@link OnWire}). */
         boolean tellsSent;
 
+        /** Run once inside the next request: another caller's GET starting meanwhile. */
+        Runnable onNextRequest;
+
         @Override
         public synchronized CompletableFuture<byte[][]> readAll(
                 FileId file, List<FileRange> ranges) {
@@ -64,6 +67,11 @@ class HedgedRangeReaderTest {
                     new Request(
                             ranges.get(0), tellsSent ? new OnWire() : new CompletableFuture<>());
             requests.add(r);
+            Runnable meanwhile = onNextRequest;
+            onNextRequest = null;
+            if (meanwhile != null) {
+                meanwhile.run();
+            }
             return r.answer();
         }
 
@@ -223,6 +231,34 @@ class HedgedRangeReaderTest {
         timer.fireAll();
         assertThat(store.requests).hasSize(40);
         assertThat(stats.hedgesSent()).isZero();
+    }
+
+    @Test
+    void aGetStartedWhileACheckRunsDoesNotStartASecondChainOfChecks() {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 20); // one token
+        int before = store.requests.size();
+        reader.readAll(FILE, List.of(KEY_PAGE));
+        List<CompletableFuture<byte[][]>> other = new ArrayList<>();
+        store.onNextRequest = // inside the check that sends the hedge, a little later
+                () -> {
+                    timer.now += 1_000_000;
+                    other.add(reader.readAll(FILE, List.of(VALUE_PAGE)));
+                };
+        timer.fireAll(); // the first GET is late: its hedge; the other GET starts meanwhile
+        assertThat(store.requests).hasSize(before + 3);
+        store.requests.get(before + 1).answer((byte) 1); // the hedge wins
+        // Only the other GET is out now, late and waiting for the budget: one check per round.
+        for (int round = 0; round < 5; round++) {
+            int tasks = timer.tasks.size();
+            timer.fireAll();
+            assertThat(timer.tasks.size() - tasks)
+                    .as("checks set in round %d: one chain", round)
+                    .isEqualTo(1);
+        }
+        store.requests.get(before + 2).answer((byte) 2);
+        assertThat(other.get(0)).isCompleted();
+        assertThat(stats.hedgesSent()).isEqualTo(1);
     }
 
     @Test
