@@ -34,9 +34,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * warm-up of N GETs per client; {@code threads_cpu_us_per_get} is the same for the JVM's Java
  * threads only (the client's event loops, the caller, the hedging timer: without the JIT's and the
  * GC's threads, whose share a loaded machine stretches over the first rounds); {@code hedges} and
- * {@code hedges_won} count the measured GETs' hedges (each an extra GET). S3Proxy runs in its own
- * JVM and is not counted. {@code -Dobjectstore-client.clients=netty} measures only the client,
- * {@code -Dobjectstore-client.hedge=false} it without hedging.
+ * {@code hedges_won} count the measured GETs' hedges (each an extra GET), {@code hedge_delay_ms}
+ * and {@code median_ms} are the hedge delay and median GET (time on the wire) learnt at the end of
+ * the round. S3Proxy runs in its own JVM and is not counted. {@code
+ * -Dobjectstore-client.clients=netty} measures only the client, {@code
+ * -Dobjectstore-client.hedge=false} it without hedging.
  *
  * <pre>{@code
  * java -jar benchmarks.jar objectstore-client [--quick]
@@ -114,7 +116,8 @@ final class S3ClientCpu {
                 note(
                         "client=%s round=%d in_flight=%d gets=%d range_bytes=%d cpu_us_per_get=%.1f"
                                 + " threads_cpu_us_per_get=%.1f gets_per_s=%.0f cores_busy=%.2f"
-                                + " hedges=%d hedges_won=%d load=%s",
+                                + " hedges=%d hedges_won=%d hedge_delay_ms=%.1f median_ms=%.1f"
+                                + " load=%s",
                         client,
                         round,
                         inFlight,
@@ -126,6 +129,8 @@ final class S3ClientCpu {
                         cpu / (double) wall,
                         hedges.hedgesSent() - hedges0,
                         hedges.hedgesWon() - won0,
+                        hedges.delayMicros() / 1e3,
+                        hedges.medianMicros() / 1e3,
                         ObjectStoreSuite.loadAverage());
             }
         }

@@ -84,6 +84,20 @@ public interface AsyncRangeReader extends AutoCloseable {
         return all;
     }
 
+    /**
+     * A request's future that tells when the request went on the wire: a hedging reader times the
+     * request from then, not from when it was asked for, so a request that waits behind the
+     * client's own (for a connection, for its event loop) is not taken for a late answer. A read of
+     * one range may return one ({@link #readAll}).
+     */
+    interface Sent {
+        /** What {@link #sentNanos} gives while the request waits to be written. */
+        long NOT_YET = Long.MIN_VALUE;
+
+        /** When the request was written ({@link System#nanoTime()}), or {@link #NOT_YET}. */
+        long sentNanos();
+    }
+
     /** Releases the client's connections and threads; called once, when the file store closes. */
     @Override
     default void close() {}

@@ -17,7 +17,8 @@ import java.util.function.Supplier;
  * to one instance of it ({@code lookups}), synchronous ones ({@link #readFully}, {@link #readAll}:
  * footers, the disk tier's warm-up) to another ({@code bulk}) and wait for its answer, so neither
  * kind queues behind the other's connections and event loops. Each instance is resolved on its
- * first read, so opening a file starts nothing.
+ * first read, so opening a file starts nothing, and kept: a read does not look it up again in the
+ * store's map of readers.
  */
 final class ClientRangeSource implements RangeSource {
 
@@ -25,15 +26,11 @@ final class ClientRangeSource implements RangeSource {
     private final Supplier<AsyncRangeReader> lookups;
     private final Supplier<AsyncRangeReader> bulk;
 
-    // The two readers once resolved: a read does not look them up again in the store's map.
-    private volatile AsyncRangeReader lookupsReader;
-    private volatile AsyncRangeReader bulkReader;
-
     ClientRangeSource(
             FileId file, Supplier<AsyncRangeReader> lookups, Supplier<AsyncRangeReader> bulk) {
         this.file = file;
-        this.lookups = lookups;
-        this.bulk = bulk;
+        this.lookups = new Once(lookups);
+        this.bulk = new Once(bulk);
     }
 
     @Override
@@ -49,7 +46,7 @@ final class ClientRangeSource implements RangeSource {
 
     @Override
     public byte[][] readAll(List<FileRange> ranges) throws IOException {
-        CompletableFuture<byte[][]> read = read(false, ranges);
+        CompletableFuture<byte[][]> read = read(bulk, ranges);
         try {
             return read.get();
         } catch (InterruptedException e) {
@@ -67,10 +64,11 @@ final class ClientRangeSource implements RangeSource {
 
     @Override
     public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
-        return read(true, ranges);
+        return read(lookups, ranges);
     }
 
-    private CompletableFuture<byte[][]> read(boolean lookup, List<FileRange> ranges) {
+    private CompletableFuture<byte[][]> read(
+            Supplier<AsyncRangeReader> reader, List<FileRange> ranges) {
         for (FileRange range : ranges) {
             if (range.end() > file.length()) {
                 return CompletableFuture.failedFuture(
@@ -82,7 +80,7 @@ final class ClientRangeSource implements RangeSource {
             }
         }
         try {
-            return reader(lookup).readAll(file, ranges);
+            return reader.get().readAll(file, ranges);
         } catch (UncheckedIOException e) { // the client could not be built
             return CompletableFuture.failedFuture(e.getCause());
         } catch (RuntimeException e) {
@@ -90,17 +88,27 @@ final class ClientRangeSource implements RangeSource {
         }
     }
 
-    private AsyncRangeReader reader(boolean lookup) {
-        AsyncRangeReader reader = lookup ? lookupsReader : bulkReader;
-        if (reader == null) {
-            reader = (lookup ? lookups : bulk).get();
-            if (lookup) {
-                lookupsReader = reader;
-            } else {
-                bulkReader = reader;
-            }
+    /**
+     * The reader of one kind of traffic, resolved on the first read that succeeds and kept (a
+     * failure to build it is thrown again to the next read, which tries again).
+     */
+    private static final class Once implements Supplier<AsyncRangeReader> {
+        private final Supplier<AsyncRangeReader> resolve;
+        private volatile AsyncRangeReader reader;
+
+        Once(Supplier<AsyncRangeReader> resolve) {
+            this.resolve = resolve;
         }
-        return reader;
+
+        @Override
+        public AsyncRangeReader get() {
+            AsyncRangeReader r = reader;
+            if (r == null) {
+                r = resolve.get();
+                reader = r;
+            }
+            return r;
+        }
     }
 
     /** Nothing to release: the client belongs to the file store. */

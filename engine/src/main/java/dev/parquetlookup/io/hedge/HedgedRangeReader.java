@@ -26,8 +26,14 @@ import java.util.function.LongSupplier;
  * #DEFAULT_MEDIAN_MULTIPLE}x their median, at least 20 ms, at most 1 s) is sent again, which the
  * client sends on another connection (the first one is busy with the first request); a hedge itself
  * unanswered for the delay is followed by another, at most {@value #MAX_HEDGES} per GET. The first
- * answer wins; the others are cancelled, which makes the client abort them and close their
- * connections.
+ * answer wins; the others are cancelled, which makes the client drop them (it drains a short answer
+ * and keeps its connection, or closes the connection).
+ *
+ * <p>A request is timed from when it went on the wire when the client tells ({@link
+ * AsyncRangeReader.Sent}), else from when it was asked for: the delay is learnt from those times,
+ * and a GET that still waits behind the client's own requests (for a connection, for its event
+ * loop) is not late, however long it waits. Why: a loaded client's own queueing made 3-4% of its
+ * GETs late, each hedge an extra GET (measured in {@code docs/objectstore.md}).
  *
  * <p>A budget bounds the extra requests: each GET earns {@code budget} of a token (0.05 by
  * default), a hedge spends one, at most {@value #BURST_TOKENS} tokens are saved and, by GETs out
@@ -173,8 +179,12 @@ public final class HedgedRangeReader implements AsyncRangeReader {
     /** GETs out whose hedge is not decided yet, in the order they were sent. */
     private final ConcurrentLinkedQueue<Race> watched = new ConcurrentLinkedQueue<>();
 
-    /** When the next check of {@link #watched} is due; {@code Long.MAX_VALUE}: none is. */
-    private volatile long checkAt = Long.MAX_VALUE;
+    /**
+     * When the one check of {@link #watched} to run next is due; {@code Long.MAX_VALUE}: none is. A
+     * check scheduled for another time was superseded by an earlier one and does nothing when it
+     * fires, so one chain of checks runs however many GETs set one.
+     */
+    private final AtomicLong checkAt = new AtomicLong(Long.MAX_VALUE);
 
     HedgedRangeReader(
             AsyncRangeReader delegate,
@@ -261,9 +271,16 @@ public final class HedgedRangeReader implements AsyncRangeReader {
     /** Watches {@code race} for its delay: a check is due by {@code deadline}, its first one. */
     private void watch(Race race, long deadline) {
         watched.add(race);
-        if (deadline < checkAt) {
-            checkAt = deadline;
-            timer.schedule(this::check, deadline - clock.getAsLong());
+        scheduleCheck(deadline, clock.getAsLong());
+    }
+
+    /** Makes sure a check runs by {@code at}: schedules one unless one is due by then. */
+    private void scheduleCheck(long at, long now) {
+        for (long due = checkAt.get(); at < due; due = checkAt.get()) {
+            if (checkAt.compareAndSet(due, at)) {
+                timer.schedule(() -> check(at), at - now);
+                return;
+            }
         }
     }
 
@@ -271,10 +288,13 @@ public final class HedgedRangeReader implements AsyncRangeReader {
      * On the timer's thread: hedges the watched GETs past their deadline, oldest first (when the
      * budget is short, the GET held longest gets the next hedge), forgets the answered ones, and
      * sets the next check (not sooner than a tick from now). A late GET the budget cannot hedge yet
-     * stays watched and is tried again at each check: the budget grows with every GET sent.
+     * stays watched and is tried again at each check: the budget grows with every GET sent. Does
+     * nothing if a check for another time superseded this one ({@link #checkAt}).
      */
-    private void check() {
-        checkAt = Long.MAX_VALUE;
+    private void check(long at) {
+        if (!checkAt.compareAndSet(at, Long.MAX_VALUE)) {
+            return;
+        }
         long now = clock.getAsLong();
         long next = Long.MAX_VALUE;
         for (Iterator<Race> it = watched.iterator(); it.hasNext(); ) {
@@ -293,10 +313,8 @@ public final class HedgedRangeReader implements AsyncRangeReader {
                 next = Math.min(next, due);
             }
         }
-        if (next != Long.MAX_VALUE && next < checkAt) {
-            next = Math.max(next, now + tickNanos);
-            checkAt = next;
-            timer.schedule(this::check, next - now);
+        if (next != Long.MAX_VALUE) {
+            scheduleCheck(Math.max(next, now + tickNanos), now);
         }
     }
 
@@ -364,6 +382,7 @@ public final class HedgedRangeReader implements AsyncRangeReader {
                         }
                     });
             if (!result.isDone() && hedging) {
+                // The first check: the request went on the wire after it was asked for, not before.
                 delayNanos = delay;
                 deadlineNanos = now + delay;
                 watch(this, now + delay);
@@ -379,11 +398,24 @@ public final class HedgedRangeReader implements AsyncRangeReader {
         }
 
         /**
-         * On the timer's thread, past {@link #deadlineNanos}: sends a hedge if the budget allows.
+         * When request {@code i} went on the wire, as far as known: what the client tells ({@link
+         * AsyncRangeReader.Sent#NOT_YET} while it waits to be written), else when it was asked for.
+         */
+        private long onWire(int i) {
+            if (requests[i] instanceof AsyncRangeReader.Sent s) {
+                return s.sentNanos();
+            }
+            return sentNanos[i];
+        }
+
+        /**
+         * On the timer's thread, past {@link #deadlineNanos}: sends a hedge if the newest request
+         * has been on the wire for the delay and the budget allows.
          *
          * @return when this race is due to be checked again: {@code now} if it waits for the
-         *     budget, the new hedge's deadline, or {@code Long.MAX_VALUE} when nothing more will be
-         *     sent
+         *     budget, a tick later if its newest request waits to be written, the delay after that
+         *     request was written, the new hedge's deadline, or {@code Long.MAX_VALUE} when nothing
+         *     more will be sent
          */
         long late(long now) {
             int index;
@@ -391,7 +423,15 @@ public final class HedgedRangeReader implements AsyncRangeReader {
                 if (result.isDone() || sent == failed || sent > MAX_HEDGES) {
                     return Long.MAX_VALUE;
                 }
-                boolean held = now - sentNanos[sent - 1] >= BORROW_AFTER_DELAYS * delayNanos;
+                long wire = onWire(sent - 1);
+                if (wire == AsyncRangeReader.Sent.NOT_YET) {
+                    return now + tickNanos; // behind the client's own requests: not late
+                }
+                if (now - wire < delayNanos) {
+                    deadlineNanos = wire + delayNanos; // written after it was asked for
+                    return deadlineNanos;
+                }
+                boolean held = now - wire >= BORROW_AFTER_DELAYS * delayNanos;
                 if (!budget.trySpend(held)) {
                     waitingForBudget = true;
                     return now;
@@ -422,9 +462,11 @@ public final class HedgedRangeReader implements AsyncRangeReader {
             if (f == null) {
                 long start;
                 synchronized (this) {
-                    start = sentNanos[index];
+                    start = onWire(index); // set before its answer is listened to
                 }
-                latencies.record(clock.getAsLong() - start);
+                if (start != AsyncRangeReader.Sent.NOT_YET) {
+                    latencies.record(clock.getAsLong() - start);
+                }
                 if (result.complete(bytes)) {
                     if (index > 0) {
                         statistics.hedgeWon();

@@ -66,16 +66,30 @@ import java.util.concurrent.atomic.AtomicInteger;
  * fs.s3a.connection.request.timeout} how long a request waits for the next bytes of its answer (0:
  * none), and {@value S3RangeReaderFactory#REQUEST_TIMEOUT} (10 s) how long a whole request may take
  * from its start: past either the request is aborted (its connection closed) and fails as
- * transient. Answers mean what {@link S3RangeAnswers} says. Cancelling a read's future aborts its
- * requests (their connections are closed). A read's future completes on an event-loop thread: what
- * follows it must not block. It does not retry: {@link dev.parquetlookup.io.RetryingRangeSource}
- * does.
+ * transient. Answers mean what {@link S3RangeAnswers} says. A read's future completes on an
+ * event-loop thread: what follows it must not block. It does not retry: {@link
+ * dev.parquetlookup.io.RetryingRangeSource} does.
+ *
+ * <p>Cancelling a read's future (a hedge's loser, a retry's timeout) abandons its requests: one not
+ * yet written is not sent; one on the wire whose answer is at most {@value #MAX_DRAIN_BYTES} bytes
+ * is drained: its answer is read to its end within {@value #DRAIN_MILLIS} ms and dropped (its
+ * future is cancelled already, so no byte of it reaches a caller) and the connection goes back to
+ * the idle ones; past that time, or for a larger answer, the connection is closed (HTTP/1.1 cannot
+ * abort a request otherwise). Why: a hedge's loser usually answers a few milliseconds after the
+ * winner, and closing its connection cost a reconnect (on loopback about a tenth of the event
+ * loops' samples at 64 GETs in flight, {@code docs/objectstore.md}).
  */
 final class NettyS3RangeReader implements AsyncRangeReader {
 
     private static final Logger LOG = LoggerFactory.getLogger(NettyS3RangeReader.class);
 
     static final int MAX_IDLE_SECONDS = 5;
+
+    /** A cancelled GET's answer up to this long (1 MiB, the hedged ranges) is drained. */
+    static final int MAX_DRAIN_BYTES = 1 << 20;
+
+    /** How long a cancelled GET's answer may take to drain before its connection is closed. */
+    static final long DRAIN_MILLIS = 1000;
 
     private final S3RangeRequests s3;
     private final EventLoopGroup loops;
@@ -285,11 +299,12 @@ final class NettyS3RangeReader implements AsyncRangeReader {
      * error's XML). It completes with that one array. Cancelling it closes its connection.
      */
     private final class Exchange extends CompletableFuture<byte[][]>
-            implements Runnable, HttpAnswerParser.Listener {
+            implements Runnable, HttpAnswerParser.Listener, AsyncRangeReader.Sent {
         private final FileId file;
         private final FileRange range;
         private final long startNanos = System.nanoTime();
         private byte[] head; // until sent
+        private volatile long sentNanos = NOT_YET;
         // Set and read on the connection's event loop, except `connection` (volatile for cancel).
         private volatile Connection connection;
         private long lastReadNanos;
@@ -297,6 +312,7 @@ final class NettyS3RangeReader implements AsyncRangeReader {
         private byte[] body;
         private int held; // bytes of the body in `body`
         private long received; // bytes of the body received
+        private long drainUntil; // cancelled, its answer drained until then; 0: not drained
 
         Exchange(FileId file, byte[] head, FileRange range) {
             this.file = file;
@@ -342,12 +358,21 @@ final class NettyS3RangeReader implements AsyncRangeReader {
                 return;
             }
             head = null;
+            sentNanos = lastReadNanos;
             ch.writeAndFlush(request, ch.voidPromise());
         }
 
-        /** When this GET times out, as things stand; {@code Long.MAX_VALUE} for never. */
+        @Override
+        public long sentNanos() {
+            return sentNanos;
+        }
+
+        /**
+         * When this GET times out (or, drained, its connection is given up), as things stand;
+         * {@code Long.MAX_VALUE} for never.
+         */
         long deadline() {
-            long deadline = Long.MAX_VALUE;
+            long deadline = drainUntil != 0 ? drainUntil : Long.MAX_VALUE;
             if (wholeTimeoutNanos > 0) {
                 deadline = startNanos + wholeTimeoutNanos;
             }
@@ -360,6 +385,10 @@ final class NettyS3RangeReader implements AsyncRangeReader {
         /** On the event loop, at or after {@link #deadline()}: aborts the GET if it is past. */
         void checkTimeouts(long now) {
             if (isDone()) {
+                if (drainUntil != 0 && now >= drainUntil) {
+                    finished(); // its answer took too long to drain
+                    connection.channel.close();
+                }
                 return;
             }
             if (wholeTimeoutNanos > 0 && now - startNanos >= wholeTimeoutNanos) {
@@ -403,6 +432,9 @@ final class NettyS3RangeReader implements AsyncRangeReader {
         @Override
         public void status(int code) {
             status = code;
+            if (isDone()) {
+                return; // cancelled: the answer is drained, not kept
+            }
             body =
                     new byte
                             [S3RangeAnswers.isData(code, range)
@@ -412,21 +444,30 @@ final class NettyS3RangeReader implements AsyncRangeReader {
 
         @Override
         public void body(ByteBuf bytes, int index, int length) {
+            received += length;
+            if (body == null) {
+                return; // drained
+            }
             int copy = Math.min(length, body.length - held);
             bytes.getBytes(index, body, held, copy);
             held += copy;
-            received += length;
         }
 
-        /** The answer's last byte came: the connection is free, the GET decided. */
+        /**
+         * The answer's last byte came: the connection is free (a cancelled GET's too: its answer
+         * was drained), the GET decided.
+         */
         @Override
         public void end(boolean keepAlive) {
             finished();
             Connection c = connection;
-            if (keepAlive && !isDone()) {
+            if (keepAlive) {
                 release(c);
             } else {
                 c.channel.close();
+            }
+            if (body == null) {
+                return; // cancelled before its answer came: nothing of it is kept
             }
             if (!S3RangeAnswers.isData(status, range)) {
                 completeExceptionally(
@@ -449,7 +490,7 @@ final class NettyS3RangeReader implements AsyncRangeReader {
             boolean cancelled = completeExceptionally(new Cancelled()) || isCancelled();
             Connection c = connection;
             if (cancelled && c != null) {
-                // A timeout or a hedge that won: the answer is not wanted, its connection closed.
+                // A hedge that won or a retry's timeout: the answer is not wanted.
                 EventLoop loop = c.channel.eventLoop();
                 if (loop.inEventLoop()) {
                     cancelOnLoop(c);
@@ -460,8 +501,18 @@ final class NettyS3RangeReader implements AsyncRangeReader {
             return cancelled;
         }
 
+        /** Drains the answer if it is short, else closes the connection (see the class). */
         private void cancelOnLoop(Connection c) {
-            if (c.current == this) {
+            if (c.current != this || drainUntil != 0) {
+                return; // not sent (its connection is released when it would be), or answered
+            }
+            long now = System.nanoTime();
+            if (range.length() - received <= MAX_DRAIN_BYTES && c.channel.isActive()) {
+                drainUntil =
+                        Math.min(deadline(), now + TimeUnit.MILLISECONDS.toNanos(DRAIN_MILLIS));
+                body = null;
+                c.armTimer(drainUntil, now);
+            } else {
                 finished();
                 c.channel.close();
             }
@@ -517,7 +568,7 @@ final class NettyS3RangeReader implements AsyncRangeReader {
             }
             long now = System.nanoTime();
             e.checkTimeouts(now);
-            if (current == e && !e.isDone()) {
+            if (current == e) {
                 armTimer(e.deadline(), now);
             }
         }

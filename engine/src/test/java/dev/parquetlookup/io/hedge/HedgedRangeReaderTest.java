@@ -38,16 +38,40 @@ class HedgedRangeReaderTest {
         }
     }
 
+    /** A request's answer that tells when the request went on the wire, as the client's do. */
+    private static final class OnWire extends CompletableFuture<byte[][]>
+            implements AsyncRangeReader.Sent {
+        volatile long sentNanos = NOT_YET;
+
+        @Override
+        public long sentNanos() {
+            return sentNanos;
+        }
+    }
+
     private static final class HandReader implements AsyncRangeReader {
         final List<Request> requests = new ArrayList<>();
         boolean closed;
+
+        /** Whether the answers tell when their request was written ({@link OnWire}). */
+        boolean tellsSent;
+
+        /** Run once inside the next request: another caller's GET starting meanwhile. */
+        Runnable onNextRequest;
 
         @Override
         public synchronized CompletableFuture<byte[][]> readAll(
                 FileId file, List<FileRange> ranges) {
             assertThat(ranges).as("one request per range").hasSize(1);
-            Request r = new Request(ranges.get(0), new CompletableFuture<>());
+            Request r =
+                    new Request(
+                            ranges.get(0), tellsSent ? new OnWire() : new CompletableFuture<>());
             requests.add(r);
+            Runnable meanwhile = onNextRequest;
+            onNextRequest = null;
+            if (meanwhile != null) {
+                meanwhile.run();
+            }
             return r.answer();
         }
 
@@ -132,6 +156,58 @@ class HedgedRangeReaderTest {
     }
 
     @Test
+    void aGetWaitingBehindTheClientsOwnIsNotLateAndOnceOnTheWireForTheDelayIsHedged()
+            throws Exception {
+        store.tellsSent = true;
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 20);
+        int before = store.requests.size();
+        CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(KEY_PAGE));
+        OnWire first = (OnWire) store.requests.get(before).answer();
+        for (int i = 0; i < 5; i++) {
+            timer.fireAll(); // the delay and ticks after it pass: the request is not written yet
+        }
+        assertThat(timer.now).isGreaterThan(reader.delay().toNanos());
+        assertThat(store.requests)
+                .as("no hedge while the GET waits behind the client's own requests")
+                .hasSize(before + 1);
+        first.sentNanos = timer.now; // written now; the server holds its answer
+        timer.fireAll(); // a tick later: on the wire for less than the delay
+        assertThat(store.requests).hasSize(before + 1);
+        timer.fireAll(); // the delay after it was written
+        assertThat(timer.now - first.sentNanos).isEqualTo(reader.delay().toNanos());
+        assertThat(store.requests).as("the held answer's hedge").hasSize(before + 2);
+        Request hedge = store.requests.get(before + 1);
+        ((OnWire) hedge.answer()).sentNanos = timer.now;
+        hedge.answer((byte) 7);
+        assertThat(read.get()[0]).containsOnly(7);
+        assertThat(first).isCancelled();
+        assertThat(stats.hedgesSent()).isEqualTo(1);
+        assertThat(stats.hedgesWon()).isEqualTo(1);
+    }
+
+    @Test
+    void theDelayIsLearntFromTheTimeOnTheWire() {
+        store.tellsSent = true;
+        HedgedRangeReader reader = reader(0.05);
+        for (int i = 0; i < RecentLatencies.MIN_SAMPLES; i++) {
+            CompletableFuture<byte[][]> read = reader.readAll(FILE, List.of(KEY_PAGE));
+            Request r = store.requests.get(i);
+            timer.now += 100_000_000; // 100 ms waiting behind the client's own requests
+            ((OnWire) r.answer()).sentNanos = timer.now;
+            timer.now += 5_000_000; // 5 ms on the wire
+            r.answer((byte) 1);
+            assertThat(read).isCompleted();
+        }
+        assertThat(reader.delay())
+                .as("the floor: 5 ms on the wire, not the 105 ms since each GET was asked for")
+                .isEqualTo(Duration.ofMillis(20));
+        assertThat(stats.medianMicros()).isZero(); // not reported until the next GET
+        reader.readAll(FILE, List.of(KEY_PAGE));
+        assertThat(stats.medianMicros()).isEqualTo(5_000);
+    }
+
+    @Test
     void theFirstRequestAnsweringFirstCancelsTheHedgeAndCountsNoWin() throws Exception {
         HedgedRangeReader reader = reader(0.05);
         earn(reader, store, 20);
@@ -155,6 +231,34 @@ class HedgedRangeReaderTest {
         timer.fireAll();
         assertThat(store.requests).hasSize(40);
         assertThat(stats.hedgesSent()).isZero();
+    }
+
+    @Test
+    void aGetStartedWhileACheckRunsDoesNotStartASecondChainOfChecks() {
+        HedgedRangeReader reader = reader(0.05);
+        earn(reader, store, 20); // one token
+        int before = store.requests.size();
+        reader.readAll(FILE, List.of(KEY_PAGE));
+        List<CompletableFuture<byte[][]>> other = new ArrayList<>();
+        store.onNextRequest = // inside the check that sends the hedge, a little later
+                () -> {
+                    timer.now += 1_000_000;
+                    other.add(reader.readAll(FILE, List.of(VALUE_PAGE)));
+                };
+        timer.fireAll(); // the first GET is late: its hedge; the other GET starts meanwhile
+        assertThat(store.requests).hasSize(before + 3);
+        store.requests.get(before + 1).answer((byte) 1); // the hedge wins
+        // Only the other GET is out now, late and waiting for the budget: one check per round.
+        for (int round = 0; round < 5; round++) {
+            int tasks = timer.tasks.size();
+            timer.fireAll();
+            assertThat(timer.tasks.size() - tasks)
+                    .as("checks set in round %d: one chain", round)
+                    .isEqualTo(1);
+        }
+        store.requests.get(before + 2).answer((byte) 2);
+        assertThat(other.get(0)).isCompleted();
+        assertThat(stats.hedgesSent()).isEqualTo(1);
     }
 
     @Test
