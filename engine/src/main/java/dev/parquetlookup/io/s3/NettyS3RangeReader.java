@@ -372,7 +372,10 @@ final class NettyS3RangeReader implements AsyncRangeReader {
          * {@code Long.MAX_VALUE} for never.
          */
         long deadline() {
-            long deadline = drainUntil != 0 ? drainUntil : Long.MAX_VALUE;
+            if (drainUntil != 0) {
+                return drainUntil; // cancelled: only the drain's own bound applies
+            }
+            long deadline = Long.MAX_VALUE;
             if (wholeTimeoutNanos > 0) {
                 deadline = startNanos + wholeTimeoutNanos;
             }
