@@ -87,9 +87,9 @@ final class PageLocator {
             from = locations.firstRows()[pages.entry(first)];
             to = locations.endRow(pages.entry(last), rg.rowCount());
             for (int k = 1; k < key.length && from < to; k++) {
-                long narrowedFrom = narrow(rg, k, key[k], from, to, true);
-                to = narrow(rg, k, key[k], from, to, false);
-                from = narrowedFrom;
+                long[] narrowed = narrow(rg, k, key[k], from, to);
+                from = narrowed[0];
+                to = narrowed[1];
             }
             if (from >= to) {
                 return;
@@ -111,40 +111,50 @@ final class PageLocator {
     /**
      * Narrows candidate rows by a later key column's page bounds: pages of that column that overlap
      * {@code [from, to)} and whose bounds exclude the key cannot hold a match at their ends.
-     * Returns the new start of the rows ({@code front}: pages trimmed from the first one on) or
-     * their new end (from the last one back); an end at or before the start means no rows.
      */
-    private long narrow(RowGroupInfo rg, int k, Object key, long from, long to, boolean front) {
+    private long[] narrow(RowGroupInfo rg, int k, Object key, long from, long to) {
         KeyRanges pages = rg.keyPages()[k];
-        PageLocations locations = rg.columns()[meta.keyLeaves()[k]].pages();
+        int leaf = meta.keyLeaves()[k];
+        PageLocations locations = rg.columns()[leaf].pages();
         if (pages == null || locations == null) {
-            return front ? from : to;
+            return new long[] {from, to};
         }
-        // Trim leading or trailing pages whose bounds exclude the key (null pages never match).
+        // Trim leading and trailing pages whose bounds exclude the key (null pages never match).
         int firstPage = locations.pageOfRow(from);
         int lastPage = locations.pageOfRow(to - 1);
-        int step = front ? 1 : -1;
-        int start = front ? firstPage : lastPage;
-        // The first entry with bounds (in the walk's direction) at or past the start page.
-        int entry = front ? 0 : pages.size() - 1;
-        while (entry >= 0 && entry < pages.size() && step * (start - pages.entry(entry)) > 0) {
-            entry += step;
+        long newFrom = from;
+        long newTo = to;
+        int entry = 0;
+        while (entry < pages.size() && pages.entry(entry) < firstPage) {
+            entry++;
         }
-        long bound = front ? from : to;
-        for (int p = start; p >= firstPage && p <= lastPage; p += step) {
-            boolean hasBounds = entry >= 0 && entry < pages.size() && pages.entry(entry) == p;
-            if (hasBounds && pages.contains(entry, key)) {
+        for (int p = firstPage; p <= lastPage; p++) {
+            boolean hasBounds = entry < pages.size() && pages.entry(entry) == p;
+            boolean mayHold = hasBounds && pages.contains(entry, key);
+            if (hasBounds) {
+                entry++;
+            }
+            if (mayHold) {
                 break;
             }
-            if (hasBounds) {
-                entry += step;
-            }
-            bound =
-                    front
-                            ? Math.max(bound, locations.endRow(p, rg.rowCount()))
-                            : Math.min(bound, locations.firstRows()[p]);
+            newFrom = Math.max(newFrom, locations.endRow(p, rg.rowCount()));
         }
-        return bound;
+        int lastEntry = pages.size() - 1;
+        while (lastEntry >= 0 && pages.entry(lastEntry) > lastPage) {
+            lastEntry--;
+        }
+        for (int p = lastPage; p >= firstPage; p--) {
+            boolean hasBounds = lastEntry >= 0 && pages.entry(lastEntry) == p;
+            boolean mayHold = hasBounds && pages.contains(lastEntry, key);
+            if (hasBounds) {
+                lastEntry--;
+            }
+            if (mayHold) {
+                break;
+            }
+            newTo = Math.min(newTo, locations.firstRows()[p]);
+        }
+        return new long[] {newFrom, Math.max(newFrom, newTo)};
     }
 
     /** Decodes one key page of key column {@code keyIndex}, naming the page on failure. */
