@@ -4,6 +4,7 @@ import dev.parquetlookup.bench.WindowedJoin.Job;
 import dev.parquetlookup.s3proxy.LatencyProxy;
 import dev.parquetlookup.s3proxy.S3ProxyServer;
 
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -125,6 +126,54 @@ final class ObjectStoreSuite {
         report.note("load suite=objectstore start=" + loadStart + " end=" + loadAverage());
     }
 
+    /** The paced uniform key stream of the tail case ({@link PacedKeys}). */
+    private static final String PACED_KEYS = "keys_uniform_paced";
+
+    /**
+     * {@code -Dobjectstore.tail-rate=N}: the total events/s of the tail case's paced jobs (default
+     * {@value #DEFAULT_TAIL_RATE}, issue 26's held-out check; 0: no paced jobs).
+     */
+    static int tailRate() {
+        int rate = Integer.getInteger("objectstore.tail-rate", DEFAULT_TAIL_RATE);
+        if (rate < 0) {
+            throw new IllegalArgumentException("objectstore.tail-rate must be >= 0, got " + rate);
+        }
+        return rate;
+    }
+
+    static final int DEFAULT_TAIL_RATE = 400;
+
+    /**
+     * {@code -Dobjectstore.tail-hedge=budget=0.25,min-delay=10ms}: one more paced job with spikes,
+     * hedged with these {@code parquet-lookup.hedge.*} settings (a policy tried beside the default
+     * in the same run); empty by default: no such job.
+     */
+    private static Map<String, String> tailHedgeOptions() {
+        Map<String, String> options = new LinkedHashMap<>();
+        String spec = System.getProperty("objectstore.tail-hedge", "").trim();
+        for (String pair : spec.isEmpty() ? new String[0] : spec.split(",")) {
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(
+                        "objectstore.tail-hedge takes key=value pairs, got " + pair);
+            }
+            options.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        }
+        return options;
+    }
+
+    /**
+     * The paced jobs' windows: at least {@code tailWindow}, and long enough that the lookups'
+     * latencies kept at the warm window's end ({@value LookupLatencyReporter#KEPT} per subtask) are
+     * all from that window with half as many again to spare, in whole seconds (8 s at 400 events/s
+     * over 2 subtasks: 1,024 lookups per subtask take 5.1 s).
+     */
+    static long pacedWindowMillis(int rate, int parallelism, long tailWindow) {
+        double keptMillis = LookupLatencyReporter.KEPT * 1000.0 * parallelism / rate;
+        long needed = (long) Math.ceil(1.5 * keptMillis / 1000.0) * 1000;
+        return Math.max(tailWindow, needed);
+    }
+
     /**
      * {@code -Dobjectstore.only-tail=true}: only the tail case (after the warm-up job and the
      * server's ceiling), not the jobs per delay nor the opening case.
@@ -236,14 +285,41 @@ final class ObjectStoreSuite {
                 unhedgedHadoop.put("parquet-lookup.hedge.enabled", "false");
                 createDimension(tables, "dim_s3_cold_unhedged", uri, unhedgedHadoop, cold);
                 long tailWindow = options.windowMillis() > 0 ? window : Math.max(window, 5000);
-                new ObjectStoreTailCase(report, log)
-                        .run(
-                                tables,
-                                proxy,
-                                "dim_s3_cold",
-                                "dim_s3_cold_unhedged",
-                                tailWindow,
-                                tailWindow / 2);
+                ObjectStoreTailCase tail = new ObjectStoreTailCase(report, log);
+                tail.run(
+                        tables,
+                        proxy,
+                        "dim_s3_cold",
+                        "dim_s3_cold_unhedged",
+                        tailWindow,
+                        tailWindow / 2);
+                int rate = tailRate();
+                if (rate > 0) {
+                    long pacedWindow =
+                            options.windowMillis() > 0
+                                    ? window
+                                    : pacedWindowMillis(rate, options.parallelism(), tailWindow);
+                    String tuned = null;
+                    Map<String, String> hedge = tailHedgeOptions();
+                    if (!hedge.isEmpty()) {
+                        Map<String, String> tunedHadoop = new LinkedHashMap<>(hadoop);
+                        hedge.forEach((k, v) -> tunedHadoop.put("parquet-lookup.hedge." + k, v));
+                        tuned = "dim_s3_cold_tuned";
+                        createDimension(tables, tuned, uri, tunedHadoop, cold);
+                        log.println(
+                                "NOTE objectstore tail paced-spikes-hedged-tuned hedge=" + hedge);
+                    }
+                    tail.runPaced(
+                            tables,
+                            proxy,
+                            PACED_KEYS,
+                            "dim_s3_cold",
+                            "dim_s3_cold_unhedged",
+                            tuned,
+                            rate,
+                            pacedWindow,
+                            pacedWindow / 2);
+                }
             }
         }
         return jobs;
@@ -273,6 +349,25 @@ final class ObjectStoreSuite {
                     "keys_" + mixName(skewed),
                     tables.fromDataStream(
                             keys,
+                            Schema.newBuilder()
+                                    .column("f0", DataTypes.BIGINT())
+                                    .columnByExpression("proc", "PROCTIME()")
+                                    .build()));
+        }
+        if (tailRate() > 0) {
+            // The tail case's paced jobs: the uniform keys, each subtask at its share of the rate
+            // (one equal range of the sequence per subtask, as fromSequence splits it).
+            DataStream<Long> paced =
+                    env.fromSource(
+                                    new BalancedSequenceSource(0, Long.MAX_VALUE / 4),
+                                    WatermarkStrategy.noWatermarks(),
+                                    "paced-sequence")
+                            .map(new PacedKeys(options.rows(), tailRate()))
+                            .name("paced-uniform-keys");
+            tables.createTemporaryView(
+                    PACED_KEYS,
+                    tables.fromDataStream(
+                            paced,
                             Schema.newBuilder()
                                     .column("f0", DataTypes.BIGINT())
                                     .columnByExpression("proc", "PROCTIME()")

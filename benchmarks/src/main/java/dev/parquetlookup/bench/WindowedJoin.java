@@ -64,6 +64,16 @@ final class WindowedJoin {
     /** One job: time to first row, GETs before it, and its two windows. */
     record Job(double firstRowMillis, long openGets, Window cold, Window warm) {}
 
+    /**
+     * Called on the measuring thread at the warm window's start and end, while the job runs (before
+     * it is cancelled): readings of the window alone, e.g. the lookups' latencies.
+     */
+    interface WarmProbe {
+        void start();
+
+        void end();
+    }
+
     /** Submits the join, measures its windows, cancels it and checks every enriched row. */
     static Job run(
             StreamTableEnvironment tables,
@@ -72,6 +82,19 @@ final class WindowedJoin {
             @Nullable LatencyProxy proxy,
             long window,
             long gap)
+            throws Exception {
+        return run(tables, keys, dim, proxy, window, gap, null);
+    }
+
+    /** Like the above, with {@code probe} told when the warm window starts and ends. */
+    static Job run(
+            StreamTableEnvironment tables,
+            String keys,
+            String dim,
+            @Nullable LatencyProxy proxy,
+            long window,
+            long gap,
+            @Nullable WarmProbe probe)
             throws Exception {
         CheckFunction.reset();
         if (proxy != null) {
@@ -97,9 +120,9 @@ final class WindowedJoin {
                     "the first enriched row from " + dim);
             double firstRowMillis = (CheckFunction.FIRST.get() - submit) / 1e6;
             long openGets = proxy == null ? 0 : proxy.stats().gets();
-            Window cold = window(proxy, window, done, dim);
+            Window cold = window(proxy, window, done, dim, null);
             sleepOrFail(gap, done, dim);
-            Window warm = window(proxy, window, done, dim);
+            Window warm = window(proxy, window, done, dim, probe);
             return new Job(firstRowMillis, openGets, cold, warm);
         } finally {
             cancel(client, done, dim);
@@ -118,16 +141,26 @@ final class WindowedJoin {
     }
 
     private static Window window(
-            @Nullable LatencyProxy proxy, long millis, CompletableFuture<?> done, String dim)
+            @Nullable LatencyProxy proxy,
+            long millis,
+            CompletableFuture<?> done,
+            String dim,
+            @Nullable WarmProbe probe)
             throws Exception {
         if (proxy != null) {
             proxy.resetStats();
+        }
+        if (probe != null) {
+            probe.start();
         }
         long rows0 = CheckFunction.ROWS.sum();
         long t0 = System.nanoTime();
         sleepOrFail(millis, done, dim);
         long rows1 = CheckFunction.ROWS.sum();
         long t1 = System.nanoTime();
+        if (probe != null) {
+            probe.end();
+        }
         LatencyProxy.Stats s = proxy == null ? null : proxy.stats();
         return new Window(
                 rows1 - rows0,

@@ -368,6 +368,39 @@ class BenchmarksSmokeTest {
                                 l.matches(
                                         "RATIO suite=objectstore case=tail-d20-uniform threads=1"
                                                 + " unordered_spikes_hedged/unordered_no_spikes=[\\d.]+"));
+        // Its paced jobs (400 events/s by default): ordered output, the lookups' latencies of the
+        // warm window alone.
+        for (String variant :
+                List.of("paced-no-spikes", "paced-spikes-hedged", "paced-spikes-unhedged")) {
+            assertThat(results)
+                    .as("objectstore tail " + variant)
+                    .anyMatch(
+                            l ->
+                                    l.startsWith(
+                                                    "RESULT suite=objectstore system=parquet-lookup-s3-"
+                                                            + variant
+                                                            + " case=tail-d20-uniform threads=1 ")
+                                            && l.matches(
+                                                    ".* rate_target=400 .*"
+                                                            + " p99_lookup_over_median_get=\\S+ .*"
+                                                            + " lookups=\\d+ latency_samples=\\d+"
+                                                            + " samples_in_window=(true|false) .*"));
+            assertThat(lines)
+                    .anyMatch(
+                            l ->
+                                    l.matches(
+                                            "NOTE objectstore tail "
+                                                    + variant
+                                                    + " dim_s3_cold(_unhedged)? warm=\\d+/s"
+                                                    + " target=400/s .* held=\\d+ gets=\\d+"
+                                                    + " hedges=\\d+ won=\\d+ over_budget=\\d+ .*"));
+        }
+        assertThat(lines)
+                .anyMatch(
+                        l ->
+                                l.matches(
+                                        "RATIO suite=objectstore case=tail-d20-uniform threads=1"
+                                                + " paced_spikes_hedged/paced_no_spikes=[\\d.]+"));
         assertThat(lines).anyMatch(l -> l.startsWith("CONDITIONS suite=objectstore rows=50000 "));
         assertThat(lines).anyMatch(l -> l.startsWith("NOTE load suite=objectstore start="));
         // The objectstore suite's opening case, scaled down below 1M rows: 50 small files.
