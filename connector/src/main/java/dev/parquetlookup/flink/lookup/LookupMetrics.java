@@ -42,7 +42,7 @@ import java.util.function.Supplier;
  * storeGets            gauge      GETs of the TaskManager's object-store clients (hedges not counted)
  * hedgesSent           gauge      hedges: GETs sent again as their answer was late (at most 2 per
  *                                 GET): the extra requests (at most parquet-lookup.hedge.budget of
- *                                 storeGets, plus 20)
+ *                                 storeGets, plus 50)
  * hedgesWon            gauge      hedges answered first (the other requests were cancelled)
  * hedgesOverBudget     gauge      late GETs answered while they waited for the budget to allow
  *                                 their hedge

@@ -563,6 +563,36 @@ class HedgedRangeReaderTest {
     }
 
     @Test
+    void aBurstOfLateGetsIsHedgedUpToTheSavedTokensNotMore() throws Exception {
+        HedgedRangeReader reader = reader(0.05);
+        // Twice what the bucket keeps is earned: it keeps BURST_TOKENS.
+        earn(reader, store, 20 * 2 * HedgedRangeReader.BURST_TOKENS);
+        timer.fireAll(); // the checks set while earning find nothing late
+        int sent = store.requests.size();
+        long stall = timer.now;
+        List<CompletableFuture<byte[][]>> reads = new ArrayList<>();
+        int late = HedgedRangeReader.BURST_TOKENS + 20;
+        for (int i = 0; i < late; i++) {
+            reads.add(reader.readAll(FILE, List.of(KEY_PAGE))); // a stall: none answered
+        }
+        timer.fireAll(); // late after one delay, not held long enough to borrow
+        assertThat(stats.hedgesSent())
+                .as(
+                        "a burst of late GETs gets the saved tokens, %d",
+                        HedgedRangeReader.BURST_TOKENS)
+                .isEqualTo(HedgedRangeReader.BURST_TOKENS);
+        timer.now = stall + 2 * reader.delay().toNanos();
+        timer.fireAll(); // held twice the delay: the rest may borrow, up to the bound
+        int bound = HedgedRangeReader.BURST_TOKENS + HedgedRangeReader.BORROW_TOKENS;
+        assertThat(stats.hedgesSent()).isEqualTo(bound);
+        timer.fireAll();
+        assertThat(stats.hedgesSent()).as("nothing beyond the burst and the debt").isEqualTo(bound);
+        assertThat(store.requests).hasSize(sent + late + bound);
+        store.requests.forEach(r -> r.answer((byte) 1));
+        assertThat(reads).allSatisfy(r -> assertThat(r).isCompleted());
+    }
+
+    @Test
     void aGetHeldTwiceTheDelayBorrowsWhenNoGetsEarnTheBudget() throws Exception {
         HedgedRangeReader reader = reader(0.05);
         List<CompletableFuture<byte[][]>> reads = new ArrayList<>();
