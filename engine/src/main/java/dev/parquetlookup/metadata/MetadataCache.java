@@ -203,17 +203,23 @@ public final class MetadataCache {
      * indexes) so far.
      */
     public Stats stats() {
-        // Caffeine updates sizes in its maintenance, which runs asynchronously: settle it first
-        // so a reading right after a load or an invalidation is exact.
-        cache.cleanUp();
-        CacheStats s = cache.stats();
-        long bytes = cache.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
-        return new Stats(
-                s.hitCount(), s.missCount(), s.evictionCount(), cache.estimatedSize(), bytes);
+        return Stats.of(cache);
     }
 
-    /** Counters of a {@link MetadataCache}. */
-    public record Stats(long hits, long misses, long evictions, long entries, long bytes) {}
+    /** Counters of a {@link MetadataCache}, or of the engine's page cache. */
+    public record Stats(long hits, long misses, long evictions, long entries, long bytes) {
+
+        /** The counters of a weighed Caffeine cache built with {@code recordStats()}. */
+        public static Stats of(Cache<?, ?> cache) {
+            // Caffeine updates sizes in its maintenance, which runs asynchronously: settle it
+            // first so a reading right after a load or an invalidation is exact.
+            cache.cleanUp();
+            CacheStats s = cache.stats();
+            long bytes = cache.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
+            return new Stats(
+                    s.hitCount(), s.missCount(), s.evictionCount(), cache.estimatedSize(), bytes);
+        }
+    }
 
     private record Key(FileId file, List<String> sortKey, boolean synthesizedPageIndex) {}
 

@@ -26,9 +26,10 @@ import java.util.List;
  * <p>Writers lay out the tail as {@code [data][all ColumnIndexes][all OffsetIndexes][footer]}, so
  * all the references a lookup needs form one region, fetched with one read (none when the footer's
  * tail read already covered it). Every reference and decoded value is checked against the file: a
- * damaged index is an error naming the file and column.
+ * damaged index is an error naming the file and column. Its {@link #decodeOffsetIndex} is the one
+ * OffsetIndex decoder, also for {@code inspect}'s report on a file the engine refused.
  */
-final class PageIndexReader {
+public final class PageIndexReader {
 
     private final FileId file;
     private final long length;
@@ -235,7 +236,7 @@ final class PageIndexReader {
      *
      * @throws IOException if the bytes are not a complete OffsetIndex
      */
-    static PageLocations decodeOffsetIndex(byte[] bytes, int offset, int length)
+    public static PageLocations decodeOffsetIndex(byte[] bytes, int offset, int length)
             throws IOException {
         ThriftCompactReader in = new ThriftCompactReader(bytes, offset, length);
         PageLocations result = null;

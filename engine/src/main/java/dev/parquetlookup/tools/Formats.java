@@ -5,11 +5,8 @@ import dev.parquetlookup.types.ValueType;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.time.LocalDate;
-import java.time.LocalDateTime;
 import java.time.LocalTime;
-import java.time.ZoneOffset;
 import java.util.HexFormat;
 import java.util.Locale;
 
@@ -96,12 +93,10 @@ final class Formats {
                     v instanceof byte[] b ? "0x" + HexFormat.of().formatHex(b) : v.toString();
             case DATE -> LocalDate.ofEpochDay(((Number) v).longValue()).toString();
             case TIME -> LocalTime.ofNanoOfDay(((Number) v).longValue()).toString();
-            case TIMESTAMP ->
+            case TIMESTAMP, TIMESTAMP_LTZ ->
                     v instanceof TimestampValue ts
-                            ? LocalDateTime.ofInstant(instant(ts), ZoneOffset.UTC).toString()
+                            ? ts.toText(type.kind() == ValueType.Kind.TIMESTAMP_LTZ)
                             : v.toString();
-            case TIMESTAMP_LTZ ->
-                    v instanceof TimestampValue ts ? instant(ts).toString() : v.toString();
             case DECIMAL -> v instanceof BigDecimal d ? d.toPlainString() : v.toString();
             case ARRAY, MAP, ROW -> nested(type, v);
             default -> v.toString();
@@ -141,9 +136,5 @@ final class Formats {
             return b.append('}').toString();
         }
         return v.toString();
-    }
-
-    private static Instant instant(TimestampValue ts) {
-        return Instant.ofEpochMilli(ts.epochMillis()).plusNanos(ts.nanoOfMillisecond());
     }
 }

@@ -11,6 +11,7 @@ import dev.parquetlookup.metadata.FooterReader;
 import dev.parquetlookup.metadata.LookupFileException;
 import dev.parquetlookup.metadata.MetadataReader;
 import dev.parquetlookup.metadata.PageIndexOptions;
+import dev.parquetlookup.metadata.PageIndexReader;
 import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 import dev.parquetlookup.metadata.SortKeyResolver;
 import dev.parquetlookup.tools.FileLayout.ChunkLayout;
@@ -18,16 +19,12 @@ import dev.parquetlookup.tools.FileLayout.RowGroupLayout;
 import dev.parquetlookup.tools.FileLayout.SortVerdict;
 
 import org.apache.parquet.format.FileMetaData;
-import org.apache.parquet.format.Util;
-import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
-import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.parquet.internal.hadoop.metadata.IndexReference;
 import org.apache.parquet.schema.MessageType;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -139,10 +136,8 @@ final class LayoutReader {
                 if (ref != null) {
                     byte[] bytes = source.read(new FileRange(ref.getOffset(), ref.getLength()));
                     metadataBytes += ref.getLength();
-                    OffsetIndex oi =
-                            ParquetMetadataConverter.fromParquetOffsetIndex(
-                                    Util.readOffsetIndex(new ByteArrayInputStream(bytes)));
-                    pages = pages(oi);
+                    pages = PageIndexReader.decodeOffsetIndex(bytes, 0, bytes.length);
+                    pages = pages.pageCount() == 0 ? null : pages;
                 }
                 long dictionary =
                         chunk.hasDictionaryPage()
@@ -176,21 +171,5 @@ final class LayoutReader {
                 null,
                 metadataBytes,
                 verdict);
-    }
-
-    private static PageLocations pages(OffsetIndex oi) {
-        int n = oi.getPageCount();
-        if (n == 0) {
-            return null;
-        }
-        long[] offsets = new long[n];
-        int[] sizes = new int[n];
-        long[] firstRows = new long[n];
-        for (int p = 0; p < n; p++) {
-            offsets[p] = oi.getOffset(p);
-            sizes[p] = oi.getCompressedPageSize(p);
-            firstRows[p] = oi.getFirstRowIndex(p);
-        }
-        return new PageLocations(offsets, sizes, firstRows);
     }
 }

@@ -18,8 +18,6 @@ import javax.annotation.Nullable;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -209,18 +207,8 @@ final class NestedInput {
             sink.accept(
                     switch (t.kind()) {
                         case DECIMAL -> BigDecimal.valueOf(value, t.scale());
-                        case TIME ->
-                                spec.timeUnit() == TimeUnit.MICROS
-                                        ? value * 1_000L
-                                        : spec.timeUnit() == TimeUnit.MILLIS
-                                                ? value * 1_000_000L
-                                                : value;
-                        case TIMESTAMP, TIMESTAMP_LTZ ->
-                                switch (spec.timeUnit()) {
-                                    case MILLIS -> new TimestampValue(value, 0);
-                                    case MICROS -> TimestampValue.ofEpochMicros(value);
-                                    default -> TimestampValue.ofEpochNanos(value);
-                                };
+                        case TIME -> spec.timeUnit().nanosOfDay(value);
+                        case TIMESTAMP, TIMESTAMP_LTZ -> spec.timeUnit().timestamp(value);
                         default -> value;
                     });
         }
@@ -233,22 +221,10 @@ final class NestedInput {
             } else if (t.kind() == Kind.DECIMAL) {
                 sink.accept(new BigDecimal(new BigInteger(value.getBytes()), t.scale()));
             } else if (spec.timeUnit() == TimeUnit.INT96) {
-                sink.accept(int96(value));
+                sink.accept(TimestampValue.ofInt96(value.getBytesUnsafe()));
             } else {
                 sink.accept(value.getBytes());
             }
         }
-    }
-
-    /** INT96: nanoseconds of the day then the Julian day, little-endian. */
-    private static TimestampValue int96(Binary value) {
-        ByteBuffer b = ByteBuffer.wrap(value.getBytes()).order(ByteOrder.LITTLE_ENDIAN);
-        long nanosOfDay = b.getLong();
-        long epochDay = Integer.toUnsignedLong(b.getInt()) - 2_440_588L;
-        long millis =
-                Math.addExact(
-                        Math.multiplyExact(epochDay, 86_400_000L),
-                        Math.floorDiv(nanosOfDay, 1_000_000L));
-        return new TimestampValue(millis, (int) Math.floorMod(nanosOfDay, 1_000_000L));
     }
 }

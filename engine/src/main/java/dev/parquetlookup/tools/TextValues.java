@@ -155,8 +155,9 @@ final class TextValues {
                 case DATE -> Math.toIntExact(LocalDate.parse(t).toEpochDay());
                 case TIME -> LocalTime.parse(t).toNanoOfDay();
                 case TIMESTAMP ->
-                        value(LocalDateTime.parse(t.replace(' ', 'T')).toInstant(ZoneOffset.UTC));
-                case TIMESTAMP_LTZ -> value(instant(t));
+                        TimestampValue.of(
+                                LocalDateTime.parse(t.replace(' ', 'T')).toInstant(ZoneOffset.UTC));
+                case TIMESTAMP_LTZ -> TimestampValue.of(instant(t));
                 case ARRAY, MAP, ROW, NESTED, UNSUPPORTED ->
                         throw new IllegalArgumentException(
                                 "values of type " + type + " cannot be given as text");
@@ -175,10 +176,6 @@ final class TextValues {
             return OffsetDateTime.parse(iso).toInstant();
         }
         return LocalDateTime.parse(iso).toInstant(ZoneOffset.UTC);
-    }
-
-    private static TimestampValue value(Instant i) {
-        return new TimestampValue(i.toEpochMilli(), i.getNano() % 1_000_000);
     }
 
     /** An example of the text form of a type, for messages. */

@@ -1,5 +1,6 @@
 package dev.parquetlookup.writer;
 
+import dev.parquetlookup.types.TimestampValue;
 import dev.parquetlookup.types.ValueType;
 
 import org.apache.parquet.schema.Type;
@@ -54,11 +55,31 @@ public record ColumnSpec(
 
     /** Unit of TIME and TIMESTAMP columns; INT96 is the legacy (Impala/Spark) timestamp. */
     public enum TimeUnit {
-        MILLIS,
-        MICROS,
-        NANOS,
+        MILLIS(1_000_000L),
+        MICROS(1_000L),
+        NANOS(1L),
         /** Legacy 12-byte timestamp (nanoseconds of day, Julian day); TIMESTAMP only. */
-        INT96
+        INT96(1L);
+
+        private final long nanos;
+
+        TimeUnit(long nanos) {
+            this.nanos = nanos;
+        }
+
+        /** A stored TIME value of this unit in nanoseconds of the day. */
+        public long nanosOfDay(long value) {
+            return value * nanos;
+        }
+
+        /** A stored INT64 TIMESTAMP value of this unit (not INT96) as a {@link TimestampValue}. */
+        public TimestampValue timestamp(long value) {
+            return switch (this) {
+                case MILLIS -> new TimestampValue(value, 0);
+                case MICROS -> TimestampValue.ofEpochMicros(value);
+                default -> TimestampValue.ofEpochNanos(value);
+            };
+        }
     }
 
     public ColumnSpec {

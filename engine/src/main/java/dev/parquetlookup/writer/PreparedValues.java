@@ -11,8 +11,6 @@ import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -31,8 +29,6 @@ import java.util.Arrays;
 final class PreparedValues {
 
     /** Julian day number of 1970-01-01, for INT96 timestamps. */
-    private static final int JULIAN_EPOCH_DAY = 2_440_588;
-
     private static final long NANOS_PER_DAY = 86_400_000_000_000L;
 
     private PreparedValues() {}
@@ -214,11 +210,10 @@ final class PreparedValues {
             return ts;
         }
         if (v instanceof LocalDateTime ldt) {
-            Instant i = ldt.toInstant(ZoneOffset.UTC);
-            return new TimestampValue(i.toEpochMilli(), i.getNano() % 1_000_000);
+            return TimestampValue.of(ldt.toInstant(ZoneOffset.UTC));
         }
         if (v instanceof Instant i) {
-            return new TimestampValue(i.toEpochMilli(), i.getNano() % 1_000_000);
+            return TimestampValue.of(i);
         }
         throw new ClassCastException(v.getClass().getName());
     }
@@ -240,14 +235,7 @@ final class PreparedValues {
                 yield Math.addExact(Math.multiplyExact(millis, 1000L), nanoOfMilli / 1000);
             }
             case NANOS -> Math.addExact(Math.multiplyExact(millis, 1_000_000L), nanoOfMilli);
-            case INT96 -> {
-                long epochDay = Math.floorDiv(millis, 86_400_000L);
-                long nanosOfDay = Math.floorMod(millis, 86_400_000L) * 1_000_000L + nanoOfMilli;
-                ByteBuffer b = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN);
-                b.putLong(nanosOfDay);
-                b.putInt(Math.toIntExact(epochDay + JULIAN_EPOCH_DAY));
-                yield Binary.fromConstantByteArray(b.array());
-            }
+            case INT96 -> Binary.fromConstantByteArray(ts.toInt96());
         };
     }
 
@@ -259,7 +247,7 @@ final class PreparedValues {
                         + "' stores "
                         + c.timeUnit()
                         + " but "
-                        + RowLayout.formatTimestamp(c.type(), ts)
+                        + ts.toText(c.type().kind() == ValueType.Kind.TIMESTAMP_LTZ)
                         + " has a fraction of "
                         + unitName
                         + ": round the value, or store a finer unit with"

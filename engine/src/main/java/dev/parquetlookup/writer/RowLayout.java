@@ -1,6 +1,5 @@
 package dev.parquetlookup.writer;
 
-import dev.parquetlookup.types.TimestampValue;
 import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.writer.ColumnSpec.TimeUnit;
 
@@ -13,11 +12,8 @@ import javax.annotation.Nullable;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.time.Instant;
 import java.time.LocalDate;
-import java.time.LocalDateTime;
 import java.time.LocalTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -297,35 +293,17 @@ final class RowLayout {
             }
             case DATE -> LocalDate.ofEpochDay((Integer) v).toString();
             case TIME ->
-                    LocalTime.ofNanoOfDay(
-                                    ((Number) v).longValue()
-                                            * switch (c.timeUnit()) {
-                                                case MILLIS -> 1_000_000L;
-                                                case MICROS -> 1_000L;
-                                                default -> 1L;
-                                            })
+                    LocalTime.ofNanoOfDay(c.timeUnit().nanosOfDay(((Number) v).longValue()))
                             .toString();
             case TIMESTAMP, TIMESTAMP_LTZ -> {
                 if (v instanceof Binary) {
                     yield "INT96 " + HexFormat.of().formatHex(((Binary) v).getBytesUnsafe());
                 }
-                long x = (Long) v;
-                TimestampValue ts =
-                        switch (c.timeUnit()) {
-                            case MILLIS -> new TimestampValue(x, 0);
-                            case MICROS -> TimestampValue.ofEpochMicros(x);
-                            default -> TimestampValue.ofEpochNanos(x);
-                        };
-                yield formatTimestamp(t, ts);
+                yield c.timeUnit()
+                        .timestamp((Long) v)
+                        .toText(t.kind() == ValueType.Kind.TIMESTAMP_LTZ);
             }
             default -> String.valueOf(v);
         };
-    }
-
-    static String formatTimestamp(ValueType t, TimestampValue ts) {
-        Instant i = Instant.ofEpochMilli(ts.epochMillis()).plusNanos(ts.nanoOfMillisecond());
-        return t.kind() == ValueType.Kind.TIMESTAMP_LTZ
-                ? i.toString()
-                : LocalDateTime.ofInstant(i, ZoneOffset.UTC).toString();
     }
 }

@@ -3,26 +3,23 @@ package dev.parquetlookup.engine.local;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.FileStore;
 import dev.parquetlookup.io.RangeSource;
-import dev.parquetlookup.io.RangeSourceInputFile;
+import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.metadata.FileMetadata;
 import dev.parquetlookup.metadata.FooterReader;
 import dev.parquetlookup.metadata.MetadataCache;
 import dev.parquetlookup.metadata.PageIndexOrigin;
+import dev.parquetlookup.metadata.PageIndexReader;
 import dev.parquetlookup.metadata.RowGroupIndexes;
 import dev.parquetlookup.metadata.RowGroupInfo;
 import dev.parquetlookup.metadata.RowGroupInfo.ColumnChunkInfo;
 import dev.parquetlookup.metadata.RowGroupInfo.PageLocations;
 import dev.parquetlookup.writer.WriterOptions;
 
-import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.format.PageHeader;
 import org.apache.parquet.format.Util;
-import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
-import org.apache.parquet.internal.column.columnindex.OffsetIndex;
-import org.apache.parquet.io.InputFile;
-import org.apache.parquet.io.SeekableInputStream;
+import org.apache.parquet.internal.hadoop.metadata.IndexReference;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -77,16 +74,10 @@ public final class PageSizeRule {
      */
     public static Verdict evaluate(FileStore store, FileId file) throws IOException {
         try (RangeSource in = store.open(file)) {
-            FooterReader.Footer footer = FooterReader.read(in);
-            RangeSourceInputFile input = new RangeSourceInputFile(in);
-            try (ParquetFileReader reader =
-                    ParquetFileReader.open(
-                            input,
-                            footer.metadata(),
-                            ParquetReadOptions.builder().build(),
-                            input.newStream())) {
-                return evaluate(reader, input, WriterOptions.DEFAULT_PAGE_ROWS);
-            }
+            return evaluate(
+                    FooterReader.read(in).metadata().getBlocks(),
+                    in,
+                    WriterOptions.DEFAULT_PAGE_ROWS);
         }
     }
 
@@ -141,7 +132,7 @@ public final class PageSizeRule {
         ColumnChunkInfo chunk = meta.footerRowGroup(largest).columns()[0];
         double headers =
                 dataPages(
-                        (position, buffer, length) -> source.readFully(position, buffer, 0, length),
+                        source,
                         chunk.startOffset(),
                         chunk.startOffset() + chunk.totalCompressedSize(),
                         largestRows);
@@ -160,14 +151,13 @@ public final class PageSizeRule {
     }
 
     /**
-     * Applies the rule to the file {@code reader} has open; {@code file} is read for page headers
-     * when the measured chunk has no OffsetIndex (a few small reads).
+     * Applies the rule to the row groups of {@code file}'s footer: reads the measured chunk's
+     * OffsetIndex, or without one its page headers (a few small reads).
      *
      * @param pageRows rows per page of the local form, for the estimate
      */
-    public static Verdict evaluate(ParquetFileReader reader, InputFile file, int pageRows)
+    private static Verdict evaluate(List<BlockMetaData> blocks, RangeSource file, int pageRows)
             throws IOException {
-        List<BlockMetaData> blocks = reader.getRowGroups();
         long rows = 0;
         long uncompressed = 0;
         long pagesAfter = 0;
@@ -187,22 +177,18 @@ public final class PageSizeRule {
             return new Verdict(false, rows, 0, estimate, "no rows");
         }
         ColumnChunkMetaData chunk = largest.getColumns().get(0);
-        OffsetIndex offsets = reader.readOffsetIndex(chunk);
+        IndexReference offsets = chunk.getOffsetIndexReference();
         double pages;
         if (offsets != null) {
-            pages = offsets.getPageCount();
+            byte[] bytes = file.read(new FileRange(offsets.getOffset(), offsets.getLength()));
+            pages = PageIndexReader.decodeOffsetIndex(bytes, 0, bytes.length).pageCount();
         } else {
-            try (SeekableInputStream in = file.newStream()) {
-                pages =
-                        dataPages(
-                                (position, buffer, length) -> {
-                                    in.seek(position);
-                                    in.readFully(buffer, 0, length);
-                                },
-                                chunk.getStartingPos(),
-                                chunk.getStartingPos() + chunk.getTotalSize(),
-                                chunk.getValueCount());
-            }
+            pages =
+                    dataPages(
+                            file,
+                            chunk.getStartingPos(),
+                            chunk.getStartingPos() + chunk.getTotalSize(),
+                            chunk.getValueCount());
         }
         return verdict(
                 rows,
@@ -212,18 +198,12 @@ public final class PageSizeRule {
                 offsets != null ? "from its offset index" : "from its page headers");
     }
 
-    /** Positioned reads of the file whose page headers are counted. */
-    @FunctionalInterface
-    private interface Reads {
-        void readFully(long position, byte[] buffer, int length) throws IOException;
-    }
-
     /**
      * Data pages of the chunk from {@code pos} to {@code end} holding {@code valueCount} values,
      * from its page headers: the first {@value #MAX_HEADERS} pages are read, and a longer chunk is
      * extrapolated from their values (its pages are small anyway).
      */
-    private static double dataPages(Reads file, long pos, long end, long valueCount)
+    private static double dataPages(RangeSource file, long pos, long end, long valueCount)
             throws IOException {
         long values = 0;
         int pages = 0;
@@ -232,7 +212,7 @@ public final class PageSizeRule {
                 headers < MAX_HEADERS && pos < end && values < valueCount;
                 headers++) {
             int n = (int) Math.min(buffer.length, end - pos);
-            file.readFully(pos, buffer, n);
+            file.readFully(pos, buffer, 0, n);
             ByteArrayInputStream bytes = new ByteArrayInputStream(buffer, 0, n);
             PageHeader header = Util.readPageHeader(bytes);
             long headerLength = n - bytes.available();

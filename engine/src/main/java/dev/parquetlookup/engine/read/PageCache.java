@@ -3,10 +3,10 @@ package dev.parquetlookup.engine.read;
 import dev.parquetlookup.engine.page.DataPage;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.metadata.FileUses;
+import dev.parquetlookup.metadata.MetadataCache;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.stats.CacheStats;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -90,16 +90,9 @@ public final class PageCache {
     }
 
     /** Hits, misses, evictions, entries and weighed bytes so far. */
-    public Stats stats() {
-        cache.cleanUp(); // sizes are settled by Caffeine's asynchronous maintenance
-        CacheStats s = cache.stats();
-        long bytes = cache.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
-        return new Stats(
-                s.hitCount(), s.missCount(), s.evictionCount(), cache.estimatedSize(), bytes);
+    public MetadataCache.Stats stats() {
+        return MetadataCache.Stats.of(cache);
     }
-
-    /** Counters of a {@link PageCache}. */
-    public record Stats(long hits, long misses, long evictions, long entries, long bytes) {}
 
     DataPage page(FileId file, int rowGroup, int leaf, int page) {
         return cache.getIfPresent(new Key(file, rowGroup, leaf, page));
