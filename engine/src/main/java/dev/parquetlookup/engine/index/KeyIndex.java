@@ -35,9 +35,10 @@ import java.util.zip.CRC32C;
  * | CRC32C of everything before (int) | "PLKE"
  * </pre>
  *
- * A BIGINT key costs 12 bytes per row (8 for its code, 4 for its position). Example: an index of
- * rows {@code [7, 3, 7]} holds codes {@code [3, 7, 7]} and positions {@code [1, 0, 2]}; {@link
- * #rows(long)} of 7 is {@code [0, 2]}.
+ * A BIGINT key costs 12 bytes per row (8 for its code, 4 for its position), plus about one byte of
+ * heap per row for the filter and at most 1 MiB for the directory. Example: an index of rows {@code
+ * [7, 3, 7]} holds codes {@code [3, 7, 7]} and positions {@code [1, 0, 2]}; {@link #rows(long)} of
+ * 7 is {@code [0, 2]}.
  */
 public final class KeyIndex {
 
