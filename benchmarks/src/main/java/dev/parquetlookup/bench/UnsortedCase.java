@@ -146,12 +146,14 @@ final class UnsortedCase {
                                 loadAverage()));
             }
             report.ratio(ReaderSuite.SUITE, name, 1, MULTI, List.of(SORTED));
-            report.ratioLine(
+            report.ratios(
                     ReaderSuite.SUITE,
                     name,
                     1,
-                    "cpu_per_lookup_" + MULTI + "/" + SORTED,
-                    systems.get(0).cpuMicrosPerLookup() / systems.get(1).cpuMicrosPerLookup());
+                    Map.of(
+                            "cpu_per_lookup_" + MULTI + "/" + SORTED,
+                            systems.get(0).cpuMicrosPerLookup()
+                                    / systems.get(1).cpuMicrosPerLookup()));
         } finally {
             for (LookupSystem system : systems) {
                 system.close();
@@ -182,8 +184,9 @@ final class UnsortedCase {
             lookups.set(0);
         }
 
+        /** NaN (printed NA) before a whole block of lookups was counted. */
         double cpuMicrosPerLookup() {
-            return cpuNanos.get() / 1e3 / Math.max(1, lookups.get());
+            return lookups.get() == 0 ? Double.NaN : cpuNanos.get() / 1e3 / lookups.get();
         }
 
         @Override
