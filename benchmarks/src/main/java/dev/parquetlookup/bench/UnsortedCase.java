@@ -27,6 +27,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
@@ -40,10 +41,15 @@ import java.util.stream.Stream;
  *       directory per repetition, and the index file's bytes per row;
  *   <li>index bytes per row by key type (BIGINT, INT, STRING, a STRING+INT composite) on a
  *       generated file of up to 1M scrambled rows;
- *   <li>lookup p50 and lookups/s on the unsorted file against the sorted one (RATIO lines).
+ *   <li>lookup p50 and lookups/s on the unsorted file against the sorted one (RATIO lines);
+ *   <li>the same rows scrambled over {@code -Dbench.unsorted.files} files (default 10, as issue
+ *       27's SQL table: every file spans the whole key range, so a lookup asks every file's index
+ *       and finds its row in one) served as one table (their directory), against the sorted file:
+ *       p50, lookups/s and CPU per lookup of the measuring thread, and a RATIO line.
  * </ul>
  *
- * Runs alone as suite {@code reader-unsorted}.
+ * Runs alone as suite {@code reader-unsorted}; {@code -Dbench.unsorted.only=multi} runs only the
+ * multi-file lookups (for profiles and before/after runs).
  */
 final class UnsortedCase {
 
@@ -51,6 +57,10 @@ final class UnsortedCase {
 
     private static final String UNSORTED = "parquet-lookup-unsorted";
     private static final String SORTED = "parquet-lookup-sorted";
+    private static final String MULTI = "parquet-lookup-unsorted-files";
+
+    /** Files the multi-file variant scrambles the rows over. */
+    private static final int FILES = Integer.getInteger("bench.unsorted.files", 10);
 
     private final BenchOptions options;
     private final Report report;
@@ -65,8 +75,12 @@ final class UnsortedCase {
     void run() throws Exception {
         SeedLayout sortedLayout = SeedLayout.lookupDefault(options.rows());
         Path sorted = SeedDataset.get(report.out(), sortedLayout, log);
-        Path unsorted = SeedDataset.get(report.out(), sortedLayout.withSorted(false), log);
         Path indexes = report.out().resolve("unsorted-indexes");
+        if ("multi".equals(System.getProperty("bench.unsorted.only"))) {
+            multiFile(sortedLayout, sorted, indexes.resolve("multi"));
+            return;
+        }
+        Path unsorted = SeedDataset.get(report.out(), sortedLayout.withSorted(false), log);
         report.conditions(
                 ReaderSuite.SUITE,
                 "case="
@@ -79,6 +93,161 @@ final class UnsortedCase {
         build(unsorted, indexes);
         bytesPerKeyType(indexes);
         lookups(sorted, unsorted, indexes.resolve("lookups"));
+        multiFile(sortedLayout, sorted, indexes.resolve("multi"));
+    }
+
+    /**
+     * The seed rows scrambled over {@link #FILES} files, one table, against the sorted file: p50,
+     * lookups/s and CPU per lookup (of the measuring thread) on the same keys, one thread. The
+     * indexes are built before the clock starts (the warm-up's first lookups wait for them).
+     */
+    private void multiFile(SeedLayout sortedLayout, Path sorted, Path dir) throws Exception {
+        Path split = SeedDataset.split(report.out(), sortedLayout.withSorted(false), FILES, log);
+        delete(dir);
+        List<CpuCounting> systems = new ArrayList<>();
+        try {
+            systems.add(
+                    new CpuCounting(
+                            new EngineSystem(config(split, List.of("k"), dir), false), MULTI));
+            systems.add(
+                    new CpuCounting(
+                            new EngineSystem(config(sorted, List.of("k"), dir), false), SORTED));
+            for (LookupSystem s : systems) {
+                s.session().lookup(1L); // waits for the indexes of the files
+                report.note(
+                        "case="
+                                + CASE
+                                + "-files"
+                                + FILES
+                                + " system="
+                                + s.name()
+                                + " config=\""
+                                + s.config()
+                                + "\"");
+            }
+            String name = CASE + "-files" + FILES + "-" + KeyMix.UNIFORM.label();
+            double load = loadAverage();
+            for (CpuCounting s : systems) {
+                s.reset();
+            }
+            CaseRunner.measureOneThread(
+                    ReaderSuite.SUITE, name, KeyMix.UNIFORM, List.copyOf(systems), options, report);
+            for (CpuCounting s : systems) {
+                report.note(
+                        String.format(
+                                Locale.ROOT,
+                                "case=%s system=%s files=%d cpu_us_per_lookup=%.2f (of the"
+                                        + " measuring thread, warm-up and repetitions) load=%.2f-%.2f",
+                                name,
+                                s.name(),
+                                s == systems.get(0) ? FILES : 1,
+                                s.cpuMicrosPerLookup(),
+                                load,
+                                loadAverage()));
+            }
+            report.ratio(ReaderSuite.SUITE, name, 1, MULTI, List.of(SORTED));
+            report.ratios(
+                    ReaderSuite.SUITE,
+                    name,
+                    1,
+                    Map.of(
+                            "cpu_per_lookup_" + MULTI + "/" + SORTED,
+                            systems.get(0).cpuMicrosPerLookup()
+                                    / systems.get(1).cpuMicrosPerLookup()));
+        } finally {
+            for (LookupSystem system : systems) {
+                system.close();
+            }
+            delete(dir);
+        }
+    }
+
+    /**
+     * A system renamed, counting the CPU time of the threads that look up through it: read every
+     * 64th lookup of a session (a CPU-time read costs about a microsecond), so the count covers
+     * whole blocks of 64 lookups.
+     */
+    static final class CpuCounting implements LookupSystem {
+        private static final int EVERY = 64;
+        private final LookupSystem inner;
+        private final String name;
+        private final AtomicLong cpuNanos = new AtomicLong();
+        private final AtomicLong lookups = new AtomicLong();
+
+        CpuCounting(LookupSystem inner, String name) {
+            this.inner = inner;
+            this.name = name;
+        }
+
+        void reset() {
+            cpuNanos.set(0);
+            lookups.set(0);
+        }
+
+        /** NaN (printed NA) before a whole block of lookups was counted. */
+        double cpuMicrosPerLookup() {
+            return lookups.get() == 0 ? Double.NaN : cpuNanos.get() / 1e3 / lookups.get();
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public String config() {
+            return inner.config();
+        }
+
+        @Override
+        public Session session() throws Exception {
+            Session session = inner.session();
+            ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            return new Session() {
+                private long start = -1;
+                private int n;
+
+                @Override
+                public String lookup(long k) throws Exception {
+                    if (start < 0) {
+                        start = threads.getCurrentThreadCpuTime();
+                    }
+                    String v = session.lookup(k);
+                    if (++n == EVERY) {
+                        long now = threads.getCurrentThreadCpuTime();
+                        cpuNanos.addAndGet(now - start);
+                        lookups.addAndGet(n);
+                        start = now;
+                        n = 0;
+                    }
+                    return v;
+                }
+
+                @Override
+                public void close() throws Exception {
+                    session.close();
+                }
+            };
+        }
+
+        @Override
+        public long bytesRead() {
+            return inner.bytesRead();
+        }
+
+        @Override
+        public long readRequests() {
+            return inner.readRequests();
+        }
+
+        @Override
+        public void close() throws Exception {
+            inner.close();
+        }
+    }
+
+    private static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     /**

@@ -88,7 +88,16 @@ class BenchmarksSmokeTest {
                         l ->
                                 l.startsWith("RATIO suite=reader case=unsorted-uniform threads=1")
                                         && l.contains(
-                                                "parquet-lookup-unsorted/parquet-lookup-sorted="));
+                                                "parquet-lookup-unsorted/parquet-lookup-sorted="))
+                // The same rows scrambled over 10 files, one table, with CPU per lookup.
+                .anyMatch(
+                        l ->
+                                l.startsWith(
+                                                "RATIO suite=reader case=unsorted-files10-uniform"
+                                                        + " threads=1")
+                                        && l.contains(
+                                                "cpu_per_lookup_parquet-lookup-unsorted-files/"
+                                                        + "parquet-lookup-sorted="));
         assertThat(results)
                 .as("the DuckDB file served from its local form")
                 .anyMatch(

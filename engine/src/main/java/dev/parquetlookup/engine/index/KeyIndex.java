@@ -22,8 +22,9 @@ import java.util.zip.CRC32C;
  * {@link #MAX_SLICES}), each pointing at its first entry, so a search reads one directory slot and
  * a few neighbouring codes instead of about log2(n) codes spread over the mapped file, and a code
  * outside the file's range reads nothing. A table of unsorted files asks every file's index for
- * every key (each file spans the whole key range), so this search is most of what such a lookup
- * costs.
+ * every key (each file spans the whole key range) and finds it in at most one, so before the
+ * directory a {@link CodeFilter} of the codes (also built at open, about one byte of heap per
+ * entry) turns away most codes the file does not hold by reading one block.
  *
  * <p>Layout (little-endian), written by {@link KeyIndexWriter}:
  *
@@ -34,9 +35,10 @@ import java.util.zip.CRC32C;
  * | CRC32C of everything before (int) | "PLKE"
  * </pre>
  *
- * A BIGINT key costs 12 bytes per row (8 for its code, 4 for its position). Example: an index of
- * rows {@code [7, 3, 7]} holds codes {@code [3, 7, 7]} and positions {@code [1, 0, 2]}; {@link
- * #rows(long)} of 7 is {@code [0, 2]}.
+ * A BIGINT key costs 12 bytes per row (8 for its code, 4 for its position), plus about one byte of
+ * heap per row for the filter and at most 1 MiB for the directory. Example: an index of rows {@code
+ * [7, 3, 7]} holds codes {@code [3, 7, 7]} and positions {@code [1, 0, 2]}; {@link #rows(long)} of
+ * 7 is {@code [0, 2]}.
  */
 public final class KeyIndex {
 
@@ -74,6 +76,9 @@ public final class KeyIndex {
      */
     private final int[] slices;
 
+    /** The codes' filter: a code it turns away is not in the index. */
+    private final CodeFilter filter;
+
     private KeyIndex(
             Path path,
             IndexHeader header,
@@ -98,6 +103,7 @@ public final class KeyIndex {
         this.shift = Math.max(0, (64 - Long.numberOfLeadingZeros(span)) - bits);
         int count = (int) (span >>> shift) + 1;
         this.slices = new int[count + 1];
+        this.filter = CodeFilter.forCodes(n);
         int slice = 0;
         long previous = min;
         for (int i = 0; i < n; i++) {
@@ -106,6 +112,7 @@ public final class KeyIndex {
                 throw new Damaged(path, "codes out of order at entry " + i);
             }
             previous = code;
+            filter.add(code);
             int of = (int) ((code - min) >>> shift);
             while (slice <= of) {
                 slices[slice++] = i;
@@ -229,6 +236,9 @@ public final class KeyIndex {
         long offset = code - min;
         if (entries == 0 || Long.compareUnsigned(offset, span) > 0) {
             return NO_ROWS; // below the smallest code or above the largest
+        }
+        if (!filter.mayContain(code)) {
+            return NO_ROWS; // one block read, no code of the mapped file
         }
         int slice = (int) (offset >>> shift);
         int lo = slices[slice];

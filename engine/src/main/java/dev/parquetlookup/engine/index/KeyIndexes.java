@@ -489,6 +489,12 @@ public final class KeyIndexes {
          */
         public KeyIndex index() throws IOException {
             Attempt attempt = entry.attempt;
+            CompletableFuture<KeyIndex> built = attempt.result;
+            if (built.isDone() && !built.isCompletedExceptionally()) {
+                // Every lookup after the build: no claim (a CAS on a line every slot's lookups
+                // share) and no future allocated to wait on, once per file per lookup.
+                return built.getNow(null);
+            }
             attempt.run(); // no-op when a builder has claimed it
             awaitQuietly(attempt.result); // a builder thread may still be running it
             if (attempt.result.isCompletedExceptionally()

@@ -27,7 +27,7 @@ class KeyIndexTest {
 
     @TempDir Path tmp;
 
-    private static final IndexHeader HEADER =
+    static final IndexHeader HEADER =
             new IndexHeader(
                     "file:/t/a.parquet",
                     1234,
