@@ -1,6 +1,7 @@
 package dev.parquetlookup.bench;
 
 import dev.parquetlookup.bench.WindowedJoin.Job;
+import dev.parquetlookup.bench.WindowedJoin.Window;
 import dev.parquetlookup.io.hedge.HedgeStatistics;
 import dev.parquetlookup.s3proxy.Faults;
 import dev.parquetlookup.s3proxy.LatencyProxy;
@@ -128,39 +129,17 @@ final class ObjectStoreTailCase {
             eventsPerSecond.put(v.name(), eps);
             Map<String, String> extra = new LinkedHashMap<>();
             extra.put("variant", v.name());
-            extra.put("cold_events_per_s", ResultRow.fmt0(job.cold().eventsPerSecond()));
-            extra.put("held", Long.toString(faults.held()));
-            extra.put("store_gets", Long.toString(gets));
-            extra.put("hedges", Long.toString(sent));
-            extra.put("hedges_won", Long.toString(won));
-            extra.put("hedges_over_budget", Long.toString(over));
-            extra.put("extra_requests_pct", ResultRow.fmt2(gets == 0 ? 0 : 100.0 * sent / gets));
-            extra.put("median_get_us", Long.toString(medianGetMicros));
-            extra.put("hedge_delay_us", Long.toString(delayMicros));
-            extra.put(
-                    "p99_lookup_over_median_get",
-                    ResultRow.fmt2(medianGetMicros == 0 ? Double.NaN : q[1] / medianGetMicros));
+            extra.putAll(
+                    hedgeFigures(
+                            job,
+                            faults.held(),
+                            new long[] {gets, sent, won, over},
+                            medianGetMicros,
+                            delayMicros,
+                            q[1]));
             extra.put("first_row_ms", ResultRow.fmt0(job.firstRowMillis()));
             extra.put("load", ObjectStoreSuite.loadAverage());
-            report.result(
-                    new ResultRow(
-                            ObjectStoreSuite.SUITE,
-                            ObjectStoreSuite.S3 + "-" + v.name(),
-                            CASE,
-                            1,
-                            eps,
-                            q[0],
-                            q[1],
-                            job.warm().events() == 0
-                                    ? 0
-                                    : job.warm().responseBytes() / (double) job.warm().events(),
-                            // No event in a short window (the smoke test's): no ratio.
-                            job.warm().events() == 0 ? null : job.warm().getsPerEvent(),
-                            null,
-                            eps,
-                            eps,
-                            1,
-                            extra));
+            result(v.name(), job, eps, q[0], q[1], extra);
             log.printf(
                     Locale.ROOT,
                     "NOTE objectstore tail %s %s warm=%.0f/s cold=%.0f/s held=%d gets=%d"
@@ -183,37 +162,16 @@ final class ObjectStoreTailCase {
         }
         proxy.setFaults(Faults.none());
         double base = eventsPerSecond.get("no-spikes");
-        report.ratioLine(
-                ObjectStoreSuite.SUITE,
-                CASE,
-                1,
-                "spikes_hedged/no_spikes",
-                eventsPerSecond.get("spikes-hedged") / base);
-        report.ratioLine(
-                ObjectStoreSuite.SUITE,
-                CASE,
-                1,
-                "spikes_unhedged/no_spikes",
-                eventsPerSecond.get("spikes-unhedged") / base);
+        ratio("spikes_hedged/no_spikes", eventsPerSecond.get("spikes-hedged") / base);
+        ratio("spikes_unhedged/no_spikes", eventsPerSecond.get("spikes-unhedged") / base);
         double unorderedBase = eventsPerSecond.get("unordered-no-spikes");
-        report.ratioLine(
-                ObjectStoreSuite.SUITE,
-                CASE,
-                1,
+        ratio(
                 "unordered_spikes_hedged/unordered_no_spikes",
                 eventsPerSecond.get("unordered-spikes-hedged") / unorderedBase);
-        report.ratioLine(
-                ObjectStoreSuite.SUITE,
-                CASE,
-                1,
+        ratio(
                 "unordered_spikes_unhedged/unordered_no_spikes",
                 eventsPerSecond.get("unordered-spikes-unhedged") / unorderedBase);
-        report.ratioLine(
-                ObjectStoreSuite.SUITE,
-                CASE,
-                1,
-                "unordered_no_spikes/no_spikes",
-                unorderedBase / base);
+        ratio("unordered_no_spikes/no_spikes", unorderedBase / base);
     }
 
     /**
@@ -275,18 +233,14 @@ final class ObjectStoreTailCase {
             extra.put("variant", v.name());
             extra.put("rate_target", Integer.toString(rate));
             extra.put("window_ms", Long.toString(window));
-            extra.put("cold_events_per_s", ResultRow.fmt0(job.cold().eventsPerSecond()));
-            extra.put("held", Long.toString(warm.held));
-            extra.put("store_gets", Long.toString(gets));
-            extra.put("hedges", Long.toString(sent));
-            extra.put("hedges_won", Long.toString(won));
-            extra.put("hedges_over_budget", Long.toString(over));
-            extra.put("extra_requests_pct", ResultRow.fmt2(gets == 0 ? 0 : 100.0 * sent / gets));
-            extra.put("median_get_us", Long.toString(medianGetMicros));
-            extra.put("hedge_delay_us", Long.toString(delayMicros));
-            extra.put(
-                    "p99_lookup_over_median_get",
-                    ResultRow.fmt2(medianGetMicros == 0 ? Double.NaN : p99 / medianGetMicros));
+            extra.putAll(
+                    hedgeFigures(
+                            job,
+                            warm.held,
+                            new long[] {gets, sent, won, over},
+                            medianGetMicros,
+                            delayMicros,
+                            p99));
             extra.put("p90_lookup_us", ResultRow.fmt0(lat.quantile(0.9)));
             extra.put("p95_lookup_us", ResultRow.fmt0(lat.quantile(0.95)));
             extra.put("p98_lookup_us", ResultRow.fmt0(lat.quantile(0.98)));
@@ -305,24 +259,7 @@ final class ObjectStoreTailCase {
             extra.put("connections_opened", Long.toString(warm.connections));
             extra.put("first_row_ms", ResultRow.fmt0(job.firstRowMillis()));
             extra.put("load", ObjectStoreSuite.loadAverage());
-            report.result(
-                    new ResultRow(
-                            ObjectStoreSuite.SUITE,
-                            ObjectStoreSuite.S3 + "-" + v.name(),
-                            CASE,
-                            1,
-                            eps,
-                            p50,
-                            p99,
-                            job.warm().events() == 0
-                                    ? 0
-                                    : job.warm().responseBytes() / (double) job.warm().events(),
-                            job.warm().events() == 0 ? null : job.warm().getsPerEvent(),
-                            null,
-                            eps,
-                            eps,
-                            1,
-                            extra));
+            result(v.name(), job, eps, p50, p99, extra);
             log.printf(
                     Locale.ROOT,
                     "NOTE objectstore tail %s %s warm=%.0f/s target=%d/s cold=%.0f/s held=%d"
@@ -357,26 +294,79 @@ final class ObjectStoreTailCase {
         }
         proxy.setFaults(Faults.none());
         double base = eventsPerSecond.get("paced-no-spikes");
-        report.ratioLine(
-                ObjectStoreSuite.SUITE,
-                CASE,
-                1,
+        ratio(
                 "paced_spikes_hedged/paced_no_spikes",
                 eventsPerSecond.get("paced-spikes-hedged") / base);
         if (tuned != null) {
-            report.ratioLine(
-                    ObjectStoreSuite.SUITE,
-                    CASE,
-                    1,
+            ratio(
                     "paced_spikes_hedged_tuned/paced_no_spikes",
                     eventsPerSecond.get("paced-spikes-hedged-tuned") / base);
         }
-        report.ratioLine(
-                ObjectStoreSuite.SUITE,
-                CASE,
-                1,
+        ratio(
                 "paced_spikes_unhedged/paced_no_spikes",
                 eventsPerSecond.get("paced-spikes-unhedged") / base);
+    }
+
+    private void ratio(String name, double value) {
+        report.ratioLine(ObjectStoreSuite.SUITE, CASE, 1, name, value);
+    }
+
+    /**
+     * The figures every tail job reports after its variant: cold events/s, held GETs, the hedging
+     * counters ({@code counters}: GETs, hedges sent, won, over budget), the learnt median GET and
+     * delay, and the p99 lookup over that median.
+     */
+    private static Map<String, String> hedgeFigures(
+            Job job,
+            long held,
+            long[] counters,
+            long medianGetMicros,
+            long delayMicros,
+            double p99) {
+        long gets = counters[0];
+        long sent = counters[1];
+        Map<String, String> extra = new LinkedHashMap<>();
+        extra.put("cold_events_per_s", ResultRow.fmt0(job.cold().eventsPerSecond()));
+        extra.put("held", Long.toString(held));
+        extra.put("store_gets", Long.toString(gets));
+        extra.put("hedges", Long.toString(sent));
+        extra.put("hedges_won", Long.toString(counters[2]));
+        extra.put("hedges_over_budget", Long.toString(counters[3]));
+        extra.put("extra_requests_pct", ResultRow.fmt2(gets == 0 ? 0 : 100.0 * sent / gets));
+        extra.put("median_get_us", Long.toString(medianGetMicros));
+        extra.put("hedge_delay_us", Long.toString(delayMicros));
+        extra.put(
+                "p99_lookup_over_median_get",
+                ResultRow.fmt2(medianGetMicros == 0 ? Double.NaN : p99 / medianGetMicros));
+        return extra;
+    }
+
+    /** The job's RESULT row: its warm window's events/s, lookup latencies, bytes and GETs. */
+    private void result(
+            String variant,
+            Job job,
+            double eps,
+            double p50,
+            double p99,
+            Map<String, String> extra) {
+        Window warm = job.warm();
+        report.result(
+                new ResultRow(
+                        ObjectStoreSuite.SUITE,
+                        ObjectStoreSuite.S3 + "-" + variant,
+                        CASE,
+                        1,
+                        eps,
+                        p50,
+                        p99,
+                        warm.events() == 0 ? 0 : warm.responseBytes() / (double) warm.events(),
+                        // No event in a short window (the smoke test's): no ratio.
+                        warm.events() == 0 ? null : warm.getsPerEvent(),
+                        null,
+                        eps,
+                        eps,
+                        1,
+                        extra));
     }
 
     /**
