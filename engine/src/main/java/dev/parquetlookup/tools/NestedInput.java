@@ -221,7 +221,7 @@ final class NestedInput {
             } else if (t.kind() == Kind.DECIMAL) {
                 sink.accept(new BigDecimal(new BigInteger(value.getBytes()), t.scale()));
             } else if (spec.timeUnit() == TimeUnit.INT96) {
-                sink.accept(TimestampValue.ofInt96(value.getBytesUnsafe()));
+                sink.accept(TimestampValue.ofInt96(value.toByteBuffer()));
             } else {
                 sink.accept(value.getBytes());
             }

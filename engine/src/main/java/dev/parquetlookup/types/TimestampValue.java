@@ -49,9 +49,17 @@ public record TimestampValue(long epochMillis, int nanoOfMillisecond)
      * little-endian.
      */
     public static TimestampValue ofInt96(byte[] int96) {
-        ByteBuffer b = ByteBuffer.wrap(int96).order(ByteOrder.LITTLE_ENDIAN);
-        long nanosOfDay = b.getLong();
-        long epochDay = Integer.toUnsignedLong(b.getInt()) - JULIAN_EPOCH_DAY;
+        return ofInt96(ByteBuffer.wrap(int96));
+    }
+
+    /**
+     * From the legacy INT96 timestamp at {@code int96}'s position (see {@link #ofInt96(byte[])}),
+     * read in place: sets the buffer's byte order to little-endian, leaves its position.
+     */
+    public static TimestampValue ofInt96(ByteBuffer int96) {
+        ByteBuffer b = int96.order(ByteOrder.LITTLE_ENDIAN);
+        long nanosOfDay = b.getLong(b.position());
+        long epochDay = Integer.toUnsignedLong(b.getInt(b.position() + 8)) - JULIAN_EPOCH_DAY;
         long millis =
                 Math.addExact(
                         Math.multiplyExact(epochDay, 86_400_000L),
@@ -59,7 +67,7 @@ public record TimestampValue(long epochMillis, int nanoOfMillisecond)
         return new TimestampValue(millis, (int) Math.floorMod(nanosOfDay, 1_000_000L));
     }
 
-    /** The legacy INT96 form (see {@link #ofInt96}). */
+    /** The legacy INT96 form (see {@link #ofInt96(byte[])}). */
     public byte[] toInt96() {
         long epochDay = Math.floorDiv(epochMillis, 86_400_000L);
         long nanosOfDay = Math.floorMod(epochMillis, 86_400_000L) * 1_000_000L + nanoOfMillisecond;

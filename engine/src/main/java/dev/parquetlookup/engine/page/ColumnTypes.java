@@ -5,7 +5,6 @@ import dev.parquetlookup.types.ValueType;
 import dev.parquetlookup.types.ValueType.Kind;
 
 import org.apache.parquet.column.values.ValuesReader;
-import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.DateLogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation;
@@ -21,8 +20,6 @@ import org.apache.parquet.schema.Type;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * Maps Parquet column types to {@link ValueType}s and reads values in the engine's representation.
@@ -31,8 +28,6 @@ import java.nio.ByteOrder;
  * its value {@code 1_000_001} is read as {@code new TimestampValue(1000, 1000)}.
  */
 public final class ColumnTypes {
-
-    private static final long JULIAN_EPOCH_DAY = 2_440_588L;
 
     private ColumnTypes() {}
 
@@ -151,7 +146,7 @@ public final class ColumnTypes {
             case DOUBLE:
                 return ValuesReader::readDouble;
             case INT96:
-                return in -> int96(in.readBytes());
+                return in -> TimestampValue.ofInt96(in.readBytes().toByteBuffer());
             case INT32:
                 if (logical instanceof DecimalLogicalTypeAnnotation d) {
                     int scale = d.getScale();
@@ -191,18 +186,5 @@ public final class ColumnTypes {
                 }
                 return in -> in.readBytes().getBytes();
         }
-    }
-
-    /** INT96: 8 bytes nanos of day then 4 bytes Julian day, little-endian. */
-    private static TimestampValue int96(Binary value) {
-        ByteBuffer b = value.toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-        long nanosOfDay = b.getLong(b.position());
-        long julianDay = Integer.toUnsignedLong(b.getInt(b.position() + 8));
-        long epochDay = julianDay - JULIAN_EPOCH_DAY;
-        long millis =
-                Math.addExact(
-                        Math.multiplyExact(epochDay, 86_400_000L),
-                        Math.floorDiv(nanosOfDay, 1_000_000L));
-        return new TimestampValue(millis, (int) Math.floorMod(nanosOfDay, 1_000_000L));
     }
 }
