@@ -55,10 +55,10 @@ final class DictionaryKeyCase {
                         + dictionaryPages(dict));
         List<LookupSystem> systems = new ArrayList<>();
         try {
-            systems.add(new Renamed(new EngineSystem(dict, false), DICT));
-            systems.add(new Renamed(new EngineSystem(dict, true), DICT_CACHED));
-            systems.add(new Renamed(new EngineSystem(plain, false), PLAIN));
-            systems.add(new Renamed(new EngineSystem(plain, true), PLAIN_CACHED));
+            systems.add(new LookupSystem.Renamed(new EngineSystem(dict, false), DICT));
+            systems.add(new LookupSystem.Renamed(new EngineSystem(dict, true), DICT_CACHED));
+            systems.add(new LookupSystem.Renamed(new EngineSystem(plain, false), PLAIN));
+            systems.add(new LookupSystem.Renamed(new EngineSystem(plain, true), PLAIN_CACHED));
             systems.add(new FloorSystem(plain, plainLayout));
             for (LookupSystem s : systems) {
                 report.note(
@@ -100,38 +100,5 @@ final class DictionaryKeyCase {
             }
         }
         return dictionary + " of " + all;
-    }
-
-    /** A system under another name, so two files' engines can share a case. */
-    record Renamed(LookupSystem inner, String name) implements LookupSystem {
-        @Override
-        public String config() {
-            return inner.config();
-        }
-
-        @Override
-        public boolean answers() {
-            return inner.answers();
-        }
-
-        @Override
-        public Session session() throws Exception {
-            return inner.session();
-        }
-
-        @Override
-        public long bytesRead() {
-            return inner.bytesRead();
-        }
-
-        @Override
-        public long readRequests() {
-            return inner.readRequests();
-        }
-
-        @Override
-        public void close() throws Exception {
-            inner.close();
-        }
     }
 }

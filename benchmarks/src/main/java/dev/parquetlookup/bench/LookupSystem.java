@@ -52,4 +52,53 @@ interface LookupSystem extends AutoCloseable {
         @Override
         default void close() throws Exception {}
     }
+
+    /**
+     * A system under another name, everything else forwarded to {@code inner}: two files' engines
+     * share a case; a subclass may wrap the sessions.
+     */
+    class Renamed implements LookupSystem {
+        final LookupSystem inner;
+        private final String name;
+
+        Renamed(LookupSystem inner, String name) {
+            this.inner = inner;
+            this.name = name;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public String config() {
+            return inner.config();
+        }
+
+        @Override
+        public boolean answers() {
+            return inner.answers();
+        }
+
+        @Override
+        public Session session() throws Exception {
+            return inner.session();
+        }
+
+        @Override
+        public long bytesRead() {
+            return inner.bytesRead();
+        }
+
+        @Override
+        public long readRequests() {
+            return inner.readRequests();
+        }
+
+        @Override
+        public void close() throws Exception {
+            inner.close();
+        }
+    }
 }

@@ -57,7 +57,15 @@ final class ObjectStoreTailCase {
      * may emit lookups out of order ({@code table.exec.async-lookup.output-mode} = {@code
      * ALLOW_UNORDERED}).
      */
-    private record Variant(String name, String dim, boolean spikes, boolean unordered) {}
+    private record Variant(String name, String dim, boolean spikes, boolean unordered) {
+
+        /** The proxy's faults for this job: with spikes, some GETs held (seeded); else none. */
+        Faults faults() {
+            return spikes
+                    ? Faults.none().withHolds(HOLD_ONE_IN, HOLD_MIN, HOLD_MAX, SEED)
+                    : Faults.none();
+        }
+    }
 
     static final String OUTPUT_MODE = "table.exec.async-lookup.output-mode";
 
@@ -91,10 +99,7 @@ final class ObjectStoreTailCase {
         long delayMicros = 0;
         proxy.setDelay(Duration.ofMillis(DELAY_MS));
         for (Variant v : variants) {
-            proxy.setFaults(
-                    v.spikes()
-                            ? Faults.none().withHolds(HOLD_ONE_IN, HOLD_MIN, HOLD_MAX, SEED)
-                            : Faults.none());
+            proxy.setFaults(v.faults());
             HedgeStatistics h = HedgeStatistics.shared();
             long gets0 = h.gets();
             long sent0 = h.hedgesSent();
@@ -207,10 +212,7 @@ final class ObjectStoreTailCase {
         long delayMicros = 0;
         proxy.setDelay(Duration.ofMillis(DELAY_MS));
         for (Variant v : variants) {
-            proxy.setFaults(
-                    v.spikes()
-                            ? Faults.none().withHolds(HOLD_ONE_IN, HOLD_MIN, HOLD_MAX, SEED)
-                            : Faults.none());
+            proxy.setFaults(v.faults());
             LookupLatencyReporter.reset();
             WarmReadings warm = new WarmReadings(proxy);
             Job job = WindowedJoin.run(tables, keys, v.dim(), proxy, window, gap, warm);

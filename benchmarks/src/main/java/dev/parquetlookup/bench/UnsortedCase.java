@@ -167,16 +167,13 @@ final class UnsortedCase {
      * 64th lookup of a session (a CPU-time read costs about a microsecond), so the count covers
      * whole blocks of 64 lookups.
      */
-    static final class CpuCounting implements LookupSystem {
+    static final class CpuCounting extends LookupSystem.Renamed {
         private static final int EVERY = 64;
-        private final LookupSystem inner;
-        private final String name;
         private final AtomicLong cpuNanos = new AtomicLong();
         private final AtomicLong lookups = new AtomicLong();
 
         CpuCounting(LookupSystem inner, String name) {
-            this.inner = inner;
-            this.name = name;
+            super(inner, name);
         }
 
         void reset() {
@@ -187,16 +184,6 @@ final class UnsortedCase {
         /** NaN (printed NA) before a whole block of lookups was counted. */
         double cpuMicrosPerLookup() {
             return lookups.get() == 0 ? Double.NaN : cpuNanos.get() / 1e3 / lookups.get();
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public String config() {
-            return inner.config();
         }
 
         @Override
@@ -228,21 +215,6 @@ final class UnsortedCase {
                     session.close();
                 }
             };
-        }
-
-        @Override
-        public long bytesRead() {
-            return inner.bytesRead();
-        }
-
-        @Override
-        public long readRequests() {
-            return inner.readRequests();
-        }
-
-        @Override
-        public void close() throws Exception {
-            inner.close();
         }
     }
 
@@ -394,11 +366,11 @@ final class UnsortedCase {
         List<LookupSystem> systems = new ArrayList<>();
         try {
             systems.add(
-                    new DictionaryKeyCase.Renamed(
+                    new LookupSystem.Renamed(
                             new EngineSystem(config(unsorted, List.of("k"), dir), false),
                             UNSORTED));
             systems.add(
-                    new DictionaryKeyCase.Renamed(
+                    new LookupSystem.Renamed(
                             new EngineSystem(config(sorted, List.of("k"), dir), false), SORTED));
             for (LookupSystem s : systems) {
                 report.note(
