@@ -62,15 +62,27 @@ final class CodeFilter {
 
     /** False only if {@code code} was never added. */
     boolean mayContain(long code) {
-        long h = mix(code);
-        int base = block(h);
-        int key = (int) h;
+        return mayContain(code, base(code));
+    }
+
+    /** The first word of {@code code}'s block: where a probe of it reads (one cache line). */
+    int base(long code) {
+        return block(mix(code));
+    }
+
+    /** The word at {@code at}: read to start a block's load ({@link IndexProbe}). */
+    int word(int at) {
+        return words[at];
+    }
+
+    /** {@link #mayContain(long)} with {@code code}'s block base already known. */
+    boolean mayContain(long code, int base) {
+        int key = (int) mix(code);
+        int missing = 0;
         for (int i = 0; i < 8; i++) {
-            if ((words[base + i] & (1 << ((key * SALT[i]) >>> 27))) == 0) {
-                return false;
-            }
+            missing |= ~words[base + i] & (1 << ((key * SALT[i]) >>> 27));
         }
-        return true;
+        return missing == 0;
     }
 
     /** Heap bytes of the filter's bits. */

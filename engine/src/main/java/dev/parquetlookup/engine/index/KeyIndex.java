@@ -231,15 +231,31 @@ public final class KeyIndex {
         return (int) crc.getValue();
     }
 
+    /**
+     * False only if no entry has {@code code}: the codes' range and the filter, one block read of
+     * the heap and none of the mapped file. {@link IndexProbe} asks the same of several indexes at
+     * once.
+     */
+    boolean mayContain(long code) {
+        return inRange(code) && filter.mayContain(code);
+    }
+
+    /** Whether {@code code} lies within the indexed codes (false for an empty index). */
+    boolean inRange(long code) {
+        return entries != 0 && Long.compareUnsigned(code - min, span) <= 0;
+    }
+
+    /** The codes' filter, for {@link IndexProbe}. */
+    CodeFilter filter() {
+        return filter;
+    }
+
     /** The positions (row numbers in the file, ascending) of rows whose key has {@code code}. */
     public long[] rows(long code) {
+        if (!mayContain(code)) {
+            return NO_ROWS; // out of the codes' range, or turned away by the filter
+        }
         long offset = code - min;
-        if (entries == 0 || Long.compareUnsigned(offset, span) > 0) {
-            return NO_ROWS; // below the smallest code or above the largest
-        }
-        if (!filter.mayContain(code)) {
-            return NO_ROWS; // one block read, no code of the mapped file
-        }
         int slice = (int) (offset >>> shift);
         int lo = slices[slice];
         int hi = slices[slice + 1];

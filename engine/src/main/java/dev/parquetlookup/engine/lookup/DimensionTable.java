@@ -1,5 +1,6 @@
 package dev.parquetlookup.engine.lookup;
 
+import dev.parquetlookup.engine.index.IndexProbe;
 import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.read.LookupContext;
@@ -352,12 +353,14 @@ public final class DimensionTable implements Closeable {
                 hi = mid;
             }
         }
+        long turnedAway = turnedAway(lo, comparable);
         List<Object[]> result = null;
         List<SortedFile.RowSpan> spans = new ArrayList<>(2);
         boolean pending = false;
         for (int i = lo; i < files.length && lead.compare(files[i].minKey(), k0) <= 0; i++) {
             SortedFile file = files[i];
-            if (lead.compare(file.maxKey(), k0) < 0) {
+            if (lead.compare(file.maxKey(), k0) < 0
+                    || (i - lo < 64 && (turnedAway & (1L << (i - lo))) != 0)) {
                 continue;
             }
             if (file.indexed() && awaitsIndex(file, ctx)) {
@@ -388,15 +391,48 @@ public final class DimensionTable implements Closeable {
     }
 
     /**
+     * The files from {@code lo} on (at most 64) that no row with the sort-key prefix {@code
+     * comparable} can come from by what is in the heap ({@link SortedFile#mayHold}), as bits from
+     * {@code lo}; none when fewer than two files may hold the key. Asked of all of them before any
+     * is searched: in a table of unsorted files every file spans the key range and is asked for
+     * every key, and its filter's block is a likely cache miss; in a loop of their own the files'
+     * misses overlap, where each file's search in between would make them queue.
+     */
+    private long turnedAway(int lo, Object[] comparable) {
+        KeyType lead = schema.keyTypes().get(0);
+        Object k0 = comparable[0];
+        int end = lo;
+        while (end < files.length && end - lo < 64 && lead.compare(files[end].minKey(), k0) <= 0) {
+            end++;
+        }
+        if (end - lo < 2) {
+            return 0;
+        }
+        long away = 0;
+        IndexProbe probe = new IndexProbe(end - lo);
+        for (int i = lo; i < end; i++) {
+            if (!files[i].mayHold(comparable, probe, i - lo)) {
+                away |= 1L << (i - lo);
+            }
+        }
+        return away | probe.absent();
+    }
+
+    /**
      * The lookup of a secondary key: every file (its key range says nothing about these columns)
      * through its index on the key's columns.
      */
     private List<Object[]> lookupSecondary(LookupPlan plan, Object[] key, LookupContext ctx)
             throws IOException {
+        long turnedAway = secondaryTurnedAway(plan, key);
         List<Object[]> result = null;
         List<SortedFile.RowSpan> spans = new ArrayList<>(2);
         boolean pending = false;
-        for (SortedFile file : allFiles) {
+        for (int i = 0; i < allFiles.size(); i++) {
+            SortedFile file = allFiles.get(i);
+            if (i < 64 && (turnedAway & (1L << i)) != 0) {
+                continue;
+            }
             if (ctx.returnsThread()) {
                 // Its build starts (unless planning started it): awaited below, not run here.
                 file.prepareSecondary(plan.keyColumns());
@@ -425,6 +461,25 @@ public final class DimensionTable implements Closeable {
             throw PagesPending.INSTANCE;
         }
         return result == null ? List.of() : result;
+    }
+
+    /**
+     * {@link #turnedAway} for a secondary key: the files (the first 64) whose built index on the
+     * key's columns, or whose constants, turn {@code key} away, asked all at once.
+     */
+    private long secondaryTurnedAway(LookupPlan plan, Object[] key) {
+        int n = Math.min(64, allFiles.size());
+        if (n < 2) {
+            return 0;
+        }
+        long away = 0;
+        IndexProbe probe = new IndexProbe(n);
+        for (int i = 0; i < n; i++) {
+            if (!allFiles.get(i).mayHoldSecondary(plan.keyColumns(), key, probe, i)) {
+                away |= 1L << i;
+            }
+        }
+        return away | probe.absent();
     }
 
     /**

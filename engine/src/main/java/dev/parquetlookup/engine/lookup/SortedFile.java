@@ -1,6 +1,7 @@
 package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.codec.Decompression;
+import dev.parquetlookup.engine.index.IndexProbe;
 import dev.parquetlookup.engine.index.KeyCodes;
 import dev.parquetlookup.engine.index.KeyIndex;
 import dev.parquetlookup.engine.index.KeyIndexes;
@@ -716,6 +717,65 @@ final class SortedFile implements OpenFile, Closeable {
                 consumer.accept(row);
             }
         }
+    }
+
+    /**
+     * Whether a row of this file may have the sort-key prefix {@code key}, by what is in the heap:
+     * false when a constant of the file differs; when the file is served through a built key index,
+     * that index's question is added to {@code probe} as {@code bit} (its answer may still turn the
+     * file away). Reads nothing and waits for nothing: a file searched by its order, or whose index
+     * is not built yet, may hold it.
+     */
+    boolean mayHold(Object[] key, IndexProbe probe, int bit) {
+        SortedFile twin = indexedTwin;
+        if (twin != null) {
+            return twin.mayHold(key, probe, bit);
+        }
+        KeyIndex built = index == null ? null : index.ready();
+        if (built == null) {
+            return true;
+        }
+        return ask(probe, bit, built, leadCoded, columns.storedKey(key));
+    }
+
+    /**
+     * {@link #mayHold} for the secondary key {@code columns} (starting its index build, as a lookup
+     * would): false when no row of this file can match by its constants or its row count; when the
+     * key's index is built, its question is added to {@code probe} as {@code bit}.
+     *
+     * @throws LookupFileException if a column cannot be a key in this file
+     */
+    boolean mayHoldSecondary(List<String> columns, Object[] key, IndexProbe probe, int bit) {
+        if (meta.rowCount() == 0) {
+            return false;
+        }
+        SecondaryKeys.Key secondaryKey = secondary.key(columns);
+        KeyIndexes.Handle handle = secondaryKey.handle();
+        KeyIndex built = handle == null ? null : handle.ready();
+        if (built == null) {
+            return true;
+        }
+        return ask(probe, bit, built, secondaryKey.indexed().types(), secondaryKey.storedKey(key));
+    }
+
+    /**
+     * Asks {@code probe} whether {@code built} may hold the code of {@code stored} (the stored key
+     * columns' values, {@code coded} their types), unless nothing is stored (every row matches);
+     * false when {@code stored} is null (a constant of the file differs: no row matches).
+     */
+    private static boolean ask(
+            IndexProbe probe,
+            int bit,
+            KeyIndex built,
+            List<KeyType> coded,
+            @Nullable Object[] stored) {
+        if (stored == null) {
+            return false;
+        }
+        if (stored.length > 0) {
+            probe.ask(bit, built, KeyCodes.code(coded, stored));
+        }
+        return true;
     }
 
     /** Whether this file is served through a key index (opened unsorted or switched). */

@@ -12,12 +12,14 @@ import java.util.Random;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The key index's code filter: never turns away a code it holds (random codes, consecutive keys,
  * codes differing only in their high or low 32 bits, the extremes, an overfull filter), turns away
  * most codes it does not hold, and through {@link KeyIndex} finds every row of a file split over
- * several indexes in exactly the index that holds it.
+ * several indexes in exactly the index that holds it; an {@link IndexProbe} of all those indexes
+ * answers as each index does.
  */
 class CodeFilterTest {
 
@@ -142,12 +144,25 @@ class CodeFilterTest {
             }
             indexes.add(KeyIndex.open(file, KeyIndexTest.HEADER));
         }
+        IndexProbe probe = new IndexProbe(files);
+        long turnedAway = 0;
         for (long k = 0; k <= rows + 1; k++) {
             int holders = 0;
             for (int f = 0; f < files; f++) {
+                // Asked in reverse order: an answer's bit is the one it was asked with.
+                probe.ask(files - 1 - f, indexes.get(f), k);
+            }
+            long absent = probe.absent();
+            turnedAway += Long.bitCount(absent);
+            for (int f = 0; f < files; f++) {
                 long[] found = indexes.get(f).rows(k);
+                boolean away = (absent & (1L << (files - 1 - f))) != 0;
+                assertThat(away)
+                        .as("the probe's answer for key %d in file %d", k, f)
+                        .isEqualTo(!indexes.get(f).mayContain(k));
                 if (found.length > 0) {
                     holders++;
+                    assertThat(away).as("the holder of key %d turned away", k).isFalse();
                     assertThat(found).containsExactly((long) keysOf.get(f).indexOf(k));
                 }
             }
@@ -155,5 +170,15 @@ class CodeFilterTest {
                     .as("indexes holding key %d", k)
                     .isEqualTo(k >= 1 && k <= rows ? 1 : 0);
         }
+        // Each key is in one of the 10 indexes: the probe turns most of the other nine away.
+        assertThat(turnedAway).isGreaterThan((long) (rows * (files - 1) * 0.95));
+    }
+
+    @Test
+    void aProbeAsksAtMost64Questions() {
+        assertThatThrownBy(() -> new IndexProbe(65))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("64");
+        assertThat(new IndexProbe(0).absent()).isZero();
     }
 }
