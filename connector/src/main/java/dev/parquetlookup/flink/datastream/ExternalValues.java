@@ -146,9 +146,12 @@ final class ExternalValues {
         }
     }
 
-    private static TimestampValue timestamp(Instant instant) {
-        long millis = instant.getEpochSecond() * 1000 + instant.getNano() / 1_000_000;
-        return new TimestampValue(millis, instant.getNano() % 1_000_000);
+    private static Object timestamp(Instant instant) {
+        try {
+            return TimestampValue.of(instant);
+        } catch (ArithmeticException e) {
+            return NO_MATCH; // beyond epoch milliseconds in a long: no stored timestamp is there
+        }
     }
 
     private static String expected(ValueType type) {

@@ -72,6 +72,21 @@ class ExternalValuesTest {
     }
 
     @Test
+    void timestampsBeyondEpochMillisecondsInALongMatchNothing() {
+        // Instant.MAX's milliseconds overflow a long: no stored timestamp can equal it (it used to
+        // wrap around to some other instant's milliseconds).
+        assertThat(key(Instant.MAX, new ValueType(Kind.TIMESTAMP_LTZ, 6, 0)))
+                .isSameAs(ExternalValues.NO_MATCH);
+        assertThat(key(LocalDateTime.MIN, new ValueType(Kind.TIMESTAMP, 6, 0)))
+                .isSameAs(ExternalValues.NO_MATCH);
+        assertThat(
+                        key(
+                                Instant.ofEpochMilli(Long.MAX_VALUE),
+                                new ValueType(Kind.TIMESTAMP_LTZ, 3, 0)))
+                .isEqualTo(new TimestampValue(Long.MAX_VALUE, 0));
+    }
+
+    @Test
     void aKeyOfTheWrongJavaTypeNamesColumnTypeAndFix() {
         assertThatThrownBy(() -> ExternalValues.toEngineKey("42", ValueType.of(Kind.BIGINT), "id"))
                 .isInstanceOf(IllegalArgumentException.class)
