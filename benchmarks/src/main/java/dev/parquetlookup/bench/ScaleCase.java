@@ -43,7 +43,10 @@ import java.util.Map;
  *   <li>{@code rg2048}: {@code ROW_GROUP_SIZE 2048} (small pages, many row groups), N = R and 9R
  *       ({@code -Dbench.scale.rows=R}, default 500,000), R / 25 lookups at 1x;
  *   <li>{@code rg1m}: {@code ROW_GROUP_SIZE 1000000} (a 1M-row page per column chunk: the local
- *       form of {@code repage} is built), N = 2R and 18R, 2R / 133 lookups at 1x.
+ *       form of {@code repage} is built), N = 2R and 18R, 2R / 133 lookups at 1x;
+ *   <li>{@code gzip} (only when named in {@code -Dbench.scale.layouts}): DuckDB's default {@code
+ *       ROW_GROUP_SIZE} (122,880 rows, one page per column chunk) with {@code COMPRESSION gzip}, N
+ *       = R and 9R, R / 25 lookups at 1x (issue 27's "gzip strings" case).
  * </ul>
  *
  * Each job is a SQL lookup join at {@code --parallelism} (default 2) of events {@code id} 1..E with
@@ -94,6 +97,10 @@ final class ScaleCase {
             for (int factor : new int[] {1, 9}) {
                 if (layout.equals("rg2048")) {
                     scales.add(new Scale(layout, 2048, base * factor, base / 25 * factor, factor));
+                } else if (layout.equals("gzip")) {
+                    // DuckDB's default row groups (one page per column chunk), gzip-compressed.
+                    scales.add(
+                            new Scale(layout, 122_880, base * factor, base / 25 * factor, factor));
                 } else if (layout.equals("rg1m")) {
                     scales.add(
                             new Scale(
@@ -287,7 +294,16 @@ final class ScaleCase {
     private Path write(Scale s) throws Exception {
         Path dir = report.out().resolve("data");
         Files.createDirectories(dir);
-        Path file = dir.resolve("scale-duckdb-rg" + s.rowGroupRows() + "-" + s.rows() + ".parquet");
+        String codec = s.layout().equals("gzip") ? "gzip" : "snappy";
+        Path file =
+                dir.resolve(
+                        "scale-duckdb-rg"
+                                + s.rowGroupRows()
+                                + "-"
+                                + codec
+                                + "-"
+                                + s.rows()
+                                + ".parquet");
         if (Files.exists(file)) {
             return file;
         }
@@ -302,10 +318,12 @@ final class ScaleCase {
                             "COPY (SELECT range AS id, md5(CAST(range AS VARCHAR)) AS v,"
                                     + " CAST(range / 100 AS DECIMAL(18, 2)) AS d,"
                                     + " CAST(range %% 1000 AS INTEGER) AS s FROM range(1, %d)"
-                                    + " ORDER BY id) TO '%s' (FORMAT parquet, ROW_GROUP_SIZE %d)",
+                                    + " ORDER BY id) TO '%s' (FORMAT parquet, ROW_GROUP_SIZE %d,"
+                                    + " COMPRESSION %s)",
                             s.rows() + 1,
                             tmp.toAbsolutePath(),
-                            s.rowGroupRows()));
+                            s.rowGroupRows(),
+                            codec));
         }
         Files.move(tmp, file);
         log.printf(
