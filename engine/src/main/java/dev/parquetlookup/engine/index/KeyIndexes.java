@@ -18,10 +18,8 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -33,7 +31,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -43,9 +40,9 @@ import java.util.function.LongSupplier;
  * waiting for a file's index waits for the same build). A build starts in the background when a
  * table asks for the index ({@link #acquire}); a lookup that needs it before a builder thread took
  * it up builds it on its own thread (it would wait anyway), or, asynchronous, starts it on a thread
- * of its own and returns its thread until it is done ({@link #demand}), so the first lookup into a
- * file never queues behind the other files' builds. One large file's build is spread over helper
- * threads ({@code KeyIndexBuilder.Parallel}, {@link #BUILD_THREADS_PROPERTY}). An index file
+ * of its own and returns its thread until it is done ({@link Handle#demand}), so the first lookup
+ * into a file never queues behind the other files' builds. One large file's build is spread over
+ * helper threads ({@code KeyIndexBuilder.Parallel}, {@link #BUILD_THREADS_PROPERTY}). An index file
  * already on disk for the same file version is checked (CRC32C, header) and reused; a damaged or
  * foreign one is rebuilt.
  *
@@ -129,11 +126,10 @@ public final class KeyIndexes {
     private final KeyIndexBuilder.Parallel parallel;
     private final Executor builders;
 
-    /** Builds a lookup asked for before a background builder took them up ({@link #demand}). */
+    /**
+     * Builds a lookup asked for before a background builder took them up ({@link Handle#demand}).
+     */
     private final Executor onDemand;
-
-    /** Attempts not done: {@link #demand} looks no further while there are none. */
-    private final AtomicInteger unfinished = new AtomicInteger();
 
     private final LongAdder built = new LongAdder();
     private final LongAdder reused = new LongAdder();
@@ -256,10 +252,8 @@ public final class KeyIndexes {
         Attempt(Entry entry, Request request) {
             this.entry = entry;
             this.request = request;
-            unfinished.incrementAndGet();
             result.whenComplete(
                     (index, failure) -> {
-                        unfinished.decrementAndGet();
                         ended(this);
                     });
         }
@@ -314,39 +308,6 @@ public final class KeyIndexes {
             builders.execute(start[0]);
         }
         return new Handle(key, entry);
-    }
-
-    /**
-     * The unfinished builds of {@code file}'s indexes, for a lookup that returns its thread instead
-     * of building or waiting in it (an asynchronous one): builds no background builder took up yet
-     * start now on threads of their own, ahead of the other files' background builds (single
-     * flight: whoever claims a build first runs it). Returns a future done when they all are
-     * (failed or not: the lookup's replay then reads the failure), or null when none is unfinished.
-     */
-    @Nullable
-    public CompletableFuture<Void> demand(FileId file) {
-        if (unfinished.get() == 0) {
-            return null;
-        }
-        List<CompletableFuture<KeyIndex>> waits = new ArrayList<>(1);
-        for (Map.Entry<Key, Entry> e : entries.entrySet()) {
-            if (!e.getKey().file().equals(file)) {
-                continue;
-            }
-            Attempt a = e.getValue().attempt;
-            if (a == null || a.result.isDone()) {
-                continue;
-            }
-            if (!a.claimed.get()) {
-                onDemand.execute(a);
-            }
-            waits.add(a.result);
-        }
-        if (waits.isEmpty()) {
-            return null;
-        }
-        return CompletableFuture.allOf(waits.toArray(new CompletableFuture<?>[0]))
-                .handle((ignored, failure) -> null);
     }
 
     /**
@@ -545,6 +506,25 @@ public final class KeyIndexes {
             } catch (ExecutionException e) {
                 throw new AssertionError("handle() completes normally", e);
             }
+        }
+
+        /**
+         * This index's unfinished build, for a lookup that returns its thread instead of building
+         * or waiting in it (an asynchronous one): a build no background builder took up yet starts
+         * now on a thread of its own, ahead of the other files' background builds (single flight:
+         * whoever claims it first runs it). Returns a future done when the build is (failed or not:
+         * the lookup's replay then reads the failure), or null when it is done already.
+         */
+        @Nullable
+        public CompletableFuture<Void> demand() {
+            Attempt attempt = entry.attempt;
+            if (attempt == null || attempt.result.isDone()) {
+                return null;
+            }
+            if (!attempt.claimed.get()) {
+                onDemand.execute(attempt);
+            }
+            return attempt.result.handle((ignored, failure) -> null);
         }
 
         /** The index when it is ready, without waiting or building; null before. */

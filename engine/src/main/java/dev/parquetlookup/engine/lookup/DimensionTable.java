@@ -1,7 +1,6 @@
 package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.index.IndexProbe;
-import dev.parquetlookup.engine.index.KeyIndexes;
 import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.read.LookupContext;
 import dev.parquetlookup.engine.read.PagesPending;
@@ -363,7 +362,7 @@ public final class DimensionTable implements Closeable {
                     || (i - lo < 64 && (turnedAway & (1L << (i - lo))) != 0)) {
                 continue;
             }
-            if (file.indexed() && awaitsIndex(file, ctx)) {
+            if (file.indexed() && ctx.returnsThread() && awaits(ctx, file.indexDemand())) {
                 pending = true;
                 continue;
             }
@@ -433,11 +432,10 @@ public final class DimensionTable implements Closeable {
             if (i < 64 && (turnedAway & (1L << i)) != 0) {
                 continue;
             }
-            if (ctx.returnsThread()) {
-                // Its build starts (unless planning started it): awaited below, not run here.
-                file.prepareSecondary(plan.keyColumns());
-            }
-            if (awaitsIndex(file, ctx)) {
+            // An asynchronous lookup starts the build of this key's index (unless planning or a
+            // builder did) and waits for it without its thread; a synchronous one builds or waits
+            // in findSecondaryRows.
+            if (ctx.returnsThread() && awaits(ctx, file.secondaryDemand(plan.keyColumns()))) {
                 pending = true;
                 continue;
             }
@@ -483,14 +481,10 @@ public final class DimensionTable implements Closeable {
     }
 
     /**
-     * Whether {@code ctx} (an asynchronous lookup) waits, without its thread, for the unfinished
-     * key index builds of {@code file}, which start now if no builder took them up.
+     * Whether {@code ctx} (an asynchronous lookup) waits, without its thread, for {@code building}:
+     * the unfinished build of the key index it needs in a file (null: none).
      */
-    private static boolean awaitsIndex(SortedFile file, LookupContext ctx) {
-        if (!ctx.returnsThread()) {
-            return false;
-        }
-        CompletableFuture<Void> building = KeyIndexes.shared().demand(file.file());
+    private static boolean awaits(LookupContext ctx, @Nullable CompletableFuture<Void> building) {
         return building != null && ctx.awaits(building);
     }
 

@@ -43,6 +43,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Owns one sorted Parquet file of a snapshot: its cached metadata, its shared {@link RangeSource},
@@ -776,6 +777,36 @@ final class SortedFile implements OpenFile, Closeable {
             probe.ask(bit, built, KeyCodes.code(coded, stored));
         }
         return true;
+    }
+
+    /**
+     * The unfinished build of the index a lookup by the sort key reads (this file's, or its twin's
+     * once it switched), started now if no builder took it up; null when there is none or it is
+     * done ({@link KeyIndexes.Handle#demand}).
+     */
+    @Nullable
+    CompletableFuture<Void> indexDemand() {
+        SortedFile twin = indexedTwin;
+        if (twin != null) {
+            return twin.indexDemand();
+        }
+        return index == null ? null : index.demand();
+    }
+
+    /**
+     * The unfinished build of this file's index on the secondary key {@code columns} (acquired, and
+     * its build started, if this is the first lookup to need it); null when done or when every key
+     * column is a constant of the file.
+     *
+     * @throws LookupFileException if a column cannot be a key in this file
+     */
+    @Nullable
+    CompletableFuture<Void> secondaryDemand(List<String> columns) {
+        if (meta.rowCount() == 0) {
+            return null;
+        }
+        KeyIndexes.Handle handle = secondary.key(columns).handle();
+        return handle == null ? null : handle.demand();
     }
 
     /** Whether this file is served through a key index (opened unsorted or switched). */

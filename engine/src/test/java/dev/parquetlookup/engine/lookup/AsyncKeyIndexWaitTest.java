@@ -11,6 +11,7 @@ import dev.parquetlookup.io.RangeSource.FileRange;
 import dev.parquetlookup.io.RequestLimiter;
 import dev.parquetlookup.metadata.MetadataCache;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -37,7 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * thread: its future completes when the builds are done (every lookup waiting shares each file's
  * one build), with the rows a synchronous lookup finds; whether planning started the builds or the
  * first lookup does. The builds are held back by a gate on the files' reads, opened only after
- * every lookup call returned.
+ * every lookup call returned. A lookup by the sort key of unsorted files waits only for their
+ * indexes on that key, not for another key's index of the same files.
  */
 class AsyncKeyIndexWaitTest {
 
@@ -55,7 +58,14 @@ class AsyncKeyIndexWaitTest {
             shut.countDown();
         }
 
+        /** Whether only the index builders' threads wait at the gate (lookups' own reads pass). */
+        private volatile boolean buildersOnly;
+
         void pass() throws IOException {
+            if (buildersOnly
+                    && !Thread.currentThread().getName().startsWith("parquet-lookup-index")) {
+                return;
+            }
             try {
                 shut.await();
             } catch (InterruptedException e) {
@@ -164,6 +174,70 @@ class AsyncKeyIndexWaitTest {
             assertThat(KeyIndexes.shared().statistics().filesIndexed() - builtBefore)
                     .as("one build per file, shared by every lookup")
                     .isEqualTo(2);
+        }
+    }
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void aLookupByTheSortKeyDoesNotWaitForAnotherKeysIndexOfTheSameFile() throws Exception {
+        // Two files whose rows are shuffled: served through their indexes on id.
+        Path dir = Files.createDirectories(tmp.resolve("shuffled"));
+        try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
+                Statement st = duck.createStatement()) {
+            st.execute("SET threads = 1");
+            for (String part : List.of("a", "b")) {
+                int from = part.equals("a") ? 0 : 20_000;
+                st.execute(
+                        "COPY (SELECT i AS id, 'user' || i || '@example.org' AS email FROM range("
+                                + from
+                                + ", "
+                                + (from + 20_000)
+                                + ") t(i) ORDER BY hash(i)) TO '"
+                                + dir.resolve(part + ".parquet")
+                                + "' (FORMAT parquet, ROW_GROUP_SIZE 4096)");
+            }
+        }
+        Gate gate = new Gate();
+        gate.buildersOnly = true;
+        FileStore gated =
+                new ForwardingFileStore(HadoopFileStore.create(Map.of())) {
+                    @Override
+                    public RangeSource open(FileId file) throws IOException {
+                        return new GatedSource(super.open(file), gate);
+                    }
+                };
+        TableConfig config =
+                TableConfig.builder(dir.toString())
+                        .sortKey(List.of("id"))
+                        .metadataCache(new MetadataCache(16 << 20))
+                        .indexDirectory(tmp.resolve("indexes"))
+                        .build();
+        try (DimensionTable table = DimensionTable.open(config, gated)) {
+            LookupPlan byId = table.plan(List.of("id"), List.of("email"));
+            // Both files' indexes on id, built (a synchronous lookup waits for its file's).
+            assertThat(table.lookup(byId, new Object[] {7L})).hasSize(1);
+            assertThat(table.lookup(byId, new Object[] {20_001L})).hasSize(1);
+            LookupPlan byEmail = table.plan(List.of("email"), List.of("id"));
+            gate.shut();
+            try {
+                table.prepare(byEmail); // both files' email indexes start, and wait at the gate
+                CompletableFuture<List<Object[]>> byIdAsync =
+                        table.lookupAsync(byId, new Object[] {20_007L}, RequestLimiter.unbounded());
+                CompletableFuture<List<Object[]>> byEmailAsync =
+                        table.lookupAsync(
+                                byEmail,
+                                new Object[] {"user20007@example.org"},
+                                RequestLimiter.unbounded());
+                // The id lookup reads the built id indexes; only the email lookup waits.
+                assertThat(byIdAsync).isDone();
+                assertThat(byIdAsync.get().get(0)[0])
+                        .isEqualTo("user20007@example.org".getBytes(StandardCharsets.UTF_8));
+                assertThat(byEmailAsync).isNotDone();
+                gate.open();
+                assertThat(byEmailAsync.get(2, TimeUnit.MINUTES).get(0)[0]).isEqualTo(20_007L);
+            } finally {
+                gate.open();
+            }
         }
     }
 
