@@ -115,38 +115,9 @@ class AsyncKeyIndexWaitTest {
     @Timeout(value = 5, unit = TimeUnit.MINUTES) // a lookup parked on the gate would hang
     void lookupsReturnTheirThreadWhileTheIndexBuildsAndShareOneBuildPerFile(boolean planned)
             throws Exception {
-        Path dir = Files.createDirectories(tmp.resolve("table"));
-        try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
-                Statement st = duck.createStatement()) {
-            st.execute("SET threads = 1");
-            for (String part : List.of("a", "b")) {
-                int from = part.equals("a") ? 0 : 20_000;
-                st.execute(
-                        "COPY (SELECT i AS id, 'user' || (i % 5000) || '@example.org' AS email"
-                                + " FROM range("
-                                + from
-                                + ", "
-                                + (from + 20_000)
-                                + ") t(i) ORDER BY i) TO '"
-                                + dir.resolve(part + ".parquet")
-                                + "' (FORMAT parquet, ROW_GROUP_SIZE 4096)");
-            }
-        }
+        Path dir = writeTable("table", "'user' || (i % 5000) || '@example.org'", "i");
         Gate gate = new Gate();
-        FileStore gated =
-                new ForwardingFileStore(HadoopFileStore.create(Map.of())) {
-                    @Override
-                    public RangeSource open(FileId file) throws IOException {
-                        return new GatedSource(super.open(file), gate);
-                    }
-                };
-        TableConfig config =
-                TableConfig.builder(dir.toString())
-                        .sortKey(List.of("id"))
-                        .metadataCache(new MetadataCache(16 << 20))
-                        .indexDirectory(tmp.resolve("indexes"))
-                        .build();
-        try (DimensionTable table = DimensionTable.open(config, gated)) {
+        try (DimensionTable table = openGated(dir, gate)) {
             LookupPlan plan = table.plan(List.of("email"), List.of("id"));
             long builtBefore = KeyIndexes.shared().statistics().filesIndexed();
             List<Object[]> keys = new ArrayList<>();
@@ -181,38 +152,10 @@ class AsyncKeyIndexWaitTest {
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void aLookupByTheSortKeyDoesNotWaitForAnotherKeysIndexOfTheSameFile() throws Exception {
         // Two files whose rows are shuffled: served through their indexes on id.
-        Path dir = Files.createDirectories(tmp.resolve("shuffled"));
-        try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
-                Statement st = duck.createStatement()) {
-            st.execute("SET threads = 1");
-            for (String part : List.of("a", "b")) {
-                int from = part.equals("a") ? 0 : 20_000;
-                st.execute(
-                        "COPY (SELECT i AS id, 'user' || i || '@example.org' AS email FROM range("
-                                + from
-                                + ", "
-                                + (from + 20_000)
-                                + ") t(i) ORDER BY hash(i)) TO '"
-                                + dir.resolve(part + ".parquet")
-                                + "' (FORMAT parquet, ROW_GROUP_SIZE 4096)");
-            }
-        }
+        Path dir = writeTable("shuffled", "'user' || i || '@example.org'", "hash(i)");
         Gate gate = new Gate();
         gate.buildersOnly = true;
-        FileStore gated =
-                new ForwardingFileStore(HadoopFileStore.create(Map.of())) {
-                    @Override
-                    public RangeSource open(FileId file) throws IOException {
-                        return new GatedSource(super.open(file), gate);
-                    }
-                };
-        TableConfig config =
-                TableConfig.builder(dir.toString())
-                        .sortKey(List.of("id"))
-                        .metadataCache(new MetadataCache(16 << 20))
-                        .indexDirectory(tmp.resolve("indexes"))
-                        .build();
-        try (DimensionTable table = DimensionTable.open(config, gated)) {
+        try (DimensionTable table = openGated(dir, gate)) {
             LookupPlan byId = table.plan(List.of("id"), List.of("email"));
             // Both files' indexes on id, built (a synchronous lookup waits for its file's).
             assertThat(table.lookup(byId, new Object[] {7L})).hasSize(1);
@@ -239,6 +182,52 @@ class AsyncKeyIndexWaitTest {
                 gate.open();
             }
         }
+    }
+
+    /**
+     * Two DuckDB files in {@code name}: a (ids 0 to 19,999) and b (20,000 to 39,999), with {@code
+     * email} (a SQL expression of {@code i}), rows ordered by {@code order}, 4,096-row row groups.
+     */
+    private Path writeTable(String name, String email, String order) throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve(name));
+        try (Connection duck = DriverManager.getConnection("jdbc:duckdb:");
+                Statement st = duck.createStatement()) {
+            st.execute("SET threads = 1");
+            for (String part : List.of("a", "b")) {
+                int from = part.equals("a") ? 0 : 20_000;
+                st.execute(
+                        "COPY (SELECT i AS id, "
+                                + email
+                                + " AS email FROM range("
+                                + from
+                                + ", "
+                                + (from + 20_000)
+                                + ") t(i) ORDER BY "
+                                + order
+                                + ") TO '"
+                                + dir.resolve(part + ".parquet")
+                                + "' (FORMAT parquet, ROW_GROUP_SIZE 4096)");
+            }
+        }
+        return dir;
+    }
+
+    /** The table of {@code dir} (sort key id), every file read through {@code gate}. */
+    private DimensionTable openGated(Path dir, Gate gate) throws IOException {
+        FileStore gated =
+                new ForwardingFileStore(HadoopFileStore.create(Map.of())) {
+                    @Override
+                    public RangeSource open(FileId file) throws IOException {
+                        return new GatedSource(super.open(file), gate);
+                    }
+                };
+        TableConfig config =
+                TableConfig.builder(dir.toString())
+                        .sortKey(List.of("id"))
+                        .metadataCache(new MetadataCache(16 << 20))
+                        .indexDirectory(tmp.resolve("indexes"))
+                        .build();
+        return DimensionTable.open(config, gated);
     }
 
     private static List<Long> ids(List<Object[]> rows) {
