@@ -27,7 +27,7 @@ public final class IndexProbe {
     /** A probe of at most {@code capacity} (at most 64) questions. */
     public IndexProbe(int capacity) {
         if (capacity < 0 || capacity > 64) {
-            throw new IllegalArgumentException("1 to 64 questions, not " + capacity);
+            throw new IllegalArgumentException("0 to 64 questions, not " + capacity);
         }
         indexes = new KeyIndex[capacity];
         codes = new long[capacity];
