@@ -392,10 +392,11 @@ public final class DimensionTable implements Closeable {
     /**
      * The files from {@code lo} on (at most 64) that no row with the sort-key prefix {@code
      * comparable} can come from by what is in the heap ({@link SortedFile#mayHold}), as bits from
-     * {@code lo}; none when fewer than two files may hold the key. Asked of all of them before any
-     * is searched: in a table of unsorted files every file spans the key range and is asked for
-     * every key, and its filter's block is a likely cache miss; in a loop of their own the files'
-     * misses overlap, where each file's search in between would make them queue.
+     * {@code lo}; none (and nothing allocated) when fewer than two of the files that may hold the
+     * key are served through a key index, as in a table of sorted files. Asked of all of them
+     * before any is searched: in a table of unsorted files every file spans the key range and is
+     * asked for every key, and its filter's block is a likely cache miss; in a loop of their own
+     * the files' misses overlap, where each file's search in between would make them queue.
      */
     private long turnedAway(int lo, Object[] comparable) {
         KeyType lead = schema.keyTypes().get(0);
@@ -404,13 +405,17 @@ public final class DimensionTable implements Closeable {
         while (end < files.length && end - lo < 64 && lead.compare(files[end].minKey(), k0) <= 0) {
             end++;
         }
-        if (end - lo < 2) {
-            return 0;
+        int indexed = 0;
+        for (int i = lo; i < end; i++) {
+            indexed += files[i].indexed() ? 1 : 0;
+        }
+        if (indexed < 2) {
+            return 0; // one index's filter is read by its own search: nothing to overlap
         }
         long away = 0;
-        IndexProbe probe = new IndexProbe(end - lo);
+        IndexProbe probe = new IndexProbe(end - lo); // a file may switch to a twin meanwhile
         for (int i = lo; i < end; i++) {
-            if (!files[i].mayHold(comparable, probe, i - lo)) {
+            if (files[i].indexed() && !files[i].mayHold(comparable, probe, i - lo)) {
                 away |= 1L << (i - lo);
             }
         }
