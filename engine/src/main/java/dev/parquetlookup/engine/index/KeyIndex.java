@@ -245,6 +245,11 @@ public final class KeyIndex {
         return entries != 0 && Long.compareUnsigned(code - min, span) <= 0;
     }
 
+    /** The code of entry {@code i} (ascending in {@code i}), for {@link TableFilter}. */
+    long code(int i) {
+        return codes.get(i);
+    }
+
     /** The codes' filter, for {@link IndexProbe}. */
     CodeFilter filter() {
         return filter;

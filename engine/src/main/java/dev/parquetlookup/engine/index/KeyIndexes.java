@@ -527,6 +527,17 @@ public final class KeyIndexes {
             return attempt.result.handle((ignored, failure) -> null);
         }
 
+        /**
+         * The current build's result, without starting or waiting for it: done with the index when
+         * it is built, failed when this build failed (a later lookup may build it again).
+         */
+        public CompletableFuture<KeyIndex> built() {
+            Attempt attempt = entry.attempt;
+            return attempt == null
+                    ? CompletableFuture.failedFuture(new IOException("no build of " + key))
+                    : attempt.result;
+        }
+
         /** The index when it is ready, without waiting or building; null before. */
         public KeyIndex ready() {
             CompletableFuture<KeyIndex> result = entry.attempt.result;

@@ -1,6 +1,8 @@
 package dev.parquetlookup.engine.lookup;
 
 import dev.parquetlookup.engine.index.IndexProbe;
+import dev.parquetlookup.engine.index.KeyIndex;
+import dev.parquetlookup.engine.index.TableFilter;
 import dev.parquetlookup.engine.local.LocalForms;
 import dev.parquetlookup.engine.read.LookupContext;
 import dev.parquetlookup.engine.read.PagesPending;
@@ -25,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * An immutable snapshot of a set of sorted Parquet files that answers point lookups: "every row
@@ -60,6 +63,19 @@ public final class DimensionTable implements Closeable {
 
     private final List<SortedFile> allFiles;
 
+    /**
+     * The filter of the sort-key indexes of {@link #files} by position, once every file opened
+     * unsorted has its index built (null before, when fewer than two files are, and when a build
+     * failed: {@link #turnedAway} then asks each file's own filter); shared with the other tables
+     * of the same indexes ({@link TableFilter#shared}), released when this table closes.
+     */
+    private final AtomicReference<TableFilter> routing = new AtomicReference<>();
+
+    /** Done once {@link #routing} is built or will not be (failed builds: never). */
+    private final CompletableFuture<Void> routingBuilt;
+
+    private volatile boolean closed;
+
     private DimensionTable(
             TableConfig config,
             FileStore store,
@@ -85,6 +101,86 @@ public final class DimensionTable implements Closeable {
             Object max = files[i].maxKey();
             maxUpTo[i] = i == 0 || lead.compare(max, maxUpTo[i - 1]) > 0 ? max : maxUpTo[i - 1];
         }
+        this.routingBuilt = buildRoutingWhenIndexed();
+    }
+
+    /**
+     * Builds {@link #routing} on {@link TableFilter#BUILDER} once the sort-key index of every file
+     * opened unsorted is built (by warm-up or by lookups: this starts no build), if two or more
+     * are.
+     */
+    private CompletableFuture<Void> buildRoutingWhenIndexed() {
+        List<CompletableFuture<KeyIndex>> builds = new ArrayList<>();
+        for (SortedFile file : files) {
+            CompletableFuture<KeyIndex> built = file.indexBuilt();
+            if (built != null) {
+                builds.add(built);
+            }
+        }
+        if (builds.size() < 2) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return CompletableFuture.allOf(builds.toArray(new CompletableFuture<?>[0]))
+                .thenRunAsync(this::buildRouting, TableFilter.BUILDER);
+    }
+
+    /** Builds {@link #routing} over the files whose index is built and coded alike. */
+    private void buildRouting() {
+        if (closed) {
+            return;
+        }
+        long start = System.nanoTime();
+        KeyIndex[] indexes = new KeyIndex[files.length];
+        List<KeyType> types = null;
+        int covered = 0;
+        long rows = 0;
+        for (int i = 0; i < files.length; i++) {
+            KeyIndex index = files[i].routedIndex();
+            if (index == null
+                    || (types != null && !TableFilter.codedAlike(types, files[i].leadCoded()))) {
+                continue;
+            }
+            types = files[i].leadCoded();
+            indexes[i] = index;
+            covered++;
+            rows += index.entries();
+        }
+        if (covered < 2) {
+            return;
+        }
+        TableFilter filter = TableFilter.shared(types, indexes);
+        routing.set(filter);
+        if (closed) {
+            releaseRouting(); // closed meanwhile: close may have found no filter to release
+            return;
+        }
+        LOG.info(
+                "Table filter of {}: {} of {} files, {} rows, {} bytes of heap, built in {} ms",
+                config.path(),
+                covered,
+                files.length,
+                rows,
+                filter.bytes(),
+                (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /** Lets go of {@link #routing} once (by whichever of close and the build comes last). */
+    private void releaseRouting() {
+        TableFilter filter = routing.getAndSet(null);
+        if (filter != null) {
+            filter.release();
+        }
+    }
+
+    /** The table filter once built (for tests): see {@link #routing}. */
+    @Nullable
+    TableFilter routing() {
+        return routing.get();
+    }
+
+    /** Done once {@link #routing} is built, or not built for a reason other than a failure. */
+    CompletableFuture<Void> routingBuilt() {
+        return routingBuilt;
     }
 
     /**
@@ -396,30 +492,45 @@ public final class DimensionTable implements Closeable {
      * key are served through a key index, as in a table of sorted files. Asked of all of them
      * before any is searched: in a table of unsorted files every file spans the key range and is
      * asked for every key, and its filter's block is a likely cache miss; in a loop of their own
-     * the files' misses overlap, where each file's search in between would make them queue.
+     * the files' misses overlap, where each file's search in between would make them queue. Once
+     * the {@link #routing} filter is built, the files it covers are asked in one bucket of it.
      */
     private long turnedAway(int lo, Object[] comparable) {
         KeyType lead = schema.keyTypes().get(0);
         Object k0 = comparable[0];
         int end = lo;
-        while (end < files.length && end - lo < 64 && lead.compare(files[end].minKey(), k0) <= 0) {
-            end++;
-        }
         int indexed = 0;
-        for (int i = lo; i < end; i++) {
-            indexed += files[i].indexed() ? 1 : 0;
+        while (end < files.length && end - lo < 64 && lead.compare(files[end].minKey(), k0) <= 0) {
+            indexed += files[end].indexed() ? 1 : 0;
+            end++;
         }
         if (indexed < 2) {
             return 0; // one index's filter is read by its own search: nothing to overlap
         }
+        TableFilter filter = routing.get();
         long away = 0;
-        IndexProbe probe = new IndexProbe(end - lo); // a file may switch to a twin meanwhile
+        long routed = 0;
+        IndexProbe probe = null;
         for (int i = lo; i < end; i++) {
-            if (files[i].indexed() && !files[i].mayHold(comparable, probe, i - lo)) {
-                away |= 1L << (i - lo);
+            SortedFile file = files[i];
+            if (!file.indexed()) {
+                continue;
+            }
+            if (filter != null && filter.covers(i, file.routedIndex())) {
+                routed |= 1L << (i - lo); // asked of the table filter below, in one bucket
+            } else {
+                if (probe == null) {
+                    probe = new IndexProbe(end - lo); // a file may switch to a twin meanwhile
+                }
+                if (!file.mayHold(comparable, probe, i - lo)) {
+                    away |= 1L << (i - lo);
+                }
             }
         }
-        return away | probe.absent();
+        if (routed != 0) {
+            away |= filter.absent(filter.code(comparable), lo, routed);
+        }
+        return probe == null ? away : away | probe.absent();
     }
 
     /**
@@ -515,6 +626,8 @@ public final class DimensionTable implements Closeable {
 
     @Override
     public void close() throws IOException {
+        closed = true;
+        releaseRouting();
         IOException failure = null;
         for (SortedFile f : allFiles) {
             try {

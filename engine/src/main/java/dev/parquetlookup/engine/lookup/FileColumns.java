@@ -174,6 +174,11 @@ final class FileColumns {
         return resolved.constants();
     }
 
+    /** Whether the file stores every key column ({@link #storedKey} is the key itself). */
+    boolean storesEveryKeyColumn() {
+        return keyConstants == null;
+    }
+
     /** Whether the table's leading key column is a constant of the file. */
     boolean leadingIsConstant() {
         return keyConstants != null && keyConstants[0] != STORED;

@@ -809,6 +809,34 @@ final class SortedFile implements OpenFile, Closeable {
         return handle == null ? null : handle.demand();
     }
 
+    /**
+     * The build of this file's sort-key index, without starting or waiting for it; null when the
+     * file was opened sorted (a twin switched to later is not counted).
+     */
+    @Nullable
+    CompletableFuture<KeyIndex> indexBuilt() {
+        return index == null ? null : index.built();
+    }
+
+    /**
+     * The built sort-key index this file's lookups search (its twin's once switched), when a key's
+     * code in it is the code of the table's key ({@link KeyCodes#code} of {@link #leadCoded} over
+     * the comparable key: the file stores every key column); null otherwise or before it is built.
+     */
+    @Nullable
+    KeyIndex routedIndex() {
+        SortedFile twin = indexedTwin;
+        if (twin != null) {
+            return twin.routedIndex();
+        }
+        return index == null || !columns.storesEveryKeyColumn() ? null : index.ready();
+    }
+
+    /** The types a code of this file's sort-key index is made of (its leading key column's). */
+    List<KeyType> leadCoded() {
+        return leadCoded;
+    }
+
     /** Whether this file is served through a key index (opened unsorted or switched). */
     boolean indexed() {
         return index != null || indexedTwin != null;

@@ -164,6 +164,46 @@ class UnsortedFilesTest {
     }
 
     @Test
+    void theTableFilterBuiltOnceEveryIndexIsReadyGivesTheSameAnswers() throws Exception {
+        // Four shuffled files over overlapping key ranges (a key in none, one or several): the
+        // same lookups before the table filter exists (each file's own filter) and after.
+        Path dir = Files.createDirectories(tmp.resolve("table"));
+        List<Path> files = new ArrayList<>();
+        for (int f = 0; f < 4; f++) {
+            files.add(writeShuffled("table/part-" + f + ".parquet", 1000 + 700 * f, 10 + f));
+        }
+        try (DimensionTable table = DimensionTable.open(config(dir, "k").build())) {
+            LookupPlan plan = table.plan(List.of("k"), List.of("v"));
+            assertThat(table.routing()).as("no filter before the indexes are built").isNull();
+            List<List<String>> before = new ArrayList<>();
+            for (long k = -3; k < 3200; k++) {
+                before.add(values(table.lookup(plan, new Object[] {k})));
+            }
+            table.routingBuilt().get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(table.routing()).as("the filter once every index is built").isNotNull();
+            for (long k = -3; k < 3200; k++) {
+                List<String> want = new ArrayList<>();
+                for (Path file : files) {
+                    want.addAll(expected(file, 0, k));
+                }
+                List<String> got = values(table.lookup(plan, new Object[] {k}));
+                assertThat(got).as("key %d", k).containsExactlyInAnyOrderElementsOf(want);
+                assertThat(got)
+                        .as("key %d before the filter", k)
+                        .containsExactlyInAnyOrderElementsOf(before.get((int) (k + 3)));
+                List<String> async =
+                        values(
+                                table.lookupAsync(
+                                                plan, new Object[] {k}, RequestLimiter.unbounded())
+                                        .join());
+                assertThat(async)
+                        .as("key %d, asynchronously", k)
+                        .containsExactlyInAnyOrderElementsOf(want);
+            }
+        }
+    }
+
+    @Test
     void stringKeysAreServedThroughAHashedIndexAndCheckedInTheRowsRead() throws IOException {
         Path file = writeShuffled("strings.parquet", 2500, 3);
         try (DimensionTable table = DimensionTable.open(config(file, "s").build())) {
