@@ -5,9 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Owns the bounded pool on which blocking reads of remote file systems without an asynchronous
@@ -23,15 +21,7 @@ final class BlockingReads implements Executor {
     private final ThreadPoolExecutor pool;
 
     BlockingReads(String name) {
-        pool =
-                new ThreadPoolExecutor(
-                        THREADS,
-                        THREADS,
-                        30,
-                        TimeUnit.SECONDS,
-                        new LinkedBlockingQueue<>(),
-                        DaemonThreads.perTable(name));
-        pool.allowCoreThreadTimeOut(true);
+        pool = DaemonThreads.idleEndingPool(THREADS, DaemonThreads.perTable(name));
     }
 
     @Override

@@ -1,6 +1,9 @@
 package dev.parquetlookup.io;
 
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -32,6 +35,27 @@ public final class DaemonThreads {
     public static ThreadFactory jvmWide(String prefix) {
         return factory(prefix, DaemonThreads.class.getClassLoader());
     }
+
+    /**
+     * A pool of at most {@code threads} threads of {@code factory} ({@link #jvmWide} or {@link
+     * #perTable}) with an unbounded queue, whose threads end after {@link #IDLE_SECONDS} idle: a
+     * pool nothing uses holds no thread.
+     */
+    public static ThreadPoolExecutor idleEndingPool(int threads, ThreadFactory factory) {
+        ThreadPoolExecutor pool =
+                new ThreadPoolExecutor(
+                        threads,
+                        threads,
+                        IDLE_SECONDS,
+                        TimeUnit.SECONDS,
+                        new LinkedBlockingQueue<>(),
+                        factory);
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    /** Seconds an {@link #idleEndingPool}'s thread waits for work before it ends. */
+    static final int IDLE_SECONDS = 30;
 
     private static ThreadFactory factory(String prefix, ClassLoader contextLoader) {
         AtomicInteger counter = new AtomicInteger();

@@ -27,9 +27,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
@@ -186,30 +183,16 @@ public final class KeyIndexes {
         if (threads == 1) {
             return KeyIndexBuilder.Parallel.SERIAL;
         }
-        ThreadPoolExecutor helpers =
-                new ThreadPoolExecutor(
-                        threads - 1,
-                        threads - 1,
-                        30,
-                        TimeUnit.SECONDS,
-                        new LinkedBlockingQueue<>(),
-                        DaemonThreads.jvmWide("parquet-lookup-index-range"));
-        helpers.allowCoreThreadTimeOut(true);
+        Executor helpers =
+                DaemonThreads.idleEndingPool(
+                        threads - 1, DaemonThreads.jvmWide("parquet-lookup-index-range"));
         return new KeyIndexBuilder.Parallel(threads, KeyIndexBuilder.MIN_ROWS_PER_RANGE, helpers);
     }
 
     private static Executor defaultOnDemand() {
         int demanded = Math.max(1, Runtime.getRuntime().availableProcessors());
-        ThreadPoolExecutor pool =
-                new ThreadPoolExecutor(
-                        demanded,
-                        demanded,
-                        30,
-                        TimeUnit.SECONDS,
-                        new LinkedBlockingQueue<>(),
-                        DaemonThreads.jvmWide("parquet-lookup-index-demand"));
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
+        return DaemonThreads.idleEndingPool(
+                demanded, DaemonThreads.jvmWide("parquet-lookup-index-demand"));
     }
 
     /** The counters so far. */

@@ -9,9 +9,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One filter of the codes of a table's key indexes, by file: answers "which of these files may hold
@@ -259,15 +256,7 @@ public final class TableFilter {
     }
 
     private static Executor builder() {
-        ThreadPoolExecutor pool =
-                new ThreadPoolExecutor(
-                        1,
-                        1,
-                        30,
-                        TimeUnit.SECONDS,
-                        new LinkedBlockingQueue<>(),
-                        DaemonThreads.jvmWide("parquet-lookup-table-filter"));
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
+        return DaemonThreads.idleEndingPool(
+                1, DaemonThreads.jvmWide("parquet-lookup-table-filter"));
     }
 }

@@ -25,9 +25,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -181,16 +178,8 @@ public final class LocalForms {
         this.maxBytes = maxBytes;
         this.builder = builder;
         Files.createDirectories(directory);
-        ThreadPoolExecutor pool =
-                new ThreadPoolExecutor(
-                        1,
-                        1,
-                        30,
-                        TimeUnit.SECONDS,
-                        new LinkedBlockingQueue<>(),
-                        DaemonThreads.jvmWide("parquet-lookup-local-form"));
-        pool.allowCoreThreadTimeOut(true);
-        this.executor = pool;
+        this.executor =
+                DaemonThreads.idleEndingPool(1, DaemonThreads.jvmWide("parquet-lookup-local-form"));
         // Forms of an earlier run count against the budget until evicted or used.
         try (Stream<Path> files = Files.list(directory)) {
             for (Path p : (Iterable<Path>) files::iterator) {
