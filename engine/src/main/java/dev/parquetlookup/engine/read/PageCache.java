@@ -61,10 +61,7 @@ public final class PageCache {
      * in the current window.
      */
     boolean admit(FileId file, int rowGroup, int leaf, int page) {
-        int h = file.hashCode() * 31 + rowGroup;
-        h = (h * 31 + leaf) * 0x9E3779B9 + page * 0x85EBCA6B;
-        h ^= h >>> 15;
-        int bit = h & (seen.length() * 64 - 1);
+        int bit = hash(file, rowGroup, leaf, page) & (seen.length() * 64 - 1);
         long mask = 1L << (bit & 63);
         int word = bit >>> 6;
         if ((seen.get(word) & mask) != 0) {
@@ -78,6 +75,21 @@ public final class PageCache {
             }
         }
         return false;
+    }
+
+    /**
+     * The hash of a page's place, for the cache's map and the doorkeeper's bits: each part spread
+     * over 64 bits before the next is taken in, so that pages of one file and of several files
+     * alike get hashes that look random. (A sum with factors of 31 gave {@code (leaf, page)} and
+     * {@code (leaf + 1, page - 31)} one hash: half of a table's pages shared a hash with another,
+     * and each lookup compared page keys it did not want, each a likely cache miss.)
+     */
+    static int hash(FileId file, int rowGroup, int leaf, int page) {
+        long h = file.hashCode() * 0x9E3779B97F4A7C15L;
+        h = (h ^ rowGroup) * 0xC2B2AE3D27D4EB4FL;
+        h = (h ^ leaf) * 0x165667B19E3779F9L;
+        h = (h ^ page) * 0x9E3779B97F4A7C15L;
+        return (int) (h ^ (h >>> 32));
     }
 
     /** The open snapshots using each file with this cache: its entries leave at the last one. */
@@ -124,7 +136,7 @@ public final class PageCache {
             this.rowGroup = rowGroup;
             this.leaf = leaf;
             this.page = page;
-            this.hash = ((file.hashCode() * 31 + rowGroup) * 31 + leaf) * 31 + page;
+            this.hash = PageCache.hash(file, rowGroup, leaf, page);
         }
 
         @Override
