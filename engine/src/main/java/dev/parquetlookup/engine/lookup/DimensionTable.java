@@ -448,14 +448,19 @@ public final class DimensionTable implements Closeable {
                 hi = mid;
             }
         }
-        long turnedAway = turnedAway(lo, comparable);
+        // The files turned away by their filters, asked 64 at a time from `chunk`.
+        int chunk = lo;
+        long turnedAway = turnedAway(chunk, comparable);
         List<Object[]> result = null;
         List<SortedFile.RowSpan> spans = new ArrayList<>(2);
         boolean pending = false;
         for (int i = lo; i < files.length && lead.compare(files[i].minKey(), k0) <= 0; i++) {
+            if (i - chunk == 64) {
+                chunk = i;
+                turnedAway = turnedAway(chunk, comparable);
+            }
             SortedFile file = files[i];
-            if (lead.compare(file.maxKey(), k0) < 0
-                    || (i - lo < 64 && (turnedAway & (1L << (i - lo))) != 0)) {
+            if (lead.compare(file.maxKey(), k0) < 0 || (turnedAway & (1L << (i - chunk))) != 0) {
                 continue;
             }
             if (file.indexed() && ctx.returnsThread() && awaits(ctx, file.indexDemand())) {
@@ -539,13 +544,16 @@ public final class DimensionTable implements Closeable {
      */
     private List<Object[]> lookupSecondary(LookupPlan plan, Object[] key, LookupContext ctx)
             throws IOException {
-        long turnedAway = secondaryTurnedAway(plan, key);
+        long turnedAway = 0;
         List<Object[]> result = null;
         List<SortedFile.RowSpan> spans = new ArrayList<>(2);
         boolean pending = false;
         for (int i = 0; i < allFiles.size(); i++) {
+            if (i % 64 == 0) {
+                turnedAway = secondaryTurnedAway(plan, key, i); // 64 files at a time
+            }
             SortedFile file = allFiles.get(i);
-            if (i < 64 && (turnedAway & (1L << i)) != 0) {
+            if ((turnedAway & (1L << (i % 64))) != 0) {
                 continue;
             }
             // An asynchronous lookup starts the build of this key's index (unless planning or a
@@ -578,18 +586,19 @@ public final class DimensionTable implements Closeable {
     }
 
     /**
-     * {@link #turnedAway} for a secondary key: the files (the first 64) whose built index on the
-     * key's columns, or whose constants, turn {@code key} away, asked all at once.
+     * {@link #turnedAway} for a secondary key: the files from {@code from} on (at most 64) whose
+     * built index on the key's columns, or whose constants, turn {@code key} away, asked all at
+     * once, as bits from {@code from}; none in a table of one file.
      */
-    private long secondaryTurnedAway(LookupPlan plan, Object[] key) {
-        int n = Math.min(64, allFiles.size());
-        if (n < 2) {
+    private long secondaryTurnedAway(LookupPlan plan, Object[] key, int from) {
+        int n = Math.min(64, allFiles.size() - from);
+        if (allFiles.size() < 2) {
             return 0;
         }
         long away = 0;
         IndexProbe probe = new IndexProbe(n);
         for (int i = 0; i < n; i++) {
-            if (!allFiles.get(i).mayHoldSecondary(plan.keyColumns(), key, probe, i)) {
+            if (!allFiles.get(from + i).mayHoldSecondary(plan.keyColumns(), key, probe, i)) {
                 away |= 1L << i;
             }
         }

@@ -200,6 +200,59 @@ class UnsortedFilesTest {
                         .as("key %d, asynchronously", k)
                         .containsExactlyInAnyOrderElementsOf(want);
             }
+            // A second table of the same files (another slot's) shares the built filter.
+            try (DimensionTable other = DimensionTable.open(config(dir, "k").build())) {
+                other.routingBuilt().get(60, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(other.routing()).isSameAs(table.routing());
+            }
+        }
+    }
+
+    @Test
+    void aTableOfMoreThan64UnsortedFilesAsksItsFilters64AtATime() throws Exception {
+        // 70 shuffled files: file f holds keys f, f + 70, f + 140, ... and every file key 5000, so
+        // a key's holder may lie past the first 64 files; by the sort key and by a secondary key.
+        Path dir = Files.createDirectories(tmp.resolve("many"));
+        int files = 70;
+        List<Path> paths = new ArrayList<>();
+        for (int f = 0; f < files; f++) {
+            List<Object[]> rows = new ArrayList<>();
+            for (long k = f; k < files * 12; k += files) {
+                rows.add(new Object[] {k, bytes("key-" + k), bytes("f" + f + "-" + k)});
+            }
+            rows.add(new Object[] {5000L, bytes("key-5000"), bytes("f" + f + "-5000")});
+            Collections.shuffle(rows, new Random(f));
+            Path file = dir.resolve(String.format("part-%02d.parquet", f));
+            ParquetJavaFiles.write(
+                    file,
+                    COLUMNS,
+                    WriterOptions.defaults().withRowsPerPage(4).withRowsPerRowGroup(8),
+                    rows);
+            paths.add(file);
+        }
+        try (DimensionTable table = DimensionTable.open(config(dir, "k").build())) {
+            LookupPlan byK = table.plan(List.of("k"), List.of("v"));
+            LookupPlan byS = table.plan(List.of("s"), List.of("v"));
+            for (int pass = 0; pass < 2; pass++) {
+                if (pass == 1) {
+                    table.routingBuilt().get(60, java.util.concurrent.TimeUnit.SECONDS);
+                    assertThat(table.routing()).as("the table filter").isNotNull();
+                }
+                for (long k = -1; k <= files * 12; k++) {
+                    List<String> want = new ArrayList<>();
+                    for (Path file : paths) {
+                        want.addAll(expected(file, 0, k));
+                    }
+                    assertThat(values(table.lookup(byK, new Object[] {k})))
+                            .as("key %d, pass %d", k, pass)
+                            .containsExactlyInAnyOrderElementsOf(want);
+                    assertThat(values(table.lookup(byS, new Object[] {"key-" + k})))
+                            .as("key-%d by the secondary key, pass %d", k, pass)
+                            .containsExactlyInAnyOrderElementsOf(want);
+                }
+                assertThat(values(table.lookup(byK, new Object[] {5000L}))).hasSize(files);
+                assertThat(values(table.lookup(byS, new Object[] {"key-5000"}))).hasSize(files);
+            }
         }
     }
 
