@@ -515,10 +515,7 @@ public final class KeyIndexes {
          * it is built, failed when this build failed (a later lookup may build it again).
          */
         public CompletableFuture<KeyIndex> built() {
-            Attempt attempt = entry.attempt;
-            return attempt == null
-                    ? CompletableFuture.failedFuture(new IOException("no build of " + key))
-                    : attempt.result;
+            return entry.attempt.result;
         }
 
         /** The index when it is ready, without waiting or building; null before. */

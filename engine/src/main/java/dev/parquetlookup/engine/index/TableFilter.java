@@ -73,7 +73,6 @@ public final class TableFilter {
 
     private final Shape shape;
     private final List<KeyType> types;
-    private final KeyIndex[] indexes;
     private final long[] words;
     private final int width;
     private final long buckets;
@@ -82,11 +81,10 @@ public final class TableFilter {
     @SuppressWarnings("unused")
     private long touched;
 
-    private TableFilter(Shape shape, List<KeyType> types, KeyIndex[] indexes, long buckets) {
+    private TableFilter(Shape shape, List<KeyType> types, long buckets) {
         this.shape = shape;
         this.types = List.copyOf(types);
-        this.indexes = indexes.clone();
-        this.width = indexes.length;
+        this.width = shape.indexes().size();
         this.buckets = buckets;
         this.words = new long[(int) (buckets * width)];
     }
@@ -96,7 +94,7 @@ public final class TableFilter {
      * codes of keys of the types {@code types} ({@link KeyCodes#code}). Reads every code of every
      * index once: about 10-20 ns per row.
      */
-    public static TableFilter build(List<KeyType> types, KeyIndex[] indexes) {
+    static TableFilter build(List<KeyType> types, KeyIndex[] indexes) {
         long largest = 0;
         for (KeyIndex index : indexes) {
             largest = Math.max(largest, index == null ? 0 : index.entries());
@@ -104,7 +102,7 @@ public final class TableFilter {
         int width = Math.max(1, indexes.length);
         long wanted = Math.max(1, (largest * BITS_PER_CODE + 63) / 64);
         long buckets = Math.max(1, Math.min(wanted, MAX_WORDS / width));
-        TableFilter filter = new TableFilter(shape(types, indexes), types, indexes, buckets);
+        TableFilter filter = new TableFilter(shape(types, indexes), types, buckets);
         int[] at = new int[BATCH];
         long[] masks = new long[BATCH];
         for (int position = 0; position < indexes.length; position++) {
@@ -122,15 +120,7 @@ public final class TableFilter {
      * KeyCodes#code} depends on the types' kinds and the comparable values only).
      */
     public static boolean codedAlike(List<KeyType> a, List<KeyType> b) {
-        if (a.size() != b.size()) {
-            return false;
-        }
-        for (int i = 0; i < a.size(); i++) {
-            if (a.get(i).kind() != b.get(i).kind()) {
-                return false;
-            }
-        }
-        return true;
+        return kinds(a).equals(kinds(b));
     }
 
     /**
@@ -179,11 +169,15 @@ public final class TableFilter {
     }
 
     private static Shape shape(List<KeyType> types, KeyIndex[] indexes) {
+        return new Shape(kinds(types), Arrays.asList(indexes.clone()));
+    }
+
+    private static List<KeyType.Kind> kinds(List<KeyType> types) {
         List<KeyType.Kind> kinds = new ArrayList<>(types.size());
         for (KeyType type : types) {
             kinds.add(type.kind());
         }
-        return new Shape(List.copyOf(kinds), Arrays.asList(indexes.clone()));
+        return kinds;
     }
 
     /**
@@ -210,7 +204,7 @@ public final class TableFilter {
 
     /** Whether the filter answers for {@code index} at {@code position} (built from it). */
     public boolean covers(int position, KeyIndex index) {
-        return index != null && position < width && indexes[position] == index;
+        return index != null && position < width && shape.indexes().get(position) == index;
     }
 
     /** The code of a key whose first parts are {@code comparable}, as the indexes hold it. */

@@ -591,10 +591,10 @@ public final class DimensionTable implements Closeable {
      * once, as bits from {@code from}; none in a table of one file.
      */
     private long secondaryTurnedAway(LookupPlan plan, Object[] key, int from) {
-        int n = Math.min(64, allFiles.size() - from);
         if (allFiles.size() < 2) {
             return 0;
         }
+        int n = Math.min(64, allFiles.size() - from);
         long away = 0;
         IndexProbe probe = new IndexProbe(n);
         for (int i = 0; i < n; i++) {
