@@ -194,8 +194,14 @@ public final class RetryingRangeSource extends CopyingRangeSource {
         return e;
     }
 
+    /**
+     * The failure under a future's wrappers: a {@link CompletionException}, and an {@link
+     * UncheckedIOException} (how clients wrap I/O failures, as in {@link #retry}), so that one
+     * classification ({@link TransientFailures}) sees the same failure in both paths.
+     */
     private static Throwable unwrap(Throwable t) {
-        while (t instanceof CompletionException && t.getCause() != null) {
+        while ((t instanceof CompletionException || t instanceof UncheckedIOException)
+                && t.getCause() != null) {
             t = t.getCause();
         }
         return t;

@@ -7,11 +7,14 @@ import org.junit.jupiter.api.Test;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -247,5 +250,45 @@ class RetryingRangeSourceTest {
                 .cause()
                 .isInstanceOf(FileNotFoundException.class);
         assertThat(plan.calls()).isEqualTo(3);
+    }
+
+    @Test
+    void anAsyncReadFailingWithAnUncheckedIoExceptionIsClassifiedByItsCause() throws Exception {
+        List<String> calls = new ArrayList<>();
+        RangeSource wrapping =
+                new ForwardingRangeSource(BytesRangeSource.counting(1000)) {
+                    @Override
+                    public CompletableFuture<byte[][]> readAllAsync(List<FileRange> ranges) {
+                        calls.add("read");
+                        return switch (calls.size()) {
+                            case 1 ->
+                                    CompletableFuture.failedFuture(
+                                            new UncheckedIOException(
+                                                    new SocketException("Connection reset")));
+                            case 3 ->
+                                    CompletableFuture.failedFuture(
+                                            new CompletionException(
+                                                    new UncheckedIOException(
+                                                            new FileNotFoundException("gone"))));
+                            default -> super.readAllAsync(ranges);
+                        };
+                    }
+                };
+        RangeSource source =
+                new RetryingRangeSource(
+                        wrapping, new RetryPolicy(4, Duration.ofMillis(1), Duration.ofMillis(2)));
+
+        // A transient cause under the unchecked wrapper is retried, as the synchronous path does.
+        assertThat(source.readAllAsync(List.of(new FileRange(1, 2))).get(30, TimeUnit.SECONDS)[0])
+                .containsExactly(1, 2);
+        assertThat(calls).hasSize(2);
+        // A permanent one is not, and the caller sees the cause itself.
+        assertThatThrownBy(
+                        () ->
+                                source.readAllAsync(List.of(new FileRange(1, 2)))
+                                        .get(30, TimeUnit.SECONDS))
+                .cause()
+                .isInstanceOf(FileNotFoundException.class);
+        assertThat(calls).hasSize(3);
     }
 }
