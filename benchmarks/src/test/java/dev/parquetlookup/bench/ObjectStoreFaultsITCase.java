@@ -22,6 +22,7 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -33,6 +34,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -130,6 +134,113 @@ class ObjectStoreFaultsITCase {
     @ParameterizedTest
     @EnumSource(Fault.class)
     void aTransientFaultNeverRestartsTheJobAndEveryRowIsRight(Fault fault) throws Exception {
+        HedgeStatistics hedges = HedgeStatistics.shared();
+        long won0 = hedges.hedgesWon();
+        Run run = run(fault.name(), fault.faults, "", null);
+        System.out.printf("%s: %s, hedges %s%n", fault, run, hedges);
+        assertThat(fault.injected(run.injected)).as("faults injected").isPositive();
+        run.assertNoRestartAndEveryRowRight();
+        if (fault == Fault.HELD_GETS) {
+            assertThat(hedges.hedgesWon() - won0).as("hedges that beat a held GET").isPositive();
+        }
+    }
+
+    /**
+     * The store down for 10 s in the middle of the job (every ranged GET answered 503, every new
+     * connection refused) is ridden out without a restart when the lookup retries cover it: with
+     * {@code lookup.max-retries} = 7 a lookup is tried for 15.5-18.3 s in all (docs/refresh.md).
+     */
+    @Test
+    void aTenSecondOutageIsRiddenOutWhereTheLookupRetriesCoverIt() throws Exception {
+        Outage outage =
+                new Outage(
+                        500, Faults.none().withErrors(1).withRefusals(1), Duration.ofSeconds(10));
+        Run run = run("OUTAGE", Faults.none(), ", 'lookup.max-retries' = '7'", outage);
+        System.out.printf("OUTAGE: %s, outage %s%n", run, outage);
+        assertThat(outage.injected.get()).as("the outage's faults").isNotNull();
+        assertThat(outage.injected.get().errors()).as("GETs refused by the outage").isPositive();
+        assertThat(outage.rowsAtEnd.get())
+                .as("rows enriched when the outage ended: the job was still running")
+                .isLessThan(EVENTS);
+        run.assertNoRestartAndEveryRowRight();
+    }
+
+    /**
+     * Faults switched on once {@code afterRows} rows are enriched, for {@code length}, then off:
+     * what they injected and the rows enriched by then are kept.
+     */
+    private static final class Outage {
+        final long afterRows;
+        final Faults faults;
+        final Duration length;
+        final AtomicReference<Faults.Counts> injected = new AtomicReference<>();
+        final AtomicLong rowsAtEnd = new AtomicLong(-1);
+
+        Outage(long afterRows, Faults faults, Duration length) {
+            this.afterRows = afterRows;
+            this.faults = faults;
+            this.length = length;
+        }
+
+        /** Runs the outage on a thread of its own; the caller joins it. */
+        Thread start() {
+            Thread t =
+                    new Thread(
+                            () -> {
+                                while (WindowedJoin.CheckFunction.ROWS.sum() < afterRows) {
+                                    LockSupport.parkNanos(1_000_000); // the job's progress
+                                }
+                                proxy.setFaults(faults);
+                                try {
+                                    Thread.sleep(length.toMillis()); // the outage's length
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                } finally {
+                                    rowsAtEnd.set(WindowedJoin.CheckFunction.ROWS.sum());
+                                    injected.set(proxy.faultCounts());
+                                    proxy.setFaults(Faults.none());
+                                }
+                            },
+                            "outage");
+            t.setDaemon(true);
+            t.start();
+            return t;
+        }
+
+        @Override
+        public String toString() {
+            return "after "
+                    + afterRows
+                    + " rows for "
+                    + length
+                    + ": injected "
+                    + injected.get()
+                    + ", rows at its end "
+                    + rowsAtEnd.get();
+        }
+    }
+
+    /** What a job under faults did. */
+    private record Run(
+            Faults.Counts injected, long rows, long mismatches, int maxAttempt, boolean failures) {
+
+        void assertNoRestartAndEveryRowRight() {
+            assertThat(failures).as("failures in the job's history").isFalse();
+            assertThat(maxAttempt).as("restarts").isZero();
+            assertThat(rows).as("enriched rows").isEqualTo(EVENTS);
+            assertThat(mismatches)
+                    .as("wrong rows, first %s", WindowedJoin.CheckFunction.FIRST_MISMATCH.get())
+                    .isZero();
+        }
+    }
+
+    /**
+     * Runs the lookup join of {@link #EVENTS} events under {@code faults} (for the whole job) and
+     * the {@code outage} (if any), with a store and client of its own named {@code name} and the
+     * table's options {@code moreOptions} added.
+     */
+    private static Run run(String name, Faults faults, String moreOptions, Outage outage)
+            throws Exception {
         URI rest = cluster.getRestAddress().get();
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(), rest.getPort());
@@ -150,25 +261,25 @@ class ObjectStoreFaultsITCase {
                                 .build()));
         Map<String, String> hadoop = new LinkedHashMap<>(server.hadoopOptions());
         hadoop.put("fs.s3a.endpoint", proxy.endpoint());
-        hadoop.put("parquet-lookup.test.fault-run", fault.name()); // a store of its own
+        hadoop.put("parquet-lookup.test.fault-run", name); // a store of its own
         StringBuilder with =
                 new StringBuilder(
                         "'connector' = 'parquet-lookup', 'path' = '"
                                 // The directory: opening lists it (a LIST to cut).
                                 + uri.substring(0, uri.lastIndexOf('/') + 1)
                                 + "', 'sort-key' = 'k', 'warmup' = 'none',"
-                                + " 'local-cache.max-bytes' = '0', 'page-cache.max-bytes' = '0'");
+                                + " 'local-cache.max-bytes' = '0', 'page-cache.max-bytes' = '0'"
+                                + moreOptions);
         hadoop.forEach(
                 (k, v) ->
                         with.append(", 'hadoop.").append(k).append("' = '").append(v).append('\''));
         tables.executeSql("CREATE TEMPORARY TABLE dim (k BIGINT, v STRING) WITH (" + with + ")");
 
         WindowedJoin.CheckFunction.reset();
-        HedgeStatistics hedges = HedgeStatistics.shared();
-        long won0 = hedges.hedgesWon();
-        proxy.setFaults(fault.faults);
+        proxy.setFaults(faults);
         JobID job;
         Faults.Counts injected;
+        Thread outageThread = outage == null ? null : outage.start();
         try {
             TableResult result =
                     tables.executeSql(
@@ -178,6 +289,10 @@ class ObjectStoreFaultsITCase {
             job = result.getJobClient().orElseThrow().getJobID();
             result.await();
         } finally {
+            if (outageThread != null) {
+                outageThread.interrupt(); // ends an outage the job outlived
+                outageThread.join();
+            }
             injected = proxy.faultCounts(); // before setFaults starts the counts again
             proxy.setFaults(Faults.none());
         }
@@ -186,23 +301,11 @@ class ObjectStoreFaultsITCase {
         for (AccessExecutionVertex v : info.getArchivedExecutionGraph().getAllExecutionVertices()) {
             maxAttempt = Math.max(maxAttempt, v.getCurrentExecutionAttempt().getAttemptNumber());
         }
-        System.out.printf(
-                "%s: injected %s, rows %d, mismatches %d, max attempt %d, hedges %s%n",
-                fault,
+        return new Run(
                 injected,
                 WindowedJoin.CheckFunction.ROWS.sum(),
                 WindowedJoin.CheckFunction.MISMATCHES.sum(),
                 maxAttempt,
-                hedges);
-        assertThat(fault.injected(injected)).as("faults injected").isPositive();
-        assertThat(info.getExceptionHistory()).as("failures in the job's history").isEmpty();
-        assertThat(maxAttempt).as("restarts").isZero();
-        assertThat(WindowedJoin.CheckFunction.ROWS.sum()).as("enriched rows").isEqualTo(EVENTS);
-        assertThat(WindowedJoin.CheckFunction.MISMATCHES.sum())
-                .as("wrong rows, first %s", WindowedJoin.CheckFunction.FIRST_MISMATCH.get())
-                .isZero();
-        if (fault == Fault.HELD_GETS) {
-            assertThat(hedges.hedgesWon() - won0).as("hedges that beat a held GET").isPositive();
-        }
+                info.getExceptionHistory().iterator().hasNext());
     }
 }
