@@ -28,8 +28,10 @@ import java.util.Map;
  * ALLOW_UNORDERED}). Per job: enriched events/s of the warm window, GETs, hedges sent (the extra
  * requests), hedges won, and the lookups' p99 latency (the lookup functions' {@code
  * lookupLatencyMicros}, last 1,024 lookups per subtask at the job's end) over the median GET
- * latency the hedging reader learnt (and the hedge delay it learnt). {@code RATIO} lines: events/s
- * with spikes over without, hedged and unhedged, ordered and not.
+ * latency the hedging reader learnt (and the hedge delay it learnt), and the window's events/s over
+ * the bound the suite's other S3 cases state ({@link #bound}: {@code ours_over_bound} in the RESULT
+ * line, {@code ours/bound} in the NOTE line). {@code RATIO} lines: events/s with spikes over
+ * without, hedged and unhedged, ordered and not.
  *
  * <p>Those jobs run as fast as the machine goes, so their GETs queue. {@link #runPaced} runs the
  * ordered ones again on a key stream paced to a total rate (issue 26's held-out check: 400
@@ -141,7 +143,8 @@ final class ObjectStoreTailCase {
                             new long[] {gets, sent, won, over},
                             medianGetMicros,
                             delayMicros,
-                            q[1]));
+                            q[1],
+                            0));
             extra.put("first_row_ms", ResultRow.fmt0(job.firstRowMillis()));
             extra.put("load", ObjectStoreSuite.loadAverage());
             result(v.name(), job, eps, q[0], q[1], extra);
@@ -149,7 +152,8 @@ final class ObjectStoreTailCase {
                     Locale.ROOT,
                     "NOTE objectstore tail %s %s warm=%.0f/s cold=%.0f/s held=%d gets=%d"
                             + " hedges=%d won=%d over_budget=%d p50_lookup_us=%.0f"
-                            + " p99_lookup_us=%.0f median_get_us=%d hedge_delay_us=%d load=%s%n",
+                            + " p99_lookup_us=%.0f median_get_us=%d hedge_delay_us=%d"
+                            + " ours/bound=%s load=%s%n",
                     v.name(),
                     v.dim(),
                     eps,
@@ -163,6 +167,7 @@ final class ObjectStoreTailCase {
                     q[1],
                     medianGetMicros,
                     delayMicros,
+                    extra.get("ours_over_bound"),
                     ObjectStoreSuite.loadAverage());
         }
         proxy.setFaults(Faults.none());
@@ -242,7 +247,8 @@ final class ObjectStoreTailCase {
                             new long[] {gets, sent, won, over},
                             medianGetMicros,
                             delayMicros,
-                            p99));
+                            p99,
+                            rate));
             extra.put("p90_lookup_us", ResultRow.fmt0(lat.quantile(0.9)));
             extra.put("p95_lookup_us", ResultRow.fmt0(lat.quantile(0.95)));
             extra.put("p98_lookup_us", ResultRow.fmt0(lat.quantile(0.98)));
@@ -269,7 +275,7 @@ final class ObjectStoreTailCase {
                             + " p90_lookup_us=%.0f p95_lookup_us=%.0f p98_lookup_us=%.0f"
                             + " p99_lookup_us=%.0f p999_lookup_us=%.0f"
                             + " max_lookup_us=%.0f median_get_us=%d hedge_delay_us=%d"
-                            + " lookups=%d samples=%d in_window=%s load=%s%n",
+                            + " lookups=%d samples=%d in_window=%s ours/bound=%s load=%s%n",
                     v.name(),
                     v.dim(),
                     eps,
@@ -292,6 +298,7 @@ final class ObjectStoreTailCase {
                     lat.lookups(),
                     lat.sorted().length,
                     lat.inWindow(),
+                    extra.get("ours_over_bound"),
                     ObjectStoreSuite.loadAverage());
         }
         proxy.setFaults(Faults.none());
@@ -324,10 +331,12 @@ final class ObjectStoreTailCase {
             long[] counters,
             long medianGetMicros,
             long delayMicros,
-            double p99) {
+            double p99,
+            int rate) {
         long gets = counters[0];
         long sent = counters[1];
         Map<String, String> extra = new LinkedHashMap<>();
+        extra.putAll(bound(job.warm(), rate));
         extra.put("cold_events_per_s", ResultRow.fmt0(job.cold().eventsPerSecond()));
         extra.put("held", Long.toString(held));
         extra.put("store_gets", Long.toString(gets));
@@ -341,6 +350,31 @@ final class ObjectStoreTailCase {
                 "p99_lookup_over_median_get",
                 ResultRow.fmt2(medianGetMicros == 0 ? Double.NaN : p99 / medianGetMicros));
         return extra;
+    }
+
+    /**
+     * The events/s the warm window could reach, as the suite's other S3 cases state it: the
+     * concurrency bound (the most requests seen in flight, each taking D ms, over the window's GETs
+     * per event), and for a paced job at most its {@code rate} (0: not paced); {@code
+     * ours_over_bound} is the window's events/s over that bound.
+     */
+    static Map<String, String> bound(Window w, int rate) {
+        double g = w.events() == 0 ? 0 : w.getsPerEvent();
+        double concurrency =
+                g > 0 && w.maxInFlight() > 0
+                        ? w.maxInFlight() * 1000.0 / DELAY_MS / g
+                        : Double.POSITIVE_INFINITY;
+        boolean paced = rate > 0 && rate < concurrency;
+        double bound = paced ? rate : concurrency;
+        Map<String, String> figures = new LinkedHashMap<>();
+        figures.put("bound", Double.isInfinite(bound) ? "NA" : ResultRow.fmt0(bound));
+        figures.put(
+                "binding_bound",
+                Double.isInfinite(bound) ? "none" : paced ? "rate" : "concurrency");
+        figures.put(
+                "ours_over_bound",
+                Double.isInfinite(bound) ? "NA" : ResultRow.fmt2(w.eventsPerSecond() / bound));
+        return figures;
     }
 
     /** The job's RESULT row: its warm window's events/s, lookup latencies, bytes and GETs. */

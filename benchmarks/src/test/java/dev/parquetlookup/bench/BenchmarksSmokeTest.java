@@ -355,7 +355,10 @@ class BenchmarksSmokeTest {
                                                     "RESULT suite=objectstore system=parquet-lookup-s3-"
                                                             + variant
                                                             + " case=tail-d20-uniform threads=1 ")
-                                            && l.matches(".* p99_lookup_over_median_get=\\S+ .*"));
+                                            && l.matches(".* p99_lookup_over_median_get=\\S+ .*")
+                                            && l.matches(
+                                                    ".* bound=\\S+ binding_bound=\\S+"
+                                                            + " ours_over_bound=\\S+ .*"));
             assertThat(lines)
                     .anyMatch(
                             l ->
@@ -363,7 +366,8 @@ class BenchmarksSmokeTest {
                                             "NOTE objectstore tail "
                                                     + variant
                                                     + " dim_s3_cold(_unhedged)? warm=\\d+/s .* held=\\d+"
-                                                    + " gets=\\d+ hedges=\\d+ won=\\d+ over_budget=\\d+ .*"));
+                                                    + " gets=\\d+ hedges=\\d+ won=\\d+ over_budget=\\d+ .*"
+                                                    + " ours/bound=\\S+ .*"));
         }
         assertThat(lines)
                 .as("the tail case's ratios to the same output mode without spikes")
@@ -402,7 +406,8 @@ class BenchmarksSmokeTest {
                                                     + variant
                                                     + " dim_s3_cold(_unhedged)? warm=\\d+/s"
                                                     + " target=400/s .* held=\\d+ gets=\\d+"
-                                                    + " hedges=\\d+ won=\\d+ over_budget=\\d+ .*"));
+                                                    + " hedges=\\d+ won=\\d+ over_budget=\\d+ .*"
+                                                    + " ours/bound=\\S+ .*"));
         }
         assertThat(lines)
                 .anyMatch(
