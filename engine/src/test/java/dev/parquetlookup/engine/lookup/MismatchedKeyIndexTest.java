@@ -182,8 +182,10 @@ class MismatchedKeyIndexTest {
                 .hasMessageContaining(file.getFileName().toString())
                 .hasMessageContaining(": its key index names row ")
                 .hasMessageContaining("The file changed in place after it was indexed")
-                .hasMessageContaining("replace files atomically")
-                .hasMessageContaining("deleting the index file rebuilds it");
+                .hasMessageContaining("the index is damaged: deleting the index file rebuilds it.")
+                .hasMessageContaining("Replace plain Parquet files atomically, never in place")
+                .hasMessageContaining(
+                        "a Delta or Iceberg table's writers never change a data file in place");
     }
 
     @Test
