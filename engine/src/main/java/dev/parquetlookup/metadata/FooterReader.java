@@ -71,8 +71,10 @@ public final class FooterReader {
             throw new LookupFileException(
                     "File "
                             + file
-                            + " is empty (0 bytes): not a Parquet file. Remove it or"
-                            + " rewrite it with 'prepare'.");
+                            + " is empty (0 bytes): not a Parquet file. Remove it from the table's"
+                            + " path or write it again"
+                            + LookupFileException.DAMAGED_PLAIN_FILES_ONLY
+                            + ".");
         }
         if (length < 12) {
             throw notParquet(file, length + " bytes is too short for a Parquet file");
@@ -86,7 +88,9 @@ public final class FooterReader {
                     "File "
                             + file
                             + " has an encrypted footer, which parquet-lookup does not"
-                            + " read. Rewrite it without encryption.");
+                            + " read. Rewrite it without encryption"
+                            + LookupFileException.PLAIN_FILES_ONLY
+                            + ".");
         }
         if (!Arrays.equals(magic, MAGIC)) {
             byte[] head =
@@ -149,6 +153,8 @@ public final class FooterReader {
                         + file
                         + " is not a readable Parquet file: "
                         + why
-                        + ". Remove it from the table's path or rewrite it.");
+                        + ". Remove it from the table's path or rewrite it"
+                        + LookupFileException.DAMAGED_PLAIN_FILES_ONLY
+                        + ".");
     }
 }

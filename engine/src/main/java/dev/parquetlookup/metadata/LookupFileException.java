@@ -9,11 +9,33 @@ public class LookupFileException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /**
-     * Said wherever a message advises {@code prepare}: it writes new files, which only plain
-     * Parquet files allow (a table format's data files belong to its writers).
+     * Said wherever a message advises {@code prepare} (or another rewrite of a readable file): it
+     * writes new files, which only plain Parquet files allow (a table format's data files belong to
+     * its writers). Damaged files say {@link #DAMAGED_PLAIN_FILES_ONLY}, files whose columns do not
+     * fit {@link #TABLE_WRITERS_ONLY}.
      */
     public static final String PLAIN_FILES_ONLY =
             " (plain Parquet files only: never rewrite a Delta or Iceberg table's data files)";
+
+    /**
+     * Said wherever a message advises removing or rewriting a file that is damaged or not Parquet:
+     * that is for plain Parquet files. A Delta or Iceberg table's log names its data files (one
+     * rewritten or removed behind it breaks the table), so its user restores the file or the table
+     * instead.
+     */
+    public static final String DAMAGED_PLAIN_FILES_ONLY =
+            " (plain Parquet files only: never rewrite or remove a Delta or Iceberg table's data"
+                    + " files; restore such a file from a copy, or the table to a version without"
+                    + " it)";
+
+    /**
+     * Said wherever a message advises rewriting or moving away files that are readable but do not
+     * fit the table (their columns' types): that is for plain Parquet files. A Delta or Iceberg
+     * table's data files are rewritten by the table's own writers, never behind its log.
+     */
+    public static final String TABLE_WRITERS_ONLY =
+            " (plain Parquet files only: never rewrite or remove a Delta or Iceberg table's data"
+                    + " files; the table's own writers rewrite them, e.g. a compaction)";
 
     public LookupFileException(String message) {
         super(message);

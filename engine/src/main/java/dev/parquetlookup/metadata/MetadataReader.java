@@ -262,7 +262,7 @@ public final class MetadataReader {
                         + why
                         + ". Rewrite the file (for example with"
                         + " 'prepare')"
-                        + LookupFileException.PLAIN_FILES_ONLY
+                        + LookupFileException.DAMAGED_PLAIN_FILES_ONLY
                         + ".",
                 cause);
     }

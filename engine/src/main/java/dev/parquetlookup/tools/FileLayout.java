@@ -97,6 +97,17 @@ record FileLayout(
         boolean rowsChecked() {
             return status == Status.SORTED && detail.equals(ROWS_CHECKED);
         }
+
+        /**
+         * Whether a table finds this file unsorted when it opens it: its row groups are out of
+         * order (footer statistics, all a table reads at open; see {@code SortOrderCheck}). A file
+         * out of order only between pages (page indexes are read row group by row group on first
+         * use) or inside them is found at the first lookup into such a row group or page. The
+         * detail is the engine's own message, pinned by the inspect tests.
+         */
+        boolean foundAtOpen() {
+            return status == Status.NOT_SORTED && detail.contains("': row group ");
+        }
     }
 
     /** The layout as the engine read it. */

@@ -136,15 +136,37 @@ final class LayoutPrinter {
                 // KeyIndex's layout: an 8-byte code and a 4-byte row position (8 past 2^32 rows).
                 bytes += f.rows() * (f.rows() <= 0xFFFF_FFFFL ? 12 : 16);
             }
+            long atOpen = unsorted.stream().filter(f -> f.verdict().foundAtOpen()).count();
+            long atLookup = unsorted.size() - atOpen;
+            // When a table builds them (KeyIndexes, SortedFile): the files it finds unsorted at
+            // open start their builds in the background then; the others are found, and indexed,
+            // by a lookup.
+            List<String> when = new ArrayList<>();
+            if (atOpen > 0) {
+                when.add(
+                        "in the background from the table's open for the "
+                                + atOpen
+                                + " file(s) whose row groups are out of order (a lookup into a"
+                                + " file whose index is not built yet waits only for that file's,"
+                                + " and starts its build at once if no builder thread has)");
+            }
+            if (atLookup > 0) {
+                when.add(
+                        "at the first lookup into an out-of-order row group or page for the "
+                                + atLookup
+                                + " file(s) whose row groups are in order (the engine finds the"
+                                + " disorder there; that lookup waits for the index)");
+            }
             out.printf(
                     "Key index: %d of %d file(s) not sorted by '%s' (above: why) are served"
-                            + " through a key index the engine builds per file on first use"
-                            + " ('unsorted-files' = 'index', the default; 'refuse' refuses them):"
+                            + " through a key index per file ('unsorted-files' = 'index', the"
+                            + " default; 'refuse' refuses them), built once per file version %s:"
                             + " about %s on local disk, 12 bytes per row; sorted files are read"
                             + " as they are%n",
                     unsorted.size(),
                     report.files.size(),
                     unsorted.get(0).sortKey().get(0),
+                    String.join("; ", when),
                     Formats.bytes(bytes));
         }
         int overlaps = report.overlappingFilePairs();

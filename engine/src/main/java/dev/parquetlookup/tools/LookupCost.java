@@ -88,6 +88,7 @@ record LookupCost(double bytes, long reads, List<String> parts) {
                 .map(
                         a ->
                                 a.replace(FOR_PLAIN_FILES + report.sortKeyFlags() + SORTED, "")
+                                        .replace(ODD_FILES, ODD_TABLE_FILES)
                                         .replaceAll(
                                                 " ?(?:[Rr]un prepare[^.]*|rewrite them together"
                                                         + " with prepare|prepare leaves key"
@@ -100,6 +101,13 @@ record LookupCost(double bytes, long reads, List<String> parts) {
             " For plain Parquet files you own (never a Delta or Iceberg table's data files),"
                     + " prepare --key ";
     private static final String SORTED = " rewrites them sorted, the fastest layout.";
+
+    /** What to do with files whose columns disagree: plain files, then a table format's. */
+    private static final String ODD_FILES = " rewrite the odd files, or move them out of the path.";
+
+    private static final String ODD_TABLE_FILES =
+            " the writer that maintains the table must rewrite the odd files (a Delta or Iceberg"
+                    + " table's data files are never rewritten or removed outside its log).";
 
     private static List<String> recommendations(LayoutReport report, String keyColumn) {
         LinkedHashSet<String> out = new LinkedHashSet<>();
@@ -126,7 +134,7 @@ record LookupCost(double bytes, long reads, List<String> parts) {
                     "The files disagree on "
                             + report.schemaDifferences.size()
                             + " column(s) (see Schema above), so they cannot serve as one table:"
-                            + " rewrite the odd files, or move them out of the path.");
+                            + ODD_FILES);
         }
         if (!report.sortKeysAgree()) {
             out.add("The files declare different sort keys: rewrite them together with prepare.");

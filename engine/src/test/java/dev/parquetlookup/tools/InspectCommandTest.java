@@ -102,7 +102,11 @@ class InspectCommandTest {
                 .contains("Sort key: (k), given with --key")
                 .contains(
                         "Key index: 1 of 1 file(s) not sorted by 'k' (above: why) are served"
-                                + " through a key index the engine builds per file on first use")
+                                + " through a key index per file ('unsorted-files' = 'index', the"
+                                + " default; 'refuse' refuses them), built once per file version at"
+                                + " the first lookup into an out-of-order row group or page for the"
+                                + " 1 file(s) whose row groups are in order (the engine finds the"
+                                + " disorder there; that lookup waits for the index): about ")
                 .contains(
                         "The files are not sorted by 'k': the engine serves them through a key"
                                 + " index it builds per file ('unsorted-files' = 'index', the"
@@ -190,5 +194,65 @@ class InspectCommandTest {
         assertThat(junk.err())
                 .contains(notParquet.toUri().toString().replace("file:///", "file:/"))
                 .contains("neither starts nor ends with the magic bytes PAR1");
+    }
+
+    /**
+     * The "Key index:" line says when a table builds each file's index, as the engine does it
+     * (UnsortedFilesTest checks the engine): a file whose row groups are out of order is found at
+     * the table's open and indexed in the background from then; one whose row groups are in order
+     * but whose pages are not is found, and indexed, at the first lookup into such a row group.
+     */
+    @Test
+    void theKeyIndexLineSaysWhenEachFilesIndexIsBuilt() throws IOException {
+        Path table = Files.createDirectories(dir.resolve("when"));
+        List<dev.parquetlookup.testing.ColumnSpec> columns =
+                List.of(
+                        new dev.parquetlookup.testing.ColumnSpec(
+                                "k",
+                                ValueType.of(Kind.BIGINT),
+                                dev.parquetlookup.testing.ColumnSpec.Storage.PLAIN,
+                                false));
+        dev.parquetlookup.testing.WriterOptions options =
+                dev.parquetlookup.testing.WriterOptions.defaults()
+                        .withRowsPerPage(100)
+                        .withRowsPerRowGroup(1000);
+        // a: keys shuffled over three row groups; b: row groups in key order, rows shuffled
+        // inside each.
+        List<Object[]> a = new ArrayList<>();
+        List<Object[]> b = new ArrayList<>();
+        for (long k = 0; k < 3000; k++) {
+            a.add(new Object[] {k});
+        }
+        Collections.shuffle(a, new Random(31));
+        for (int g = 0; g < 3; g++) {
+            List<Object[]> group = new ArrayList<>();
+            for (long k = 10_000 + g * 1000L; k < 10_000 + (g + 1) * 1000L; k++) {
+                group.add(new Object[] {k});
+            }
+            Collections.shuffle(group, new Random(32 + g));
+            b.addAll(group);
+        }
+        dev.parquetlookup.testing.ParquetJavaFiles.write(
+                table.resolve("a.parquet"), columns, options, a);
+        dev.parquetlookup.testing.ParquetJavaFiles.write(
+                table.resolve("b.parquet"), columns, options, b);
+
+        ToolRunner.Result r = ToolRunner.run("inspect", table.toString(), "--key", "k");
+        assertThat(r.exitCode()).as("not sorted: exit status 1; %s", r).isEqualTo(1);
+        assertThat(r.out())
+                .contains("a.parquet is not sorted by 'k': row group ")
+                .contains("b.parquet is not sorted by 'k': in row group 0, page ")
+                .contains(
+                        "Key index: 2 of 2 file(s) not sorted by 'k' (above: why) are served"
+                                + " through a key index per file ('unsorted-files' = 'index', the"
+                                + " default; 'refuse' refuses them), built once per file version in"
+                                + " the background from the table's open for the 1 file(s) whose"
+                                + " row groups are out of order (a lookup into a file whose index"
+                                + " is not built yet waits only for that file's, and starts its"
+                                + " build at once if no builder thread has); at the first lookup"
+                                + " into an out-of-order row group or page for the 1 file(s) whose"
+                                + " row groups are in order (the engine finds the disorder there;"
+                                + " that lookup waits for the index): about ")
+                .doesNotContain("on first use");
     }
 }

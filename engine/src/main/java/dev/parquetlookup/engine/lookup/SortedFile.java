@@ -551,8 +551,9 @@ final class SortedFile implements OpenFile, Closeable {
                         + ": its key index "
                         + what
                         + ". The file changed in place after it was indexed, or the index is"
-                        + " damaged: replace files atomically (a new version gets a new index);"
-                        + " deleting the index file rebuilds it.");
+                        + " damaged: deleting the index file rebuilds it. Replace plain Parquet"
+                        + " files atomically, never in place (a new version gets a new index); a"
+                        + " Delta or Iceberg table's writers never change a data file in place.");
     }
 
     /**

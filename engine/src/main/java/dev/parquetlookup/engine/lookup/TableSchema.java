@@ -115,7 +115,9 @@ public final class TableSchema {
                             + " types (nullability, the physical storage of one logical type and"
                             + " lossless widening such as INT32 to INT64 or FLOAT to DOUBLE may"
                             + " differ): rewrite the odd files with that column's type, or move"
-                            + " them out of the table's path.");
+                            + " them out of the table's path"
+                            + LookupFileException.TABLE_WRITERS_ONLY
+                            + ".");
         }
         return merged(schemas);
     }

@@ -56,7 +56,10 @@ public final class FileErrors {
                         + range.end()
                         + ") cannot be read: "
                         + e.getMessage()
-                        + ". The file is damaged or was rewritten in place; rewrite it atomically.",
+                        + ". The file is damaged or was changed in place: write it again, replacing"
+                        + " it atomically"
+                        + LookupFileException.DAMAGED_PLAIN_FILES_ONLY
+                        + ".",
                 e);
     }
 
@@ -92,6 +95,8 @@ public final class FileErrors {
                         + "' in row group "
                         + rg.ordinal()
                         + " uses dictionary encoding but has no dictionary page."
-                        + " The file is damaged: rewrite it.");
+                        + " The file is damaged: rewrite it"
+                        + LookupFileException.DAMAGED_PLAIN_FILES_ONLY
+                        + ".");
     }
 }

@@ -245,7 +245,9 @@ class BadInputTest {
                                 + " is not a readable Parquet file: it starts with the magic bytes"
                                 + " PAR1 but does not end with them (a truncated file, or a write"
                                 + " that did not finish). Remove it from the table's path or"
-                                + " rewrite it.");
+                                + " rewrite it (plain Parquet files only: never rewrite or remove a"
+                                + " Delta or Iceberg table's data files; restore such a file from a"
+                                + " copy, or the table to a version without it).");
     }
 
     @Test
@@ -268,7 +270,7 @@ class BadInputTest {
                                 + " is corrupt: the footer is damaged (Thrift: can not read class"
                                 + " org.apache.parquet.format.FileMetaData: Socket is closed by"
                                 + " peer). Rewrite the file (for example with 'prepare')"
-                                + LookupFileException.PLAIN_FILES_ONLY
+                                + LookupFileException.DAMAGED_PLAIN_FILES_ONLY
                                 + ".");
     }
 
@@ -283,7 +285,9 @@ class BadInputTest {
                                 + uri(file)
                                 + " is not a readable Parquet file: it neither starts nor ends with"
                                 + " the magic bytes PAR1 (it is some other kind of file). Remove it"
-                                + " from the table's path or rewrite it.");
+                                + " from the table's path or rewrite it"
+                                + LookupFileException.DAMAGED_PLAIN_FILES_ONLY
+                                + ".");
     }
 
     @Test
@@ -294,8 +298,63 @@ class BadInputTest {
                 .hasMessage(
                         "File "
                                 + uri(file)
-                                + " is empty (0 bytes): not a Parquet file. Remove it or rewrite"
-                                + " it with 'prepare'.");
+                                + " is empty (0 bytes): not a Parquet file. Remove it from the"
+                                + " table's path or write it again"
+                                + LookupFileException.DAMAGED_PLAIN_FILES_ONLY
+                                + ".");
+    }
+
+    @Test
+    void encryptedFooterIsRefusedNamingTheFile() throws IOException {
+        Path file = validFile("encrypted.parquet");
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.seek(Files.size(file) - 4);
+            raf.write("PARE".getBytes(StandardCharsets.US_ASCII)); // an encrypted footer's magic
+        }
+        assertThatThrownBy(() -> DimensionTable.open(config(file, "k")))
+                .isInstanceOf(LookupFileException.class)
+                .hasMessage(
+                        "File "
+                                + uri(file)
+                                + " has an encrypted footer, which parquet-lookup does not read."
+                                + " Rewrite it without encryption (plain Parquet files only: never"
+                                + " rewrite a Delta or Iceberg table's data files).");
+    }
+
+    @Test
+    void damagedPageFailsTheLookupNamingFileColumnAndPage() throws IOException {
+        Path file = validFile("damaged-page.parquet");
+        long pageStart;
+        try (org.apache.parquet.hadoop.ParquetFileReader reader =
+                org.apache.parquet.hadoop.ParquetFileReader.open(
+                        new org.apache.parquet.io.LocalInputFile(file))) {
+            pageStart = reader.getFooter().getBlocks().get(0).getColumns().get(1).getStartingPos();
+        }
+        // The page header of v's first page: garbage no Thrift reader accepts.
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.seek(pageStart);
+            byte[] garbage = new byte[12];
+            java.util.Arrays.fill(garbage, (byte) 0xFF);
+            raf.write(garbage);
+        }
+        try (DimensionTable table = DimensionTable.open(config(file, "k"))) {
+            LookupPlan plan = table.plan(List.of("k"), List.of("v"));
+            assertThatThrownBy(() -> table.lookup(plan, new Object[] {5L}))
+                    .isInstanceOf(LookupFileException.class)
+                    .hasMessageStartingWith(
+                            "File "
+                                    + uri(file)
+                                    + ": page 0 of column 'v' in row group 0 (bytes "
+                                    + pageStart
+                                    + "..")
+                    .hasMessageContaining(") cannot be read: ")
+                    .hasMessageEndingWith(
+                            ". The file is damaged or was changed in place: write it again,"
+                                    + " replacing it atomically (plain Parquet files only: never"
+                                    + " rewrite or remove a Delta or Iceberg table's data files;"
+                                    + " restore such a file from a copy, or the table to a version"
+                                    + " without it).");
+        }
     }
 
     @Test
@@ -392,7 +451,10 @@ class BadInputTest {
                                 + " same types (nullability, the physical storage of one logical"
                                 + " type and lossless widening such as INT32 to INT64 or FLOAT to"
                                 + " DOUBLE may differ): rewrite the odd files with that column's"
-                                + " type, or move them out of the table's path.");
+                                + " type, or move them out of the table's path (plain Parquet files"
+                                + " only: never rewrite or remove a Delta or Iceberg table's data"
+                                + " files; the table's own writers rewrite them, e.g. a"
+                                + " compaction).");
     }
 
     @Test

@@ -256,6 +256,45 @@ class UnsortedFilesTest {
         }
     }
 
+    /**
+     * When a table builds its files' indexes (what inspect's "Key index:" line says): files found
+     * unsorted at open (their row groups out of order, from the footers) are indexed in the
+     * background from the open, with no lookup; a file whose row groups are in order but whose
+     * pages are not (its page index is read at the first lookup into a row group) is found, and
+     * indexed, at the first lookup into such a row group.
+     */
+    @Test
+    void filesFoundUnsortedAtOpenAreIndexedFromTheOpenOthersAtTheirFirstLookup() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("when"));
+        writeShuffled("when/a.parquet", 3000, 21);
+        writeShuffled("when/b.parquet", 3000, 22);
+        List<Object[]> rows = new ArrayList<>();
+        for (int g = 0; g < 3; g++) {
+            List<Object[]> group = new ArrayList<>();
+            for (long k = 10_000 + g * 1000L; k < 10_000 + (g + 1) * 1000L; k++) {
+                group.add(new Object[] {k, bytes("key-" + k), bytes("v" + k)});
+            }
+            Collections.shuffle(group, new Random(23 + g));
+            rows.addAll(group);
+        }
+        ParquetJavaFiles.write(
+                tmp.resolve("when/c.parquet"),
+                COLUMNS,
+                WriterOptions.defaults().withRowsPerPage(100).withRowsPerRowGroup(1000),
+                rows);
+        long builds = stats().filesIndexed();
+        try (DimensionTable table = DimensionTable.open(config(dir, "k").build())) {
+            // No lookup yet: the table filter waits for the indexes of the files opened unsorted.
+            table.routingBuilt().get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(table.routing()).as("a and b indexed from the open").isNotNull();
+            assertThat(stats().filesIndexed() - builds).as("a and b, not c").isEqualTo(2);
+            LookupPlan plan = table.plan(List.of("k"), List.of("v"));
+            assertThat(values(table.lookup(plan, new Object[] {10_500L})))
+                    .containsExactly("v10500");
+            assertThat(stats().filesIndexed() - builds).as("c, at its first lookup").isEqualTo(3);
+        }
+    }
+
     @Test
     void stringKeysAreServedThroughAHashedIndexAndCheckedInTheRowsRead() throws IOException {
         Path file = writeShuffled("strings.parquet", 2500, 3);
