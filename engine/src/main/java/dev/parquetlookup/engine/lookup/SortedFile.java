@@ -15,6 +15,7 @@ import dev.parquetlookup.engine.read.PageCache;
 import dev.parquetlookup.engine.read.PageLoader;
 import dev.parquetlookup.engine.read.PageLoader.LoadedPage;
 import dev.parquetlookup.engine.read.PagesPending;
+import dev.parquetlookup.io.DaemonThreads;
 import dev.parquetlookup.io.FileId;
 import dev.parquetlookup.io.RangeSource;
 import dev.parquetlookup.io.RangeSource.FileRange;
@@ -44,6 +45,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 
 /**
  * Owns one sorted Parquet file of a snapshot: its cached metadata, its shared {@link RangeSource},
@@ -107,6 +110,17 @@ final class SortedFile implements OpenFile, Closeable {
     private final List<KeyType> leadCoded;
     // First row of each row group, for row positions from an index.
     private final long[] firstRows;
+
+    /**
+     * Opens the twins of files found unsorted by asynchronous lookups (their metadata read again, a
+     * blocking read), off the threads that complete reads.
+     */
+    private static final Executor TWIN_OPENS =
+            DaemonThreads.idleEndingPool(2, DaemonThreads.jvmWide("parquet-lookup-index-twin"));
+
+    // The twin opened and its index built for asynchronous lookups: see twinReady.
+    @Nullable private CompletableFuture<Void> twinReady;
+
     // The twin serving this file through an index since a lookup found it unsorted.
     @Nullable private volatile SortedFile indexedTwin;
     @Nullable private final PageCache pageCache;
@@ -333,6 +347,18 @@ final class SortedFile implements OpenFile, Closeable {
                     throw e;
                 }
                 out.subList(before, out.size()).clear();
+                if (ctx.returnsThread()) {
+                    // An asynchronous lookup may be replaying on a client's event loop: it
+                    // neither reads the metadata again nor builds the index there, it waits for
+                    // both and replays (then DimensionTable.lookup finds the file indexed).
+                    CompletableFuture<Void> ready = twinReady(e);
+                    if (!ready.isDone() && ctx.awaits(ready)) {
+                        throw PagesPending.INSTANCE;
+                    }
+                    if (ready.isCompletedExceptionally()) {
+                        throw twinFailed(ready);
+                    }
+                }
                 indexedTwin(e).findRows(key, out, ctx);
                 return;
             }
@@ -388,6 +414,51 @@ final class SortedFile implements OpenFile, Closeable {
         if (stored.length > 0) {
             keepMatching(indexed, indexed.types(), stored, out, before, ctx);
         }
+    }
+
+    /**
+     * The twin opened and its index built off the caller's thread, for asynchronous lookups that
+     * find this file unsorted ({@link #TWIN_OPENS}); one attempt shared by the lookups that find it
+     * meanwhile, a failed one forgotten so that a later lookup tries again.
+     */
+    private synchronized CompletableFuture<Void> twinReady(LookupFileException.Unsorted found) {
+        CompletableFuture<Void> ready = twinReady;
+        if (ready == null) {
+            ready =
+                    CompletableFuture.supplyAsync(
+                                    () -> {
+                                        try {
+                                            return indexedTwin(found);
+                                        } catch (IOException e) {
+                                            throw new CompletionException(e);
+                                        }
+                                    },
+                                    TWIN_OPENS)
+                            .thenCompose(
+                                    twin -> {
+                                        CompletableFuture<Void> building = twin.indexDemand();
+                                        return building == null
+                                                ? CompletableFuture.<Void>completedFuture(null)
+                                                : building;
+                                    });
+            twinReady = ready;
+        }
+        return ready;
+    }
+
+    /** The failure of a failed {@link #twinReady}, which is forgotten. */
+    private synchronized IOException twinFailed(CompletableFuture<Void> ready) {
+        if (twinReady == ready) {
+            twinReady = null;
+        }
+        Throwable cause = ready.handle((v, t) -> t).join();
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause instanceof IOException io
+                ? io
+                : new IOException(
+                        "Could not serve " + file() + " through a key index: " + cause, cause);
     }
 
     /**

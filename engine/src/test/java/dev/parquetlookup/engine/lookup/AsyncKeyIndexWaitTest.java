@@ -29,8 +29,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,6 +63,16 @@ class AsyncKeyIndexWaitTest {
         /** Whether only the index builders' threads wait at the gate (lookups' own reads pass). */
         private volatile boolean buildersOnly;
 
+        /** The reads that reached the last 8 bytes of a file (a footer's), by thread name. */
+        private final List<String> footerReaders = new CopyOnWriteArrayList<>();
+
+        void read(RangeSource source, long position, long length) throws IOException {
+            if (position + length >= source.file().length() - 8) {
+                footerReaders.add(Thread.currentThread().getName());
+            }
+            pass();
+        }
+
         void pass() throws IOException {
             if (buildersOnly
                     && !Thread.currentThread().getName().startsWith("parquet-lookup-index")) {
@@ -86,26 +98,28 @@ class AsyncKeyIndexWaitTest {
         @Override
         public void readFully(long position, byte[] buffer, int offset, int length)
                 throws IOException {
-            gate.pass();
+            gate.read(delegate(), position, length);
             super.readFully(position, buffer, offset, length);
         }
 
         @Override
         public <T> T readWith(long position, int length, RangeSource.RangeReader<T> reader)
                 throws IOException {
-            gate.pass();
+            gate.read(delegate(), position, length);
             return super.readWith(position, length, reader);
         }
 
         @Override
         public byte[] read(FileRange range) throws IOException {
-            gate.pass();
+            gate.read(delegate(), range.offset(), range.length());
             return super.read(range);
         }
 
         @Override
         public byte[][] readAll(List<FileRange> ranges) throws IOException {
-            gate.pass();
+            for (FileRange range : ranges) {
+                gate.read(delegate(), range.offset(), range.length());
+            }
             return super.readAll(ranges);
         }
     }
@@ -181,6 +195,59 @@ class AsyncKeyIndexWaitTest {
             } finally {
                 gate.open();
             }
+        }
+    }
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES) // a lookup parked on the gate would hang
+    void anAsyncLookupThatFindsAFileUnsortedWaitsForItsIndexWithoutReadingOrBuildingOnItsThread()
+            throws Exception {
+        // Row groups in key order, rows shuffled inside them: found unsorted at the first lookup.
+        Path dir =
+                writeTable(
+                        "inside", "'user' || i || '@example.org'", "(i % 20000) // 4096, hash(i)");
+        Gate gate = new Gate();
+        gate.buildersOnly = true;
+        try (DimensionTable table = openGated(dir, gate)) {
+            LookupPlan byId = table.plan(List.of("id"), List.of("email"));
+            String caller = Thread.currentThread().getName();
+            gate.footerReaders.clear();
+            CompletableFuture<List<Object[]>> found;
+            gate.shut();
+            try {
+                found = table.lookupAsync(byId, new Object[] {7L}, RequestLimiter.unbounded());
+                // It returned its thread: the metadata read again and the index built by the
+                // engine's threads (held at the gate), none of it by the lookup's caller, which
+                // in a job may be a client's event loop.
+                assertThat(found).isNotDone();
+                assertThat(gate.footerReaders)
+                        .as("footer reads on the caller")
+                        .doesNotContain(caller);
+            } finally {
+                gate.open();
+            }
+            assertThat(found.get(2, TimeUnit.MINUTES))
+                    .singleElement()
+                    .satisfies(
+                            row ->
+                                    assertThat(row[0])
+                                            .isEqualTo(
+                                                    "user7@example.org"
+                                                            .getBytes(StandardCharsets.UTF_8)));
+            assertThat(gate.footerReaders).as("the footer read again, for the index").isNotEmpty();
+            try (Stream<Path> files = Files.walk(tmp.resolve("indexes"))) {
+                // The JVM's build counter would also count other tests' builds still running.
+                assertThat(files.filter(f -> f.toString().endsWith(".pli")))
+                        .as("index files: the one file found unsorted, indexed once")
+                        .hasSize(1);
+            }
+            // Later lookups, asynchronous or not, find it indexed.
+            assertThat(
+                            table.lookupAsync(
+                                            byId, new Object[] {4_100L}, RequestLimiter.unbounded())
+                                    .get(2, TimeUnit.MINUTES))
+                    .hasSize(1);
+            assertThat(table.lookup(byId, new Object[] {19_999L})).hasSize(1);
         }
     }
 
