@@ -111,6 +111,24 @@ final class CaseRunner {
             BenchOptions options,
             Report report)
             throws Exception {
+        measureOneThread(suite, caseName, mix, systems, options, report, Map.of(), Map.of());
+    }
+
+    /**
+     * {@link #measureOneThread(String, String, KeyMix, List, BenchOptions, Report)} with what the
+     * case measured of each system besides its lookups: the heap it retains ({@code heap_mb}; a
+     * system without an entry prints NA) and further RESULT fields, both by system name.
+     */
+    static void measureOneThread(
+            String suite,
+            String caseName,
+            KeyMix mix,
+            List<LookupSystem> systems,
+            BenchOptions options,
+            Report report,
+            Map<String, Long> heapBytes,
+            Map<String, Map<String, String>> more)
+            throws Exception {
         int count = options.quick() ? 100_000 : 400_000;
         long[] keys = mix.keys(options.rows(), count, 0);
         long[] warm = mix.keys(options.rows(), Math.min(count, 50_000), 1);
@@ -118,7 +136,14 @@ final class CaseRunner {
                 measure(suite, caseName, systems, options.rows(), keys, warm, 1, options, report);
         for (LookupSystem system : systems) {
             report.result(
-                    row(suite, system, null, caseName, 1, outcome.runs().get(system), Map.of()));
+                    row(
+                            suite,
+                            system,
+                            heapBytes.get(system.name()),
+                            caseName,
+                            1,
+                            outcome.runs().get(system),
+                            more.getOrDefault(system.name(), Map.of())));
         }
     }
 

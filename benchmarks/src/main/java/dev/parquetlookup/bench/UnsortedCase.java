@@ -1,6 +1,7 @@
 package dev.parquetlookup.bench;
 
 import dev.parquetlookup.engine.index.KeyIndexes;
+import dev.parquetlookup.engine.index.TableFilter;
 import dev.parquetlookup.engine.lookup.DimensionTable;
 import dev.parquetlookup.engine.lookup.TableConfig;
 import dev.parquetlookup.metadata.MetadataCache;
@@ -15,6 +16,8 @@ import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -24,10 +27,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -45,7 +51,11 @@ import java.util.stream.Stream;
  *   <li>the same rows scrambled over {@code -Dbench.unsorted.files} files (default 10, as issue
  *       27's SQL table: every file spans the whole key range, so a lookup asks every file's index
  *       and finds its row in one) served as one table (their directory), against the sorted file:
- *       p50, lookups/s and CPU per lookup of the measuring thread, and a RATIO line.
+ *       p50, lookups/s and CPU per lookup of the measuring thread, and a RATIO line;
+ *   <li>for both lookup variants, what each open table holds ({@link Footprint}): the heap it
+ *       retains once its indexes are built ({@code heap_mb} of its RESULT line) and its index files
+ *       on local disk, memory-mapped (off the heap, in the OS page cache), with the pages of those
+ *       mappings resident after the measured lookups (a NOTE line).
  * </ul>
  *
  * Runs alone as suite {@code reader-unsorted}; {@code -Dbench.unsorted.only=multi} runs only the
@@ -61,6 +71,12 @@ final class UnsortedCase {
 
     /** Files the multi-file variant scrambles the rows over. */
     private static final int FILES = Integer.getInteger("bench.unsorted.files", 10);
+
+    /**
+     * Uniform lookups a table makes before its heap is measured: enough to read the page index of
+     * every row group (as the measured lookups do), so that both tables hold their metadata.
+     */
+    private static final int FOOTPRINT_LOOKUPS = 20_000;
 
     private final BenchOptions options;
     private final Report report;
@@ -104,16 +120,31 @@ final class UnsortedCase {
     private void multiFile(SeedLayout sortedLayout, Path sorted, Path dir) throws Exception {
         Path split = SeedDataset.split(report.out(), sortedLayout.withSorted(false), FILES, log);
         delete(dir);
+        // The engine's shared state and this thread's scratch buffers exist before any footprint
+        // is measured (when this variant runs alone, nothing opened a table before).
+        try (EngineSystem warm = new EngineSystem(config(sorted, List.of("k"), dir), false)) {
+            warm.session().lookup(1L);
+        }
         List<CpuCounting> systems = new ArrayList<>();
+        Map<String, Footprint> footprints = new LinkedHashMap<>();
         try {
-            systems.add(
-                    new CpuCounting(
-                            new EngineSystem(config(split, List.of("k"), dir), false), MULTI));
-            systems.add(
-                    new CpuCounting(
-                            new EngineSystem(config(sorted, List.of("k"), dir), false), SORTED));
+            openMeasured(
+                    systems,
+                    footprints,
+                    () ->
+                            new CpuCounting(
+                                    new EngineSystem(config(split, List.of("k"), dir), false),
+                                    MULTI),
+                    dir);
+            openMeasured(
+                    systems,
+                    footprints,
+                    () ->
+                            new CpuCounting(
+                                    new EngineSystem(config(sorted, List.of("k"), dir), false),
+                                    SORTED),
+                    null);
             for (LookupSystem s : systems) {
-                s.session().lookup(1L); // waits for the indexes of the files
                 report.note(
                         "case="
                                 + CASE
@@ -131,7 +162,15 @@ final class UnsortedCase {
                 s.reset();
             }
             CaseRunner.measureOneThread(
-                    ReaderSuite.SUITE, name, KeyMix.UNIFORM, List.copyOf(systems), options, report);
+                    ReaderSuite.SUITE,
+                    name,
+                    KeyMix.UNIFORM,
+                    List.copyOf(systems),
+                    options,
+                    report,
+                    heapBytes(footprints),
+                    fields(footprints));
+            noteFootprints(name, FILES, footprints, MULTI, dir);
             for (CpuCounting s : systems) {
                 report.note(
                         String.format(
@@ -364,27 +403,225 @@ final class UnsortedCase {
     private void lookups(Path sorted, Path unsorted, Path dir) throws Exception {
         delete(dir);
         List<LookupSystem> systems = new ArrayList<>();
+        Map<String, Footprint> footprints = new LinkedHashMap<>();
         try {
-            systems.add(
-                    new LookupSystem.Renamed(
-                            new EngineSystem(config(unsorted, List.of("k"), dir), false),
-                            UNSORTED));
-            systems.add(
-                    new LookupSystem.Renamed(
-                            new EngineSystem(config(sorted, List.of("k"), dir), false), SORTED));
+            openMeasured(
+                    systems,
+                    footprints,
+                    () ->
+                            new LookupSystem.Renamed(
+                                    new EngineSystem(config(unsorted, List.of("k"), dir), false),
+                                    UNSORTED),
+                    dir);
+            openMeasured(
+                    systems,
+                    footprints,
+                    () ->
+                            new LookupSystem.Renamed(
+                                    new EngineSystem(config(sorted, List.of("k"), dir), false),
+                                    SORTED),
+                    null);
             for (LookupSystem s : systems) {
                 report.note(
                         "case=" + CASE + " system=" + s.name() + " config=\"" + s.config() + "\"");
             }
             String name = CASE + "-" + KeyMix.UNIFORM.label();
             CaseRunner.measureOneThread(
-                    ReaderSuite.SUITE, name, KeyMix.UNIFORM, systems, options, report);
+                    ReaderSuite.SUITE,
+                    name,
+                    KeyMix.UNIFORM,
+                    systems,
+                    options,
+                    report,
+                    heapBytes(footprints),
+                    fields(footprints));
+            noteFootprints(name, 1, footprints, UNSORTED, dir);
             report.ratio(ReaderSuite.SUITE, name, 1, UNSORTED, List.of(SORTED));
         } finally {
             for (LookupSystem system : systems) {
                 system.close();
             }
             delete(dir);
+        }
+    }
+
+    /**
+     * What one open table holds besides its lookups.
+     *
+     * @param heapBytes heap it retains once open, its key indexes built and {@link
+     *     #FOOTPRINT_LOOKUPS} lookups made: used heap after full collections, less the same before
+     *     it opened. For an unsorted file: the metadata, and per index its code filter (about 1
+     *     byte per row) and directory (at most 1 MiB); for several files also their table filter
+     * @param indexBytes bytes of the index files it built on local disk (0 for a sorted file):
+     *     memory-mapped, so off the heap, in the OS page cache
+     */
+    record Footprint(long heapBytes, long indexBytes) {}
+
+    /** Opens a system, as a case's lambda does. */
+    private interface Opener<S extends LookupSystem> {
+        S open() throws Exception;
+    }
+
+    /**
+     * Opens a system into {@code systems} and records its {@link Footprint}: a sweep of uniform
+     * keys asks every file (each lookup waits for the key indexes of the files whose key range
+     * holds its key) and reads every row group's page index, a table filter queued by then is
+     * waited for, then the heap is measured.
+     *
+     * @param indexDirectory where the system's index files are, or null for a sorted file
+     */
+    private <S extends LookupSystem> void openMeasured(
+            List<S> systems,
+            Map<String, Footprint> footprints,
+            Opener<S> opener,
+            @Nullable Path indexDirectory)
+            throws Exception {
+        long before = Heap.usedAfterGc();
+        S system = opener.open();
+        systems.add(system);
+        try (LookupSystem.Session session = system.session()) {
+            session.lookup(1L);
+            for (long k : KeyMix.UNIFORM.keys(options.rows(), FOOTPRINT_LOOKUPS, 2)) {
+                session.lookup(k);
+            }
+        }
+        // A table of several unsorted files builds its table filter on this one thread once
+        // their indexes are built: a task queued behind it runs when it is done.
+        CompletableFuture.runAsync(() -> {}, TableFilter.BUILDER).join();
+        long heap = Math.max(0, Heap.usedAfterGc() - before);
+        footprints.put(
+                system.name(),
+                new Footprint(heap, indexDirectory == null ? 0 : indexFileBytes(indexDirectory)));
+    }
+
+    private static Map<String, Long> heapBytes(Map<String, Footprint> footprints) {
+        Map<String, Long> heap = new LinkedHashMap<>();
+        footprints.forEach((name, f) -> heap.put(name, f.heapBytes()));
+        return heap;
+    }
+
+    /** The RESULT lines' own fields: heap in bytes (heap_mb is whole MB) and index bytes. */
+    private static Map<String, Map<String, String>> fields(Map<String, Footprint> footprints) {
+        Map<String, Map<String, String>> fields = new LinkedHashMap<>();
+        footprints.forEach(
+                (name, f) -> {
+                    Map<String, String> own = new LinkedHashMap<>();
+                    own.put("heap_bytes", Long.toString(f.heapBytes()));
+                    own.put("index_bytes", Long.toString(f.indexBytes()));
+                    fields.put(name, own);
+                });
+        return fields;
+    }
+
+    /**
+     * One NOTE line of what the unsorted table ({@code unsorted}) and the sorted file hold: heap
+     * per table and per row, the index files, and how much of their mappings is resident in this
+     * process after the measured lookups.
+     */
+    private void noteFootprints(
+            String caseName,
+            int files,
+            Map<String, Footprint> footprints,
+            String unsorted,
+            Path indexDirectory)
+            throws IOException {
+        Footprint u = footprints.get(unsorted);
+        Footprint s = footprints.get(SORTED);
+        long rows = options.rows();
+        long[] mapped = MappedIndexes.of(indexDirectory);
+        report.note(
+                String.format(
+                        Locale.ROOT,
+                        "case=%s memory rows=%d files=%d heap_mb %s=%.2f %s=%.2f"
+                                + " heap_bytes_per_row %s=%.2f %s=%.2f (used heap after full"
+                                + " collections with the table open, its indexes built and %d"
+                                + " lookups made, less before it opened) index_mb=%.2f"
+                                + " index_bytes_per_row=%.2f (on local disk, memory-mapped: off"
+                                + " the heap) mapped_mb=%s resident_mb=%s (of the index mappings"
+                                + " after the measured lookups, /proc/self/smaps) load=%s",
+                        caseName,
+                        rows,
+                        files,
+                        unsorted,
+                        u.heapBytes() / 1048576.0,
+                        SORTED,
+                        s.heapBytes() / 1048576.0,
+                        unsorted,
+                        (double) u.heapBytes() / rows,
+                        SORTED,
+                        (double) s.heapBytes() / rows,
+                        FOOTPRINT_LOOKUPS,
+                        u.indexBytes() / 1048576.0,
+                        (double) u.indexBytes() / rows,
+                        mapped == null ? "NA" : ResultRow.fmt2(mapped[0] / 1048576.0),
+                        mapped == null ? "NA" : ResultRow.fmt2(mapped[1] / 1048576.0),
+                        load()));
+    }
+
+    /** Bytes of the index files ({@code .pli}) below {@code dir}. */
+    static long indexFileBytes(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return 0;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            long sum = 0;
+            for (Path p : walk.toList()) {
+                if (Files.isRegularFile(p) && p.getFileName().toString().endsWith(".pli")) {
+                    sum += Files.size(p);
+                }
+            }
+            return sum;
+        }
+    }
+
+    /** This process's memory mappings of the index files below a directory (Linux only). */
+    static final class MappedIndexes {
+        private static final Path SMAPS = Path.of("/proc/self/smaps");
+
+        /** The start of a mapping's first line: its address range. */
+        private static final Pattern HEADER = Pattern.compile("[0-9a-f]+-[0-9a-f]+\\s");
+
+        private MappedIndexes() {}
+
+        /**
+         * The mapped bytes and the resident bytes of every mapping of a {@code .pli} file below
+         * {@code dir}, or null where {@code /proc/self/smaps} cannot be read.
+         */
+        @Nullable
+        static long[] of(Path dir) throws IOException {
+            if (!Files.isReadable(SMAPS) || !Files.exists(dir)) {
+                return null;
+            }
+            return parse(Files.readAllLines(SMAPS), dir.toRealPath().toString() + "/");
+        }
+
+        /**
+         * Sums the {@code Size} and {@code Rss} (kB) of the mappings whose path starts with {@code
+         * prefix} and ends in {@code .pli}. A mapping starts with a line {@code
+         * 7f1c2a000000-7f1c2f000000 r--s 00000000 08:01 1234 /path/f.pli}, then lines such as
+         * {@code Rss: 4096 kB}.
+         */
+        static long[] parse(List<String> smaps, String prefix) {
+            long size = 0;
+            long rss = 0;
+            boolean counted = false;
+            for (String line : smaps) {
+                if (HEADER.matcher(line).lookingAt()) {
+                    String[] parts = line.trim().split("\\s+", 6);
+                    String path = parts.length == 6 ? parts[5] : "";
+                    counted = path.startsWith(prefix) && path.endsWith(".pli");
+                } else if (counted && line.startsWith("Size:")) {
+                    size += kilobytes(line);
+                } else if (counted && line.startsWith("Rss:")) {
+                    rss += kilobytes(line);
+                }
+            }
+            return new long[] {size, rss};
+        }
+
+        private static long kilobytes(String line) {
+            String[] parts = line.trim().split("\\s+");
+            return Long.parseLong(parts[1]) * 1024;
         }
     }
 

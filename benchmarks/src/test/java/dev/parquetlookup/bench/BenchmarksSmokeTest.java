@@ -98,6 +98,48 @@ class BenchmarksSmokeTest {
                                         && l.contains(
                                                 "cpu_per_lookup_parquet-lookup-unsorted-files/"
                                                         + "parquet-lookup-sorted="));
+        // What the open tables hold: their heap in the RESULT lines (an index's table has index
+        // files, the sorted file none), the heap per row and the index files in a NOTE line.
+        for (String variant : List.of("uniform", "files10-uniform")) {
+            String unsorted =
+                    variant.equals("uniform")
+                            ? "parquet-lookup-unsorted"
+                            : "parquet-lookup-unsorted-files";
+            assertThat(results)
+                    .as("the footprint of the unsorted case " + variant)
+                    .anyMatch(
+                            l ->
+                                    l.matches(
+                                            "RESULT suite=reader system="
+                                                    + unsorted
+                                                    + " case=unsorted-"
+                                                    + variant
+                                                    + " threads=1 .* heap_mb=\\d+ .*"
+                                                    + " heap_bytes=\\d+ index_bytes=[1-9]\\d*"))
+                    .anyMatch(
+                            l ->
+                                    l.matches(
+                                            "RESULT suite=reader system=parquet-lookup-sorted"
+                                                    + " case=unsorted-"
+                                                    + variant
+                                                    + " threads=1 .* heap_mb=\\d+ .*"
+                                                    + " heap_bytes=\\d+ index_bytes=0"));
+            assertThat(lines)
+                    .anyMatch(
+                            l ->
+                                    l.matches(
+                                            "NOTE case=unsorted-"
+                                                    + variant
+                                                    + " memory rows=50000 files=\\d+ heap_mb "
+                                                    + unsorted
+                                                    + "=[\\d.]+ parquet-lookup-sorted=[\\d.]+"
+                                                    + " heap_bytes_per_row "
+                                                    + unsorted
+                                                    + "=[\\d.]+ parquet-lookup-sorted=[\\d.]+ .*"
+                                                    + " index_mb=[\\d.]+ index_bytes_per_row=12\\.\\d\\d"
+                                                    + " .* mapped_mb=([\\d.]+|NA)"
+                                                    + " resident_mb=([\\d.]+|NA) .*"));
+        }
         assertThat(results)
                 .as("the DuckDB file served from its local form")
                 .anyMatch(
