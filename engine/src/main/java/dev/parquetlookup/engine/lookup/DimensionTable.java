@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -74,6 +75,25 @@ public final class DimensionTable implements Closeable {
     /** Done once {@link #routing} is built or will not be (failed builds: never). */
     private final CompletableFuture<Void> routingBuilt;
 
+    /**
+     * Whether a build of {@link #routing} is waiting or running: the first (files opened unsorted)
+     * or a later one, asked by a lookup that met a built index the filter does not cover (a file
+     * found unsorted at a lookup, such as one whose rows are shuffled inside its only row group).
+     */
+    private final AtomicBoolean routingBuilding = new AtomicBoolean();
+
+    /** Built sort-key indexes the last build of {@link #routing} found: a later one needs more. */
+    private volatile int routedAtLastBuild;
+
+    /** How often at most a lookup counts the built indexes for {@link #rebuildRouting}. */
+    private static final long ROUTING_CHECK_NANOS = 100_000_000L;
+
+    /** When a lookup may next count the built indexes for {@link #rebuildRouting} (nanoTime). */
+    private volatile long nextRoutingCheck = System.nanoTime();
+
+    /** The last build of {@link #routing} asked by a lookup (for tests); null before any. */
+    @Nullable private volatile CompletableFuture<Void> routingRebuilt;
+
     private volatile boolean closed;
 
     private DimensionTable(
@@ -120,8 +140,35 @@ public final class DimensionTable implements Closeable {
         if (builds.size() < 2) {
             return CompletableFuture.completedFuture(null);
         }
+        routingBuilding.set(true);
         return CompletableFuture.allOf(builds.toArray(new CompletableFuture<?>[0]))
-                .thenRunAsync(this::buildRouting, TableFilter.BUILDER);
+                .thenRunAsync(this::buildRouting, TableFilter.BUILDER)
+                .whenComplete((v, t) -> routingBuilding.set(false));
+    }
+
+    /**
+     * Builds {@link #routing} again, in the background, when more sort-key indexes are built than
+     * the last build found and no build is waiting or running: called by a lookup that met a built
+     * index the filter does not cover.
+     */
+    private void rebuildRouting() {
+        long now = System.nanoTime();
+        if (closed || routingBuilding.get() || now - nextRoutingCheck < 0) {
+            return;
+        }
+        nextRoutingCheck = now + ROUTING_CHECK_NANOS; // a file the filter cannot cover: rarely
+        int built = 0;
+        for (SortedFile file : files) {
+            built += file.routedIndex() != null ? 1 : 0;
+        }
+        if (built < 2
+                || built <= routedAtLastBuild
+                || !routingBuilding.compareAndSet(false, true)) {
+            return;
+        }
+        routingRebuilt =
+                CompletableFuture.runAsync(this::buildRouting, TableFilter.BUILDER)
+                        .whenComplete((v, t) -> routingBuilding.set(false));
     }
 
     /** Builds {@link #routing} over the files whose index is built and coded alike. */
@@ -133,9 +180,11 @@ public final class DimensionTable implements Closeable {
         KeyIndex[] indexes = new KeyIndex[files.length];
         List<KeyType> types = null;
         int covered = 0;
+        int built = 0;
         long rows = 0;
         for (int i = 0; i < files.length; i++) {
             KeyIndex index = files[i].routedIndex();
+            built += index != null ? 1 : 0;
             if (index == null
                     || (types != null && !TableFilter.codedAlike(types, files[i].leadCoded()))) {
                 continue;
@@ -145,11 +194,15 @@ public final class DimensionTable implements Closeable {
             covered++;
             rows += index.entries();
         }
+        routedAtLastBuild = built;
         if (covered < 2) {
             return;
         }
         TableFilter filter = TableFilter.shared(types, indexes);
-        routing.set(filter);
+        TableFilter replaced = routing.getAndSet(filter); // builds run one at a time (BUILDER)
+        if (replaced != null) {
+            replaced.release();
+        }
         if (closed) {
             releaseRouting(); // closed meanwhile: close may have found no filter to release
             return;
@@ -181,6 +234,22 @@ public final class DimensionTable implements Closeable {
     /** Done once {@link #routing} is built, or not built for a reason other than a failure. */
     CompletableFuture<Void> routingBuilt() {
         return routingBuilt;
+    }
+
+    /** The last build of {@link #routing} a lookup asked for; null before any. */
+    @Nullable
+    CompletableFuture<Void> routingRebuilt() {
+        return routingRebuilt;
+    }
+
+    /** How many of the files the table filter answers for (for tests); 0 without one. */
+    int routedFiles() {
+        TableFilter filter = routing.get();
+        int n = 0;
+        for (int i = 0; filter != null && i < files.length; i++) {
+            n += filter.covers(i, files[i].routedIndex()) ? 1 : 0;
+        }
+        return n;
     }
 
     /**
@@ -515,15 +584,18 @@ public final class DimensionTable implements Closeable {
         TableFilter filter = routing.get();
         long away = 0;
         long routed = 0;
+        boolean uncovered = false;
         IndexProbe probe = null;
         for (int i = lo; i < end; i++) {
             SortedFile file = files[i];
             if (!file.indexed()) {
                 continue;
             }
-            if (filter != null && filter.covers(i, file.routedIndex())) {
+            KeyIndex index = file.routedIndex();
+            if (filter != null && filter.covers(i, index)) {
                 routed |= 1L << (i - lo); // asked of the table filter below, in one bucket
             } else {
+                uncovered |= index != null; // built, but not in the filter (yet)
                 if (probe == null) {
                     probe = new IndexProbe(end - lo); // a file may switch to a twin meanwhile
                 }
@@ -534,6 +606,9 @@ public final class DimensionTable implements Closeable {
         }
         if (routed != 0) {
             away |= filter.absent(filter.code(comparable), lo, routed);
+        }
+        if (uncovered) {
+            rebuildRouting();
         }
         return probe == null ? away : away | probe.absent();
     }

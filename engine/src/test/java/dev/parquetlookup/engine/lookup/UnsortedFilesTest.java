@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -253,6 +254,71 @@ class UnsortedFilesTest {
                 assertThat(values(table.lookup(byK, new Object[] {5000L}))).hasSize(files);
                 assertThat(values(table.lookup(byS, new Object[] {"key-5000"}))).hasSize(files);
             }
+        }
+    }
+
+    /**
+     * Files found unsorted only at their first lookup (one row group each, its rows shuffled: no
+     * statistic shows it at open) join the table filter once their indexes are built: a lookup that
+     * meets a built index the filter does not cover asks for a build in the background.
+     */
+    @Test
+    void filesFoundUnsortedAtALookupJoinTheTableFilterOnceIndexed() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("late"));
+        int files = 3;
+        List<Path> paths = new ArrayList<>();
+        for (int f = 0; f < files; f++) {
+            List<Object[]> rows = new ArrayList<>();
+            for (long k = f; k < 3000; k += files) {
+                rows.add(new Object[] {k, bytes("key-" + k), bytes("f" + f + "-" + k)});
+            }
+            Collections.shuffle(rows, new Random(40 + f));
+            Path file = dir.resolve("part-" + f + ".parquet");
+            ParquetJavaFiles.write(
+                    file,
+                    COLUMNS,
+                    WriterOptions.defaults().withRowsPerPage(100).withRowsPerRowGroup(5000),
+                    rows);
+            paths.add(file);
+        }
+        try (DimensionTable table = DimensionTable.open(config(dir, "k").build())) {
+            table.routingBuilt().get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(table.routing()).as("no file is known unsorted at open").isNull();
+            LookupPlan plan = table.plan(List.of("k"), List.of("v"));
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+            // Lookups switch the files to their indexes, then ask for the filter once built.
+            for (long k = 0; table.routedFiles() < files; k = (k + 1) % 3000) {
+                assertThat(System.nanoTime()).as("filter within 60 s").isLessThan(deadline);
+                assertThat(values(table.lookup(plan, new Object[] {k})))
+                        .as("key %d", k)
+                        .containsExactlyElementsOf(expected(paths.get((int) (k % files)), 0, k));
+                CompletableFuture<Void> rebuilt = table.routingRebuilt();
+                if (rebuilt != null) {
+                    rebuilt.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            }
+            CompletableFuture<Void> last = table.routingRebuilt();
+            for (long k = -2; k < 3002; k++) {
+                List<String> want =
+                        k < 0 || k >= 3000
+                                ? List.of()
+                                : expected(paths.get((int) (k % files)), 0, k);
+                assertThat(values(table.lookup(plan, new Object[] {k})))
+                        .as("key %d with the filter", k)
+                        .containsExactlyElementsOf(want);
+                assertThat(
+                                values(
+                                        table.lookupAsync(
+                                                        plan,
+                                                        new Object[] {k},
+                                                        RequestLimiter.unbounded())
+                                                .join()))
+                        .as("key %d with the filter, asynchronously", k)
+                        .containsExactlyElementsOf(want);
+            }
+            assertThat(table.routingRebuilt())
+                    .as("no further build once every file is covered")
+                    .isSameAs(last);
         }
     }
 
