@@ -17,6 +17,11 @@ public class LookupFileException extends RuntimeException {
     public static final String PLAIN_FILES_ONLY =
             " (plain Parquet files only: never rewrite a Delta or Iceberg table's data files)";
 
+    /** The start of {@link #DAMAGED_PLAIN_FILES_ONLY} and {@link #TABLE_WRITERS_ONLY}. */
+    private static final String NEVER_BEHIND_THE_LOG =
+            " (plain Parquet files only: never rewrite or remove a Delta or Iceberg table's data"
+                    + " files";
+
     /**
      * Said wherever a message advises removing or rewriting a file that is damaged or not Parquet:
      * that is for plain Parquet files. A Delta or Iceberg table's log names its data files (one
@@ -24,9 +29,9 @@ public class LookupFileException extends RuntimeException {
      * instead.
      */
     public static final String DAMAGED_PLAIN_FILES_ONLY =
-            " (plain Parquet files only: never rewrite or remove a Delta or Iceberg table's data"
-                    + " files; restore such a file from a copy, or the table to a version without"
-                    + " it)";
+            NEVER_BEHIND_THE_LOG
+                    + "; restore such a file from a copy, or the table to a version"
+                    + " without it)";
 
     /**
      * Said wherever a message advises rewriting or moving away files that are readable but do not
@@ -34,8 +39,7 @@ public class LookupFileException extends RuntimeException {
      * table's data files are rewritten by the table's own writers, never behind its log.
      */
     public static final String TABLE_WRITERS_ONLY =
-            " (plain Parquet files only: never rewrite or remove a Delta or Iceberg table's data"
-                    + " files; the table's own writers rewrite them, e.g. a compaction)";
+            NEVER_BEHIND_THE_LOG + "; the table's own writers rewrite them, e.g. a compaction)";
 
     public LookupFileException(String message) {
         super(message);

@@ -321,7 +321,8 @@ final class AsyncLookup extends LookupContext {
         return read(reads, List.of(range), List.of())[0];
     }
 
-    private static Throwable failure(CompletableFuture<?> future) {
+    /** The failure of a failed {@code future}, as {@code join} throws it. */
+    static Throwable failure(CompletableFuture<?> future) {
         try {
             future.join();
             throw new IllegalStateException("future did not fail");
@@ -332,7 +333,8 @@ final class AsyncLookup extends LookupContext {
         }
     }
 
-    private static Throwable unwrap(Throwable t) {
+    /** {@code t} without its {@link CompletionException} wrappers. */
+    static Throwable unwrap(Throwable t) {
         while (t instanceof CompletionException && t.getCause() != null) {
             t = t.getCause();
         }

@@ -27,7 +27,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -72,15 +71,13 @@ public final class DimensionTable implements Closeable {
      */
     private final AtomicReference<TableFilter> routing = new AtomicReference<>();
 
-    /** Done once {@link #routing} is built or will not be (failed builds: never). */
-    private final CompletableFuture<Void> routingBuilt;
-
     /**
-     * Whether a build of {@link #routing} is waiting or running: the first (files opened unsorted)
-     * or a later one, asked by a lookup that met a built index the filter does not cover (a file
-     * found unsorted at a lookup, such as one whose rows are shuffled inside its only row group).
+     * The last build of {@link #routing}, done once it is built or will not be: the first (once
+     * every file opened unsorted is indexed), or a later one asked by a lookup that met a built
+     * index the filter does not cover (a file found unsorted at a lookup, such as one whose rows
+     * are shuffled inside its only row group). Not done: a build is waiting or running.
      */
-    private final AtomicBoolean routingBuilding = new AtomicBoolean();
+    private final AtomicReference<CompletableFuture<Void>> routingBuild;
 
     /** Built sort-key indexes the last build of {@link #routing} found: a later one needs more. */
     private volatile int routedAtLastBuild;
@@ -90,9 +87,6 @@ public final class DimensionTable implements Closeable {
 
     /** When a lookup may next count the built indexes for {@link #rebuildRouting} (nanoTime). */
     private volatile long nextRoutingCheck = System.nanoTime();
-
-    /** The last build of {@link #routing} asked by a lookup (for tests); null before any. */
-    @Nullable private volatile CompletableFuture<Void> routingRebuilt;
 
     private volatile boolean closed;
 
@@ -121,7 +115,7 @@ public final class DimensionTable implements Closeable {
             Object max = files[i].maxKey();
             maxUpTo[i] = i == 0 || lead.compare(max, maxUpTo[i - 1]) > 0 ? max : maxUpTo[i - 1];
         }
-        this.routingBuilt = buildRoutingWhenIndexed();
+        this.routingBuild = new AtomicReference<>(buildRoutingWhenIndexed());
     }
 
     /**
@@ -140,10 +134,8 @@ public final class DimensionTable implements Closeable {
         if (builds.size() < 2) {
             return CompletableFuture.completedFuture(null);
         }
-        routingBuilding.set(true);
         return CompletableFuture.allOf(builds.toArray(new CompletableFuture<?>[0]))
-                .thenRunAsync(this::buildRouting, TableFilter.BUILDER)
-                .whenComplete((v, t) -> routingBuilding.set(false));
+                .thenRunAsync(this::buildRouting, TableFilter.BUILDER);
     }
 
     /**
@@ -153,7 +145,8 @@ public final class DimensionTable implements Closeable {
      */
     private void rebuildRouting() {
         long now = System.nanoTime();
-        if (closed || routingBuilding.get() || now - nextRoutingCheck < 0) {
+        CompletableFuture<Void> last = routingBuild.get();
+        if (closed || !last.isDone() || now - nextRoutingCheck < 0) {
             return;
         }
         nextRoutingCheck = now + ROUTING_CHECK_NANOS; // a file the filter cannot cover: rarely
@@ -161,14 +154,12 @@ public final class DimensionTable implements Closeable {
         for (SortedFile file : files) {
             built += file.routedIndex() != null ? 1 : 0;
         }
-        if (built < 2
-                || built <= routedAtLastBuild
-                || !routingBuilding.compareAndSet(false, true)) {
+        CompletableFuture<Void> next = new CompletableFuture<>();
+        if (built < 2 || built <= routedAtLastBuild || !routingBuild.compareAndSet(last, next)) {
             return;
         }
-        routingRebuilt =
-                CompletableFuture.runAsync(this::buildRouting, TableFilter.BUILDER)
-                        .whenComplete((v, t) -> routingBuilding.set(false));
+        CompletableFuture.runAsync(this::buildRouting, TableFilter.BUILDER)
+                .whenComplete((v, t) -> next.complete(null));
     }
 
     /** Builds {@link #routing} over the files whose index is built and coded alike. */
@@ -231,15 +222,9 @@ public final class DimensionTable implements Closeable {
         return routing.get();
     }
 
-    /** Done once {@link #routing} is built, or not built for a reason other than a failure. */
+    /** The last build of {@link #routing} (for tests): see {@link #routingBuild}. */
     CompletableFuture<Void> routingBuilt() {
-        return routingBuilt;
-    }
-
-    /** The last build of {@link #routing} a lookup asked for; null before any. */
-    @Nullable
-    CompletableFuture<Void> routingRebuilt() {
-        return routingRebuilt;
+        return routingBuild.get();
     }
 
     /** How many of the files the table filter answers for (for tests); 0 without one. */

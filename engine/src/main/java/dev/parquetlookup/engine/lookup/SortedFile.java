@@ -451,10 +451,7 @@ final class SortedFile implements OpenFile, Closeable {
         if (twinReady == ready) {
             twinReady = null;
         }
-        Throwable cause = ready.handle((v, t) -> t).join();
-        while (cause instanceof CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
+        Throwable cause = AsyncLookup.unwrap(AsyncLookup.failure(ready));
         return cause instanceof IOException io
                 ? io
                 : new IOException(

@@ -9,7 +9,6 @@ import dev.parquetlookup.io.RangeSource.FileRange;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.List;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -184,7 +183,7 @@ final class TailFirstOpener {
             int index, RangeSource source, FileRange tail, byte[][] bytes, Throwable failure) {
         try {
             if (failure != null) {
-                failures[index] = unwrap(failure);
+                failures[index] = AsyncLookup.unwrap(failure);
                 closeQuietly(source, failures[index]);
             } else if (stopped || index > firstFailed.get()) {
                 closeQuietly(source, null);
@@ -210,13 +209,6 @@ final class TailFirstOpener {
         }
         ended.countDown();
         startNext();
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     private static void closeQuietly(RangeSource source, Throwable failure) {

@@ -292,12 +292,9 @@ class UnsortedFilesTest {
                 assertThat(values(table.lookup(plan, new Object[] {k})))
                         .as("key %d", k)
                         .containsExactlyElementsOf(expected(paths.get((int) (k % files)), 0, k));
-                CompletableFuture<Void> rebuilt = table.routingRebuilt();
-                if (rebuilt != null) {
-                    rebuilt.get(60, java.util.concurrent.TimeUnit.SECONDS);
-                }
+                table.routingBuilt().get(60, java.util.concurrent.TimeUnit.SECONDS);
             }
-            CompletableFuture<Void> last = table.routingRebuilt();
+            CompletableFuture<Void> last = table.routingBuilt();
             for (long k = -2; k < 3002; k++) {
                 List<String> want =
                         k < 0 || k >= 3000
@@ -316,7 +313,7 @@ class UnsortedFilesTest {
                         .as("key %d with the filter, asynchronously", k)
                         .containsExactlyElementsOf(want);
             }
-            assertThat(table.routingRebuilt())
+            assertThat(table.routingBuilt())
                     .as("no further build once every file is covered")
                     .isSameAs(last);
         }
